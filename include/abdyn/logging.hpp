@@ -1,0 +1,20 @@
+#pragma once
+// The library logger. abdyn logs only at load time, on solver convergence reports and on errors,
+// always through this logger (named "abdyn", writing to stderr by default), never to stdout.
+//
+//   abdyn::logger()->set_level(spdlog::level::off);   // silence abdyn
+//   abdyn::setLogger(my_logger);                       // redirect abdyn to your own sinks
+
+#include <memory>
+
+#include <spdlog/logger.h>
+
+namespace abdyn {
+
+/// The logger abdyn writes to. Never null.
+std::shared_ptr<spdlog::logger> logger();
+
+/// Replaces the library logger; passing nullptr restores the default stderr logger.
+void setLogger(std::shared_ptr<spdlog::logger> new_logger);
+
+}  // namespace abdyn

@@ -1,0 +1,160 @@
+#pragma once
+// Plx: the left-associative Pluecker transform of Featherstone (RBDA sec. 2.8) and RBDL.
+//
+// X_B_A = plx(E, r) maps spatial coordinates of frame A into coordinates of frame B, where
+//   E  rotates A-coordinates into B-coordinates (E = R_A_B^T, R_A_B being B's orientation in A),
+//   r  is B's origin expressed in A.
+// It translates by r, then rotates by E. As a 6x6 matrix on motions (angular first):
+//
+//   X = [ E      0 ]      X* = X^-T = [ E  -E rx ]   (on forces)
+//       [ -E rx  E ]                  [ 0   E    ]
+//
+// Composition is left-associative like the matrices: X_C_A = X_C_B * X_B_A applies X_B_A first, and
+// plx(E1, r1) * plx(E2, r2) = plx(E1 E2, E2^T r1 + r2). One transform moves motions, forces and
+// inertias the same way (A to B with apply, B to A with applyInverse): forces through X*, inertias by
+// the congruence X* I X^-1.
+
+#include <ostream>
+
+#include <Eigen/Geometry>
+
+#include "abdyn/spatial/articulated_body_inertia.hpp"
+#include "abdyn/spatial/force.hpp"
+#include "abdyn/spatial/motion.hpp"
+#include "abdyn/spatial/rigid_body_inertia.hpp"
+
+namespace abdyn {
+
+class Plx {
+ public:
+  /// The identity transform.
+  Plx() : E_(Matrix3::Identity()), r_(Vector3::Zero()) {}
+  /// plx(E, r): rotate A-coordinates by E into B, r = B's origin in A coordinates.
+  Plx(const Matrix3& E, const Vector3& r) : E_(E), r_(r) {}
+
+  static Plx identity() { return Plx(); }
+  /// Featherstone's rot(E): a pure change of axes.
+  static Plx rotation(const Matrix3& E) { return Plx(E, Vector3::Zero()); }
+  /// Featherstone's xlt(r): a pure shift of origin to r.
+  static Plx translation(const Vector3& r) { return Plx(Matrix3::Identity(), r); }
+  /// X_B_A from the pose of B in A: orientation R_A_B (columns are B's axes in A) and position p_A_B.
+  static Plx fromPose(const Matrix3& R_A_B, const Vector3& p_A_B) { return Plx(R_A_B.transpose(), p_A_B); }
+  static Plx fromPose(const Eigen::Isometry3d& T_A_B) { return fromPose(T_A_B.linear(), T_A_B.translation()); }
+
+  const Matrix3& E() const { return E_; }
+  const Vector3& r() const { return r_; }
+  /// The pose of B in A that this X_B_A describes.
+  Eigen::Isometry3d toPose() const {
+    Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+    T.linear() = E_.transpose();
+    T.translation() = r_;
+    return T;
+  }
+
+  /// X m = [E w; E (v - r x w)].
+  Motion apply(const Motion& m) const {
+    return Motion(E_ * m.angular(), E_ * (m.linear() - r_.cross(m.angular())));
+  }
+  /// X* f = [E (n - r x f); E f].
+  Force apply(const Force& f) const {
+    return Force(E_ * (f.angular() - r_.cross(f.linear())), E_ * f.linear());
+  }
+  /// X^-1 m = [E^T w; E^T v + r x E^T w].
+  Motion applyInverse(const Motion& m) const {
+    const Vector3 w = E_.transpose() * m.angular();
+    return Motion(w, E_.transpose() * m.linear() + r_.cross(w));
+  }
+  /// X^T f = [E^T n + r x E^T f; E^T f].
+  Force applyInverse(const Force& f) const {
+    const Vector3 lin = E_.transpose() * f.linear();
+    return Force(E_.transpose() * f.angular() + r_.cross(lin), lin);
+  }
+  /// X* I X^-1: mass unchanged, c -> E (c - r), Ic -> E Ic E^T.
+  RigidBodyInertia apply(const RigidBodyInertia& I) const {
+    return RigidBodyInertia::unchecked(I.mass(), E_ * (I.com() - r_), E_ * I.inertiaAboutCom() * E_.transpose());
+  }
+  /// X^T I X: mass unchanged, c -> E^T c + r, Ic -> E^T Ic E.
+  RigidBodyInertia applyInverse(const RigidBodyInertia& I) const {
+    return RigidBodyInertia::unchecked(I.mass(), E_.transpose() * I.com() + r_,
+                                       E_.transpose() * I.inertiaAboutCom() * E_);
+  }
+  /// X* I X^-1 for an articulated-body inertia, in 3x3 blocks.
+  ArticulatedBodyInertia apply(const ArticulatedBodyInertia& I) const;
+  /// X^T I X for an articulated-body inertia, in 3x3 blocks.
+  ArticulatedBodyInertia applyInverse(const ArticulatedBodyInertia& I) const;
+
+  Motion operator*(const Motion& m) const { return apply(m); }
+  Force operator*(const Force& f) const { return apply(f); }
+
+  /// X_C_A = X_C_B * X_B_A.
+  Plx operator*(const Plx& X2) const { return Plx(E_ * X2.E_, X2.E_.transpose() * r_ + X2.r_); }
+  /// X_A_B from X_B_A: plx(E^T, -E r).
+  Plx inverse() const { return Plx(E_.transpose(), -(E_ * r_)); }
+
+  /// The 6x6 matrix on motions.
+  Matrix6 matrix() const {
+    Matrix6 X = Matrix6::Zero();
+    X.topLeftCorner<3, 3>() = E_;
+    X.bottomLeftCorner<3, 3>() = -E_ * skew(r_);
+    X.bottomRightCorner<3, 3>() = E_;
+    return X;
+  }
+  /// The 6x6 matrix on forces, X* = X^-T.
+  Matrix6 dualMatrix() const {
+    Matrix6 X = Matrix6::Zero();
+    X.topLeftCorner<3, 3>() = E_;
+    X.topRightCorner<3, 3>() = -E_ * skew(r_);
+    X.bottomRightCorner<3, 3>() = E_;
+    return X;
+  }
+
+  bool isApprox(const Plx& o, double prec = 1e-12) const { return matrix().isApprox(o.matrix(), prec); }
+
+ private:
+  Matrix3 E_;  // rotation of A-coordinates into B-coordinates
+  Vector3 r_;  // origin of B in A coordinates
+};
+
+inline ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const {
+  // With I = [A B; B^T C], shifting the reference point by r (X = rot(E) xlt(r)) gives
+  // A' = A + B rx - rx B^T - rx C rx, B' = B - rx C, C' = C; then each block turns to E (.) E^T.
+  const Matrix3 rx = skew(r_);
+  const Matrix3 A = I.I_.topLeftCorner<3, 3>();
+  const Matrix3 B = I.I_.topRightCorner<3, 3>();
+  const Matrix3 C = I.I_.bottomRightCorner<3, 3>();
+  const Matrix3 rxC = rx * C;
+  const Matrix3 Brx = B * rx;
+  const Matrix3 A1 = A + Brx + Brx.transpose() - rxC * rx;
+  const Matrix3 B1 = B - rxC;
+  ArticulatedBodyInertia out;
+  out.I_.topLeftCorner<3, 3>() = E_ * A1 * E_.transpose();
+  out.I_.topRightCorner<3, 3>() = E_ * B1 * E_.transpose();
+  out.I_.bottomLeftCorner<3, 3>() = out.I_.topRightCorner<3, 3>().transpose();
+  out.I_.bottomRightCorner<3, 3>() = E_ * C * E_.transpose();
+  return out;
+}
+
+inline ArticulatedBodyInertia Plx::applyInverse(const ArticulatedBodyInertia& I) const {
+  // X^T I X = xlt(r)^T (rot(E)^T I rot(E)) xlt(r): rotate the blocks back with E^T (.) E, then
+  // A'' = A - B rx + rx B^T - rx C rx, B'' = B + rx C, C'' = C.
+  const Matrix3 rx = skew(r_);
+  const Matrix3 Et = E_.transpose();
+  const Matrix3 A = Et * I.I_.topLeftCorner<3, 3>() * E_;
+  const Matrix3 B = Et * I.I_.topRightCorner<3, 3>() * E_;
+  const Matrix3 C = Et * I.I_.bottomRightCorner<3, 3>() * E_;
+  const Matrix3 rxC = rx * C;
+  const Matrix3 Brx = B * rx;
+  ArticulatedBodyInertia out;
+  out.I_.topLeftCorner<3, 3>() = A - Brx - Brx.transpose() - rxC * rx;
+  out.I_.topRightCorner<3, 3>() = B + rxC;
+  out.I_.bottomLeftCorner<3, 3>() = out.I_.topRightCorner<3, 3>().transpose();
+  out.I_.bottomRightCorner<3, 3>() = C;
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const Plx& X) {
+  return os << "Plx(E=[[" << X.E().row(0) << "], [" << X.E().row(1) << "], [" << X.E().row(2) << "]], r=["
+            << X.r().transpose() << "])";
+}
+
+}  // namespace abdyn

@@ -1,0 +1,32 @@
+#pragma once
+// Fixed-size Eigen types used across abdyn, and the 3D cross-product matrix.
+//
+// ABI note: the library target exports EIGEN_MAX_ALIGN_BYTES=16 (see README, "Compiler flags and ABI"),
+// so every Eigen type below has the same layout and alignment in the library and in a program built
+// with different -march flags.
+
+#include <Eigen/Core>
+
+namespace abdyn {
+
+using Vector3 = Eigen::Vector3d;
+using Matrix3 = Eigen::Matrix3d;
+using Vector4 = Eigen::Vector4d;
+using Vector6 = Eigen::Matrix<double, 6, 1>;
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+
+/// Cross-product matrix: skew(a) * b == a.cross(b).
+inline Matrix3 skew(const Vector3& a) {
+  Matrix3 s;
+  s << 0.0, -a.z(), a.y(),
+       a.z(), 0.0, -a.x(),
+       -a.y(), a.x(), 0.0;
+  return s;
+}
+
+/// Inverse of skew: the vector of the skew-symmetric part of m, so unskew(skew(a)) == a.
+inline Vector3 unskew(const Matrix3& m) {
+  return 0.5 * Vector3(m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1));
+}
+
+}  // namespace abdyn

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs abdyn's build and test dependencies from Debian 12 packages.
+# Does nothing when everything is present; runs `apt-get update` only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libeigen3-dev          # linear algebra
+  liburdfdom-dev         # URDF parsing (brings tinyxml2 and console_bridge)
+  libtinyxml2-dev        # XML for the loop-closure extension elements
+  libspdlog-dev          # library logger
+  libboost-test-dev      # unit tests
+  libbenchmark-dev       # bench/ only
+  libmujoco-dev          # optional cross-check test against MuJoCo
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+echo "install-deps: installing ${missing[*]}" >&2
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

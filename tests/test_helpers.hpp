@@ -1,0 +1,65 @@
+#pragma once
+// Shared helpers for abdyn's tests: seeded random inputs and a relative-error check.
+
+#include <cmath>
+#include <random>
+
+#include <boost/test/unit_test.hpp>
+
+#include "abdyn/spatial/types.hpp"
+
+namespace abdyn::test {
+
+/// Relative error |a - b| / max(|b|, 1e-300) in the Frobenius (2-) norm; absolute when b is zero.
+template <class A, class B>
+double relErr(const A& a, const B& b) {
+  const double nb = b.norm();
+  const double diff = (a - b).norm();
+  return nb > 0.0 ? diff / nb : diff;
+}
+
+/// Checks relErr(a, b) <= tol and reports both values on failure.
+#define ABDYN_CHECK_REL(a, b, tol)                                                                   \
+  do {                                                                                               \
+    const double abdyn_rel_err_ = ::abdyn::test::relErr((a), (b));                                   \
+    BOOST_TEST(abdyn_rel_err_ <= (tol), "relative error " << abdyn_rel_err_ << " > " << (tol) << " for " \
+                                                            << #a << " vs " << #b);                  \
+  } while (0)
+
+inline Vector3 randomVector3(std::mt19937& rng, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  return Vector3(u(rng), u(rng), u(rng));
+}
+
+inline Vector6 randomVector6(std::mt19937& rng, double scale = 1.0) {
+  Vector6 v;
+  v << randomVector3(rng, scale), randomVector3(rng, scale);
+  return v;
+}
+
+/// A uniformly distributed rotation matrix (from a normalised Gaussian quaternion, written out here
+/// so the tests do not depend on the library's quaternion code).
+inline Matrix3 randomRotation(std::mt19937& rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  double w = n(rng), x = n(rng), y = n(rng), z = n(rng);
+  const double s = 1.0 / std::sqrt(w * w + x * x + y * y + z * z);
+  w *= s, x *= s, y *= s, z *= s;
+  Matrix3 R;
+  R << 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+       2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+       2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y);
+  return R;
+}
+
+/// A valid rotational inertia about the centre of mass: random principal moments obeying the
+/// triangle inequality (each in [0.1, 1] of the largest, the largest scaled by `scale`), random axes.
+inline Matrix3 randomInertiaAboutCom(std::mt19937& rng, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(0.2, 1.0);
+  // Moments from a random box-like mass distribution a, b, c >= 0: I = (b + c, a + c, a + b).
+  const double a = u(rng), b = u(rng), c = u(rng);
+  const Vector3 moments(b + c, a + c, a + b);
+  const Matrix3 R = randomRotation(rng);
+  return scale * R * moments.asDiagonal() * R.transpose();
+}
+
+}  // namespace abdyn::test
