@@ -26,6 +26,15 @@ double relErr(const A& a, const B& b) {
                                                             << #a << " vs " << #b);                  \
   } while (0)
 
+/// Checks |a - b| <= tol (1 + |b|): relative for large values, absolute near zero (where a relative
+/// error of rounding noise means nothing).
+#define ABDYN_CHECK_NEAR(a, b, tol)                                                                     \
+  do {                                                                                                \
+    const double abdyn_err_ = ((a) - (b)).norm(), abdyn_ref_ = (b).norm();                            \
+    BOOST_TEST(abdyn_err_ <= (tol) * (1.0 + abdyn_ref_),                                              \
+               "error " << abdyn_err_ << " > " << (tol) << " * (1 + " << abdyn_ref_ << ") for " << #a << " vs " << #b); \
+  } while (0)
+
 inline Vector3 randomVector3(std::mt19937& rng, double scale = 1.0) {
   std::uniform_real_distribution<double> u(-scale, scale);
   return Vector3(u(rng), u(rng), u(rng));

@@ -69,6 +69,10 @@ class Plx {
     const Vector3 lin = E_.transpose() * f.linear();
     return Force(E_.transpose() * f.angular() + r_.cross(lin), lin);
   }
+  /// A point given in A coordinates, in B coordinates: E (p - r).
+  Vector3 applyToPoint(const Vector3& p_A) const { return E_ * (p_A - r_); }
+  /// A point given in B coordinates, in A coordinates: E^T p + r.
+  Vector3 applyInverseToPoint(const Vector3& p_B) const { return E_.transpose() * p_B + r_; }
   /// X* I X^-1: mass unchanged, c -> E (c - r), Ic -> E Ic E^T.
   RigidBodyInertia apply(const RigidBodyInertia& I) const {
     return RigidBodyInertia::unchecked(I.mass(), E_ * (I.com() - r_), E_ * I.inertiaAboutCom() * E_.transpose());

@@ -6,6 +6,7 @@
 // with different -march flags.
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 
 namespace abdyn {
 

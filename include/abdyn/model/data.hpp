@@ -1,0 +1,58 @@
+#pragma once
+// Data: the per-call workspace of the algorithms for one Model. `Data data(model)` allocates
+// everything once; after that no algorithm allocates. One Model may be shared read-only by many
+// threads, each with its own Data.
+//
+// Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
+// the name says otherwise (a trailing _world: world coordinates, about the world origin).
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "abdyn/model/model.hpp"
+#include "abdyn/spatial/articulated_body_inertia.hpp"
+#include "abdyn/spatial/plx.hpp"
+
+namespace abdyn {
+
+using Matrix6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
+using Matrix3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
+
+class Data {
+ public:
+  explicit Data(const Model& model);
+
+  // Forward kinematics (all algorithms fill these as they go).
+  std::vector<Plx> X_up;     // X_i_lambda(i): parent-body coordinates to body-i coordinates
+  std::vector<Plx> X_world;  // X_i_0: world coordinates to body-i coordinates (pose: X_world[i].toPose())
+  std::vector<Motion> v;     // body velocities
+  std::vector<Motion> a;     // body accelerations; forwardKinematics leaves gravity out, the dynamics
+                             // algorithms put it in (a[0] = -gravity, Featherstone's fictitious base acceleration)
+
+  // Jacobians (frameJacobian, frameJacobianTimeVariation, centerOfMassJacobian).
+  Matrix6X J;       // 6 x nv
+  Matrix6X dJ;      // 6 x nv, time derivative of J
+  Matrix3X J_com;   // 3 x nv
+  std::vector<double> subtree_mass;     // mass of each body's subtree (centerOfMassJacobian)
+  std::vector<Vector3> subtree_moment;  // first moment of each body's subtree, world coordinates
+
+  // Dynamics: RNEA, CRBA, ABA.
+  std::vector<Force> f;                        // joint forces transmitted from parent to body
+  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias (CRBA)
+  std::vector<ArticulatedBodyInertia> IA;      // articulated-body inertias (ABA)
+  std::vector<Force> pA;                       // articulated-body bias forces (ABA)
+  std::vector<Motion> c;                       // velocity-product accelerations v x S qdot (ABA)
+  Matrix6X U;                                  // IA S per velocity coordinate (ABA)
+  Eigen::VectorXd D;                           // S^T IA S, per coordinate (one-DoF joints) (ABA)
+  Eigen::VectorXd u;                           // tau - S^T pA (ABA)
+  Eigen::MatrixXd Dinv_block;                  // nv x 6 scratch: inverses of multi-DoF joints' S^T IA S
+  Eigen::VectorXd tau;                         // result of inverseDynamics
+  Eigen::VectorXd qdd;                         // result of forwardDynamics
+  Eigen::MatrixXd M;                           // result of massMatrix (both triangles)
+  Eigen::MatrixXd L;                           // LTDL factor of M: unit lower-triangular L and diagonal D in one matrix
+  Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
+  Eigen::VectorXd tmp_v;                       // nv scratch
+};
+
+}  // namespace abdyn

@@ -1,0 +1,135 @@
+#pragma once
+// Joint types and the joint calculation (Featherstone's jcalc): the one place where abdyn switches on
+// the joint type. Every joint's motion subspace S is constant in its successor (child) frame, because
+// every multi-DoF joint's velocity is expressed in that frame; algorithms therefore take S from the
+// model and need only the joint transform X_J(q) per call.
+//
+// Coordinates of q and v per joint (angular before linear, quaternions w first):
+//   revolute   q = angle,  v = angular rate about the axis                       S = [a; 0]
+//   prismatic  q = offset, v = rate along the axis                               S = [0; a]
+//   helical    q = angle,  v = rate; translation pitch * angle along the axis    S = [a; pitch a]
+//   spherical  q = (qw, qx, qy, qz), v = angular velocity in the child frame     S = [1; 0]
+//   planar     q = (x, y, theta) in the plane spanned by t1, t2 = n x t1, rotation theta about n;
+//              v = (w, vx, vy): angular rate about n and origin velocity along t1, t2, child frame
+//              S = [n 0 0; 0 t1 t2]
+//   floating   q = (x, y, z, qw, qx, qy, qz): position and orientation of the child in the parent;
+//              v = (w, v) the child's spatial velocity in child coordinates            S = 1 (6x6)
+// Fixed joints never reach a Model: their child links are merged into the parent body and kept as frames.
+
+#include <cmath>
+#include <ostream>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "abdyn/spatial/plx.hpp"
+
+namespace abdyn {
+
+enum class JointType {
+  RevoluteX,   // revolute about the joint frame's x axis (fast path)
+  RevoluteY,   // ... y axis
+  RevoluteZ,   // ... z axis
+  Revolute,    // revolute about any unit axis
+  PrismaticX,  // prismatic along x (fast path)
+  PrismaticY,
+  PrismaticZ,
+  Prismatic,   // prismatic along any unit axis
+  Helical,     // screw about a unit axis with a pitch (metres per radian)
+  Spherical,
+  Planar,
+  Floating,
+};
+
+/// A short lower-case name ("revolute", "prismatic", ...), the same for all axis variants.
+const char* jointTypeName(JointType type);
+
+struct Joint {
+  JointType type = JointType::Revolute;
+  std::string name;
+  int idx_q = 0;  // first coordinate of this joint in q
+  int idx_v = 0;  // first coordinate of this joint in v (and in qdd, tau)
+  int nq = 1;
+  int nv = 1;
+  Vector3 axis = Vector3::UnitZ();  // revolute, prismatic, helical: the axis; planar: the normal n
+  Vector3 axis2 = Vector3::UnitX(); // planar: the first in-plane direction t1
+  double pitch = 0.0;               // helical only
+  bool continuous = false;          // a revolute joint without position limits (URDF "continuous")
+
+  /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
+  Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;
+  bool hasQuaternion() const { return type == JointType::Spherical || type == JointType::Floating; }
+};
+
+/// Prints the type name, with the axis for fast-path variants ("revolute_z").
+std::ostream& operator<<(std::ostream& os, JointType type);
+
+/// Sizes (nq, nv) of a joint type.
+void jointSizes(JointType type, int& nq, int& nv);
+
+/// The joint transform X_J = X_child_predecessor(q) from the joint's predecessor frame to the child
+/// frame, for the joint's coordinates q_joint (a pointer to its nq numbers). Quaternions are used as
+/// given (normalise q first if it may have drifted).
+inline Plx jointTransform(const Joint& joint, const double* q_joint);
+
+namespace detail {
+/// The rotation by angle (cosine c, sine s) about a unit axis a: c 1 + s ax + (1 - c) a a^T.
+inline Matrix3 rotationAboutUnitAxis(const Vector3& a, double c, double s) {
+  Matrix3 R = (1.0 - c) * a * a.transpose();
+  R.diagonal().array() += c;
+  R += s * skew(a);
+  return R;
+}
+/// The transpose of the rotation matrix of the unit quaternion (w, x, y, z).
+Matrix3 quaternionRotationTransposed(const double* wxyz);
+}  // namespace detail
+
+inline Plx jointTransform(const Joint& joint, const double* q) {
+  // Each case builds plx(E, r) with E = R_P_C^T, the child's rotation relative to the predecessor frame
+  // transposed, and r the child's origin in the predecessor frame.
+  switch (joint.type) {
+    case JointType::RevoluteX: {
+      const double c = std::cos(q[0]), s = std::sin(q[0]);
+      Matrix3 E;
+      E << 1, 0, 0, 0, c, s, 0, -s, c;
+      return Plx(E, Vector3::Zero());
+    }
+    case JointType::RevoluteY: {
+      const double c = std::cos(q[0]), s = std::sin(q[0]);
+      Matrix3 E;
+      E << c, 0, -s, 0, 1, 0, s, 0, c;
+      return Plx(E, Vector3::Zero());
+    }
+    case JointType::RevoluteZ: {
+      const double c = std::cos(q[0]), s = std::sin(q[0]);
+      Matrix3 E;
+      E << c, s, 0, -s, c, 0, 0, 0, 1;
+      return Plx(E, Vector3::Zero());
+    }
+    case JointType::Revolute:
+      return Plx(detail::rotationAboutUnitAxis(joint.axis, std::cos(q[0]), -std::sin(q[0])), Vector3::Zero());
+    case JointType::PrismaticX:
+      return Plx(Matrix3::Identity(), Vector3(q[0], 0, 0));
+    case JointType::PrismaticY:
+      return Plx(Matrix3::Identity(), Vector3(0, q[0], 0));
+    case JointType::PrismaticZ:
+      return Plx(Matrix3::Identity(), Vector3(0, 0, q[0]));
+    case JointType::Prismatic:
+      return Plx(Matrix3::Identity(), q[0] * joint.axis);
+    case JointType::Helical:
+      return Plx(detail::rotationAboutUnitAxis(joint.axis, std::cos(q[0]), -std::sin(q[0])),
+                 joint.pitch * q[0] * joint.axis);
+    case JointType::Spherical:
+      return Plx(detail::quaternionRotationTransposed(q), Vector3::Zero());
+    case JointType::Planar: {
+      const Vector3 t2 = joint.axis.cross(joint.axis2);
+      return Plx(detail::rotationAboutUnitAxis(joint.axis, std::cos(q[2]), -std::sin(q[2])),
+                 q[0] * joint.axis2 + q[1] * t2);
+    }
+    case JointType::Floating:
+      return Plx(detail::quaternionRotationTransposed(q + 3), Vector3(q[0], q[1], q[2]));
+  }
+  return Plx();
+}
+
+}  // namespace abdyn

@@ -1,0 +1,122 @@
+#pragma once
+// Model: the immutable description of a kinematic tree (Featherstone's model structure).
+//
+// Bodies are numbered in topological order: 0 is the world (fixed base), and every body i >= 1 hangs
+// from its parent lambda(i) < i through joint i. Per body i the model holds
+//   X_tree(i)   plx from parent-body coordinates to joint i's predecessor frame (constant),
+//   joint(i)    the joint type, its axis and its slice of q and v,
+//   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
+// Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
+
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "abdyn/model/frame.hpp"
+#include "abdyn/model/geometry.hpp"
+#include "abdyn/model/joint.hpp"
+#include "abdyn/spatial/rigid_body_inertia.hpp"
+
+namespace abdyn {
+
+/// A declared coupling q_follower = multiplier * q_leader + offset between two one-DoF joints (URDF
+/// mimic). Kept as data: the constraint solvers enforce it.
+struct MimicCoupling {
+  int follower = 0;  // joint (= body) index
+  int leader = 0;
+  double multiplier = 1.0;
+  double offset = 0.0;
+};
+
+class Model {
+ public:
+  const std::string& name() const { return name_; }
+  /// Number of bodies including the world (body 0).
+  int nbodies() const { return static_cast<int>(parent_.size()); }
+  int nq() const { return nq_; }
+  int nv() const { return nv_; }
+
+  /// Parent lambda(i) of body i (-1 for the world).
+  int parent(int i) const { return parent_[i]; }
+  const std::vector<int>& parents() const { return parent_; }
+  /// Joint i connects parent(i) to body i (i >= 1).
+  const Joint& joint(int i) const { return joints_[i]; }
+  /// The joint with this name; throws abdyn::Error naming it if there is none.
+  const Joint& joint(const std::string& name) const { return joints_[jointId(name)]; }
+  /// The body index of the joint with this name (joint i moves body i); throws if unknown.
+  int jointId(const std::string& name) const;
+  const Plx& Xtree(int i) const { return X_tree_[i]; }
+  const RigidBodyInertia& inertia(int i) const { return inertia_[i]; }
+  const std::string& bodyName(int i) const { return body_names_[i]; }
+  /// The body with this name; throws abdyn::Error if there is none (naming the body a merged link
+  /// belongs to when the name is a frame).
+  int bodyId(const std::string& name) const;
+  /// Children of body i, in increasing order.
+  const std::vector<int>& children(int i) const { return children_[i]; }
+
+  const std::vector<Frame>& frames() const { return frames_; }
+  const Frame& frame(int f) const { return frames_[f]; }
+  int nframes() const { return static_cast<int>(frames_.size()); }
+  /// The frame with this name (every body has a frame of its own name); throws if unknown.
+  int frameId(const std::string& name) const;
+
+  /// Spatial acceleration of gravity in world coordinates, [0; g].
+  const Motion& gravity() const { return gravity_; }
+  /// The same model under another gravity vector (world coordinates).
+  Model withGravity(const Vector3& g) const;
+
+  /// S: the 6 x nv motion subspace; columns idx_v .. idx_v + nv - 1 belong to joint i, in body-i coordinates.
+  const Eigen::Matrix<double, 6, Eigen::Dynamic>& motionSubspace() const { return S_; }
+  /// The body that velocity coordinate k moves.
+  int dofBody(int k) const { return dof_body_[k]; }
+  /// The nearest velocity coordinate on the path from coordinate k to the root (-1 if none): the
+  /// parent array of the mass matrix's sparsity pattern (Featherstone's lambda for LTDL).
+  int dofParent(int k) const { return dof_parent_[k]; }
+
+  /// Position limits per q coordinate (-inf / +inf where unbounded).
+  const Eigen::VectorXd& lowerPositionLimit() const { return lower_; }
+  const Eigen::VectorXd& upperPositionLimit() const { return upper_; }
+  /// Per v coordinate: velocity and effort limits (+inf where none), viscous damping (N m s / rad or
+  /// N s / m), Coulomb friction (N m or N) and armature (rotor inertia reflected to the joint).
+  const Eigen::VectorXd& velocityLimit() const { return velocity_limit_; }
+  const Eigen::VectorXd& effortLimit() const { return effort_limit_; }
+  const Eigen::VectorXd& damping() const { return damping_; }
+  const Eigen::VectorXd& friction() const { return friction_; }
+  const Eigen::VectorXd& armature() const { return armature_; }
+
+  const std::vector<MimicCoupling>& mimics() const { return mimics_; }
+  const std::vector<Geometry>& geometries() const { return geometries_; }
+
+  /// Total mass of all bodies.
+  double totalMass() const;
+  /// True if some joint is floating (nq != nv).
+  bool hasQuaternions() const { return nq_ != nv_; }
+
+ private:
+  friend class ModelBuilder;
+
+  std::string name_;
+  int nq_ = 0;
+  int nv_ = 0;
+  std::vector<int> parent_;
+  std::vector<Joint> joints_;
+  std::vector<Plx> X_tree_;
+  std::vector<RigidBodyInertia> inertia_;
+  std::vector<std::string> body_names_;
+  std::vector<std::vector<int>> children_;
+  std::vector<Frame> frames_;
+  Motion gravity_;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> S_;
+  std::vector<int> dof_body_;
+  std::vector<int> dof_parent_;
+  Eigen::VectorXd lower_, upper_;
+  Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
+  std::vector<MimicCoupling> mimics_;
+  std::vector<Geometry> geometries_;
+  std::unordered_map<std::string, int> body_index_, joint_index_, frame_index_;
+};
+
+}  // namespace abdyn

@@ -1,0 +1,63 @@
+#pragma once
+// ModelBuilder: assembles a Model body by body (parents before children) and checks it on build().
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "abdyn/model/model.hpp"
+
+namespace abdyn {
+
+/// What a joint is, as a builder input. Revolute and prismatic joints about +x, +y or +z get the
+/// fast-path types automatically.
+struct JointSpec {
+  JointType type = JointType::Revolute;
+  std::string name;
+  Vector3 axis = Vector3::UnitZ();   // unit axis (revolute, prismatic, helical) or plane normal (planar)
+  Vector3 axis2 = Vector3::UnitX();  // planar: first in-plane direction, orthogonal to axis
+  double pitch = 0.0;                // helical: metres per radian
+  bool continuous = false;
+  // Limits and joint dynamics apply to each coordinate of the joint (position limits only to
+  // one-DoF joints).
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+  double velocity_limit = std::numeric_limits<double>::infinity();
+  double effort_limit = std::numeric_limits<double>::infinity();
+  double damping = 0.0;
+  double friction = 0.0;
+  double armature = 0.0;
+};
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::string model_name = "model", std::string world_name = "world");
+
+  /// Gravity in world coordinates (default (0, 0, -9.81)).
+  void setGravity(const Vector3& g);
+  /// Adds body `name` moved by `joint` relative to `parent`; X_tree maps parent-body coordinates into
+  /// the joint's predecessor frame. Returns the new body's index. Throws abdyn::Error on a bad parent,
+  /// a duplicate name, a non-unit or zero axis, or lower > upper.
+  int addBody(int parent, const JointSpec& joint, const Plx& X_tree, const RigidBodyInertia& inertia,
+              const std::string& name);
+  /// Adds `inertia` (in body coordinates) to an existing body, e.g. a link merged through a fixed joint.
+  void addInertia(int body, const RigidBodyInertia& inertia);
+  /// Adds a named frame on `body` with placement X_frame_body. Returns its index.
+  int addFrame(const std::string& name, int body, const Plx& X_frame_body, FrameType type = FrameType::User);
+  void addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
+                double offset);
+  void addGeometry(const Geometry& geometry);
+  int nbodies() const { return model_.nbodies(); }
+  const RigidBodyInertia& inertia(int body) const { return model_.inertia_[body]; }
+
+  /// Checks the whole model (every moving joint must move some mass or inertia) and returns it.
+  Model build() const;
+
+ private:
+  Model model_;
+  std::vector<JointSpec> specs_;
+  std::vector<std::pair<std::string, std::string>> mimic_names_;
+  std::vector<std::pair<double, double>> mimic_values_;
+};
+
+}  // namespace abdyn

@@ -1,0 +1,37 @@
+#pragma once
+// Argument checks shared by the algorithms (see checked_mode.hpp for the policy).
+
+#include <string>
+
+#include <Eigen/Core>
+
+#include "abdyn/checked_mode.hpp"
+#include "abdyn/error.hpp"
+#include "abdyn/model/model.hpp"
+
+namespace abdyn::internal {
+
+[[noreturn]] void throwSizeError(const char* function, const char* argument, Eigen::Index actual, Eigen::Index expected);
+[[noreturn]] void throwNonFinite(const char* function, const char* argument, Eigen::Index index);
+/// Checks that q's quaternions have unit norm (within 1e-6); throws naming the joint otherwise.
+void checkQuaternions(const Model& model, const Eigen::VectorXd& q, const char* function);
+
+/// Size check (always) and, in checked mode, a finiteness check.
+template <class Derived>
+inline void checkVector(const Eigen::MatrixBase<Derived>& x, Eigen::Index expected, const char* function,
+                        const char* argument) {
+  if (x.size() != expected) throwSizeError(function, argument, x.size(), expected);
+  if (checkedMode()) {
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      if (!std::isfinite(x[k])) throwNonFinite(function, argument, k);
+    }
+  }
+}
+
+/// Checks q: size nq, and in checked mode finite entries and unit quaternions.
+inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, const char* function) {
+  checkVector(q, model.nq(), function, "q");
+  if (checkedMode() && model.hasQuaternions()) checkQuaternions(model, q, function);
+}
+
+}  // namespace abdyn::internal

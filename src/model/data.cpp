@@ -1,0 +1,34 @@
+#include "abdyn/model/data.hpp"
+
+namespace abdyn {
+
+Data::Data(const Model& model) {
+  const int n = model.nbodies();
+  const int nv = model.nv();
+  X_up.assign(n, Plx());
+  X_world.assign(n, Plx());
+  v.assign(n, Motion());
+  a.assign(n, Motion());
+  J.setZero(6, nv);
+  dJ.setZero(6, nv);
+  J_com.setZero(3, nv);
+  subtree_mass.assign(n, 0.0);
+  subtree_moment.assign(n, Vector3::Zero());
+  f.assign(n, Force());
+  I_composite.assign(n, RigidBodyInertia());
+  IA.assign(n, ArticulatedBodyInertia());
+  pA.assign(n, Force());
+  c.assign(n, Motion());
+  U.setZero(6, nv);
+  D.setZero(nv);
+  u.setZero(nv);
+  Dinv_block.setZero(nv, 6);
+  tau.setZero(nv);
+  qdd.setZero(nv);
+  M.setZero(nv, nv);
+  L.setZero(nv, nv);
+  Minv.setZero(nv, nv);
+  tmp_v.setZero(nv);
+}
+
+}  // namespace abdyn

@@ -1,0 +1,225 @@
+#include "abdyn/model/model_builder.hpp"
+
+#include <cmath>
+
+#include "abdyn/error.hpp"
+
+namespace abdyn {
+namespace {
+
+// Revolute and prismatic joints about a positive unit axis get a fast-path type.
+JointType specialise(JointType type, const Vector3& axis) {
+  const int which = axis == Vector3::UnitX() ? 0 : axis == Vector3::UnitY() ? 1 : axis == Vector3::UnitZ() ? 2 : -1;
+  if (which < 0) return type;
+  if (type == JointType::Revolute) {
+    return which == 0 ? JointType::RevoluteX : which == 1 ? JointType::RevoluteY : JointType::RevoluteZ;
+  }
+  if (type == JointType::Prismatic) {
+    return which == 0 ? JointType::PrismaticX : which == 1 ? JointType::PrismaticY : JointType::PrismaticZ;
+  }
+  return type;
+}
+
+bool isFiniteOrInf(double x) { return !std::isnan(x); }
+
+}  // namespace
+
+ModelBuilder::ModelBuilder(std::string model_name, std::string world_name) {
+  model_.name_ = std::move(model_name);
+  model_.gravity_ = Motion(Vector3::Zero(), Vector3(0.0, 0.0, -9.81));
+  model_.parent_.push_back(-1);
+  Joint world_joint;
+  world_joint.nq = world_joint.nv = 0;
+  model_.joints_.push_back(world_joint);
+  model_.X_tree_.emplace_back();
+  model_.inertia_.emplace_back();
+  model_.body_names_.push_back(world_name);
+  model_.body_index_[world_name] = 0;
+  specs_.emplace_back();
+  addFrame(world_name, 0, Plx(), FrameType::Body);
+}
+
+void ModelBuilder::setGravity(const Vector3& g) {
+  if (!g.allFinite()) throw Error("abdyn::ModelBuilder::setGravity: gravity is not finite");
+  model_.gravity_ = Motion(Vector3::Zero(), g);
+}
+
+int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, const RigidBodyInertia& inertia,
+                          const std::string& name) {
+  const std::string where = "abdyn::ModelBuilder::addBody('" + name + "'): ";
+  if (parent < 0 || parent >= model_.nbodies()) {
+    throw Error(where + "parent index " + std::to_string(parent) + " is not an existing body");
+  }
+  if (name.empty()) throw Error(where + "body name is empty");
+  if (model_.body_index_.count(name) || model_.frame_index_.count(name)) {
+    throw Error(where + "a body or frame with this name already exists");
+  }
+  const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
+  if (model_.joint_index_.count(joint_name)) throw Error(where + "duplicate joint name '" + joint_name + "'");
+  if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where + "X_tree is not finite");
+
+  Joint joint;
+  joint.name = joint_name;
+  joint.pitch = spec.pitch;
+  joint.continuous = spec.continuous;
+  const bool has_axis = spec.type != JointType::Spherical && spec.type != JointType::Floating;
+  if (has_axis) {
+    const double n = spec.axis.norm();
+    if (!std::isfinite(n) || n < 1e-12) throw Error(where + "joint '" + joint_name + "' has a zero or non-finite axis");
+    joint.axis = spec.axis / n;
+  }
+  if (spec.type == JointType::Planar) {
+    const Vector3 t1 = spec.axis2 - spec.axis2.dot(joint.axis) * joint.axis;
+    if (!t1.allFinite() || t1.norm() < 1e-9) {
+      throw Error(where + "planar joint '" + joint_name + "': in-plane direction is parallel to the normal");
+    }
+    joint.axis2 = t1.normalized();
+  }
+  if (!std::isfinite(spec.pitch)) throw Error(where + "joint '" + joint_name + "' has a non-finite pitch");
+  joint.type = specialise(spec.type, joint.axis);
+  jointSizes(joint.type, joint.nq, joint.nv);
+
+  const double numbers[] = {spec.lower, spec.upper, spec.velocity_limit, spec.effort_limit,
+                            spec.damping, spec.friction, spec.armature};
+  for (double x : numbers) {
+    if (!isFiniteOrInf(x)) throw Error(where + "joint '" + joint_name + "' has a NaN limit or dynamics value");
+  }
+  if (spec.lower > spec.upper) {
+    throw Error(where + "joint '" + joint_name + "': lower limit " + std::to_string(spec.lower) +
+                " is above upper limit " + std::to_string(spec.upper));
+  }
+  if (spec.velocity_limit < 0 || spec.effort_limit < 0 || spec.damping < 0 || spec.friction < 0 || spec.armature < 0) {
+    throw Error(where + "joint '" + joint_name + "': velocity/effort limits, damping, friction and armature must be >= 0");
+  }
+
+  const int id = model_.nbodies();
+  model_.parent_.push_back(parent);
+  model_.joints_.push_back(joint);
+  model_.X_tree_.push_back(X_tree);
+  model_.inertia_.push_back(inertia);
+  model_.body_names_.push_back(name);
+  model_.body_index_[name] = id;
+  model_.joint_index_[joint_name] = id;
+  specs_.push_back(spec);
+  addFrame(name, id, Plx(), FrameType::Body);
+  return id;
+}
+
+void ModelBuilder::addInertia(int body, const RigidBodyInertia& inertia) {
+  if (body < 0 || body >= model_.nbodies()) {
+    throw Error("abdyn::ModelBuilder::addInertia: body index " + std::to_string(body) + " does not exist");
+  }
+  model_.inertia_[body] += inertia;
+}
+
+int ModelBuilder::addFrame(const std::string& name, int body, const Plx& X_frame_body, FrameType type) {
+  const std::string where = "abdyn::ModelBuilder::addFrame('" + name + "'): ";
+  if (body < 0 || body >= model_.nbodies()) throw Error(where + "body index " + std::to_string(body) + " does not exist");
+  if (model_.frame_index_.count(name)) throw Error(where + "a frame with this name already exists");
+  if (type != FrameType::Body && model_.body_index_.count(name)) throw Error(where + "a body with this name already exists");
+  model_.frame_index_[name] = model_.nframes();
+  model_.frames_.push_back(Frame{name, type, body, X_frame_body});
+  return model_.nframes() - 1;
+}
+
+void ModelBuilder::addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
+                            double offset) {
+  if (!std::isfinite(multiplier) || !std::isfinite(offset)) {
+    throw Error("abdyn::ModelBuilder::addMimic: joint '" + follower_joint + "' has a non-finite multiplier or offset");
+  }
+  mimic_names_.emplace_back(follower_joint, leader_joint);
+  mimic_values_.emplace_back(multiplier, offset);
+}
+
+void ModelBuilder::addGeometry(const Geometry& geometry) {
+  if (geometry.body < 0 || geometry.body >= model_.nbodies()) {
+    throw Error("abdyn::ModelBuilder::addGeometry('" + geometry.name + "'): body does not exist");
+  }
+  model_.geometries_.push_back(geometry);
+}
+
+Model ModelBuilder::build() const {
+  Model m = model_;
+  const int n = m.nbodies();
+  m.children_.assign(n, {});
+  for (int i = 1; i < n; ++i) m.children_[m.parent_[i]].push_back(i);
+
+  m.nq_ = m.nv_ = 0;
+  for (int i = 1; i < n; ++i) {
+    m.joints_[i].idx_q = m.nq_;
+    m.joints_[i].idx_v = m.nv_;
+    m.nq_ += m.joints_[i].nq;
+    m.nv_ += m.joints_[i].nv;
+  }
+
+  const double inf = std::numeric_limits<double>::infinity();
+  m.S_.setZero(6, m.nv_);
+  m.dof_body_.assign(m.nv_, 0);
+  m.dof_parent_.assign(m.nv_, -1);
+  m.lower_.setConstant(m.nq_, -inf);
+  m.upper_.setConstant(m.nq_, inf);
+  m.velocity_limit_.setConstant(m.nv_, inf);
+  m.effort_limit_.setConstant(m.nv_, inf);
+  m.damping_.setZero(m.nv_);
+  m.friction_.setZero(m.nv_);
+  m.armature_.setZero(m.nv_);
+  for (int i = 1; i < n; ++i) {
+    const Joint& j = m.joints_[i];
+    const JointSpec& spec = specs_[i];
+    m.S_.middleCols(j.idx_v, j.nv) = j.motionSubspace();
+    for (int k = 0; k < j.nv; ++k) {
+      const int dof = j.idx_v + k;
+      m.dof_body_[dof] = i;
+      if (k > 0) {
+        m.dof_parent_[dof] = dof - 1;
+      } else if (m.parent_[i] > 0) {
+        const Joint& pj = m.joints_[m.parent_[i]];
+        m.dof_parent_[dof] = pj.idx_v + pj.nv - 1;
+      }
+    }
+    if (j.nq == 1) {
+      m.lower_[j.idx_q] = spec.lower;
+      m.upper_[j.idx_q] = spec.upper;
+    }
+    m.velocity_limit_.segment(j.idx_v, j.nv).setConstant(spec.velocity_limit);
+    m.effort_limit_.segment(j.idx_v, j.nv).setConstant(spec.effort_limit);
+    m.damping_.segment(j.idx_v, j.nv).setConstant(spec.damping);
+    m.friction_.segment(j.idx_v, j.nv).setConstant(spec.friction);
+    m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
+  }
+
+  // A joint whose whole subtree is without mass and inertia makes the mass matrix singular, unless
+  // armature alone gives its coordinates inertia.
+  std::vector<double> subtree_weight(n, 0.0);
+  for (int i = n - 1; i >= 1; --i) {
+    subtree_weight[i] += m.inertia_[i].mass() + m.inertia_[i].inertiaAboutCom().cwiseAbs().sum();
+    subtree_weight[m.parent_[i]] += subtree_weight[i];
+  }
+  for (int i = 1; i < n; ++i) {
+    const Joint& j = m.joints_[i];
+    if (subtree_weight[i] == 0.0 && m.armature_.segment(j.idx_v, j.nv).minCoeff() <= 0.0) {
+      throw Error("model '" + m.name_ + "': joint '" + j.name + "' moves only massless bodies (body '" + m.body_names_[i] +
+                  "' and its subtree have no mass or inertia), so the mass matrix would be singular");
+    }
+  }
+
+  m.mimics_.clear();
+  for (size_t k = 0; k < mimic_names_.size(); ++k) {
+    const std::string& follower = mimic_names_[k].first;
+    const std::string& leader = mimic_names_[k].second;
+    const auto f = m.joint_index_.find(follower);
+    const auto l = m.joint_index_.find(leader);
+    if (f == m.joint_index_.end()) throw Error("model '" + m.name_ + "': mimic joint '" + follower + "' does not exist");
+    if (l == m.joint_index_.end()) {
+      throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics '" + leader + "', which does not exist");
+    }
+    if (f->second == l->second) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics itself");
+    if (m.joints_[f->second].nv != 1 || m.joints_[l->second].nv != 1) {
+      throw Error("model '" + m.name_ + "': mimic coupling '" + follower + "' -> '" + leader + "' needs two one-DoF joints");
+    }
+    m.mimics_.push_back(MimicCoupling{f->second, l->second, mimic_values_[k].first, mimic_values_[k].second});
+  }
+  return m;
+}
+
+}  // namespace abdyn
