@@ -247,8 +247,8 @@ BOOST_AUTO_TEST_CASE(orthonormalize_repairs_perturbed_rotations) {
         BOOST_TEST((fixed * expSO3(s * Vector3::Unit(k)) - perturbed).norm() > d);
       }
     }
-    // A rotation is its own nearest rotation (1e-15).
-    BOOST_TEST((orthonormalize(R) - R).norm() <= 1e-15);
+    // A rotation is its own nearest rotation (Frobenius 4e-15, a few ulps per entry).
+    BOOST_TEST((orthonormalize(R) - R).norm() <= 4e-15);
   }
   // A matrix with det < 0 maps to a proper rotation, not to the nearest orthogonal reflection.
   const Matrix3 mirror = Vector3(1.0, 1.0, -1.0).asDiagonal().toDenseMatrix() * randomRotation(rng);

@@ -27,6 +27,16 @@ void throwNonFinite(const char* function, const char* argument, Eigen::Index ind
                         std::to_string(index));
 }
 
+void checkForces(const Model& model, const std::vector<Force>& f_ext, const char* function) {
+  if (static_cast<int>(f_ext.size()) != model.nbodies()) {
+    throwSizeError(function, "f_ext", static_cast<Eigen::Index>(f_ext.size()), model.nbodies());
+  }
+  if (!checkedMode()) return;
+  for (size_t i = 0; i < f_ext.size(); ++i) {
+    if (!f_ext[i].vector().allFinite()) throwNonFinite(function, "f_ext", static_cast<Eigen::Index>(i));
+  }
+}
+
 void checkQuaternions(const Model& model, const Eigen::VectorXd& q, const char* function) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);

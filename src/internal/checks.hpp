@@ -1,7 +1,9 @@
 #pragma once
 // Argument checks shared by the algorithms (see checked_mode.hpp for the policy).
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -27,6 +29,9 @@ inline void checkVector(const Eigen::MatrixBase<Derived>& x, Eigen::Index expect
     }
   }
 }
+
+/// Checks an external-force vector: one entry per body (and finite entries in checked mode).
+void checkForces(const Model& model, const std::vector<Force>& f_ext, const char* function);
 
 /// Checks q: size nq, and in checked mode finite entries and unit quaternions.
 inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, const char* function) {

@@ -28,6 +28,7 @@ Data::Data(const Model& model) {
   M.setZero(nv, nv);
   L.setZero(nv, nv);
   Minv.setZero(nv, nv);
+  Minv_F.assign(n, Matrix6X::Zero(6, nv));
   tmp_v.setZero(nv);
 }
 

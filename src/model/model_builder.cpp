@@ -1,5 +1,6 @@
 #include "abdyn/model/model_builder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "abdyn/error.hpp"
@@ -186,6 +187,13 @@ Model ModelBuilder::build() const {
     m.damping_.segment(j.idx_v, j.nv).setConstant(spec.damping);
     m.friction_.segment(j.idx_v, j.nv).setConstant(spec.friction);
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
+  }
+
+  m.last_subtree_dof_.assign(n, -1);
+  for (int i = n - 1; i >= 1; --i) {
+    const Joint& j = m.joints_[i];
+    m.last_subtree_dof_[i] = std::max(m.last_subtree_dof_[i], j.idx_v + j.nv - 1);
+    m.last_subtree_dof_[m.parent_[i]] = std::max(m.last_subtree_dof_[m.parent_[i]], m.last_subtree_dof_[i]);
   }
 
   // A joint whose whole subtree is without mass and inertia makes the mass matrix singular, unless

@@ -60,6 +60,10 @@ Model randomTree(const RandomTreeOptions& options, std::mt19937& rng) {
       joint.lower = -3.2;
       joint.upper = 3.2;
     }
+    if (options.joint_dynamics) {
+      joint.damping = s.uniform(0.0, 0.5);
+      joint.armature = s.uniform(0.0, 0.1);
+    }
     const int parent = options.chain ? i - 1 : s.index(i);
     builder.addBody(parent, joint, Plx::fromPose(s.rotation(), s.vector(0.25)), s.inertia(), "body" + std::to_string(i));
   }

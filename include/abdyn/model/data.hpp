@@ -52,6 +52,7 @@ class Data {
   Eigen::MatrixXd M;                           // result of massMatrix (both triangles)
   Eigen::MatrixXd L;                           // LTDL factor of M: unit lower-triangular L and diagonal D in one matrix
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
+  std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
   Eigen::VectorXd tmp_v;                       // nv scratch
 };
 

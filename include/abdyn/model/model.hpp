@@ -76,6 +76,9 @@ class Model {
   /// parent array of the mass matrix's sparsity pattern (Featherstone's lambda for LTDL).
   int dofParent(int k) const { return dof_parent_[k]; }
 
+  /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
+  int lastSubtreeDof(int i) const { return last_subtree_dof_[i]; }
+
   /// Position limits per q coordinate (-inf / +inf where unbounded).
   const Eigen::VectorXd& lowerPositionLimit() const { return lower_; }
   const Eigen::VectorXd& upperPositionLimit() const { return upper_; }
@@ -112,6 +115,7 @@ class Model {
   Eigen::Matrix<double, 6, Eigen::Dynamic> S_;
   std::vector<int> dof_body_;
   std::vector<int> dof_parent_;
+  std::vector<int> last_subtree_dof_;
   Eigen::VectorXd lower_, upper_;
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
   std::vector<MimicCoupling> mimics_;

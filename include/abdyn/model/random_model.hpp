@@ -15,6 +15,7 @@ struct RandomTreeOptions {
   bool floating_base = false;   // the first body is attached to the world by a floating joint
   bool all_joint_types = false; // false: revolute joints only (random axes, some along x, y or z);
                                 // true: also prismatic, helical, spherical, planar and floating joints
+  bool joint_dynamics = false;  // random damping in [0, 0.5] and armature in [0, 0.1] on every joint
 };
 
 /// A random model with the given shape. Deterministic for a given rng state.

@@ -16,6 +16,13 @@ class ArticulatedBodyInertia {
   /// From a symmetric 6x6 matrix (angular first); throws abdyn::Error if it is not symmetric or finite.
   static ArticulatedBodyInertia fromMatrix(const Matrix6& I);
 
+  /// From a matrix known to be symmetric (computed from valid inertias), without checks.
+  static ArticulatedBodyInertia fromMatrixUnchecked(const Matrix6& I) {
+    ArticulatedBodyInertia A;
+    A.I_ = I;
+    return A;
+  }
+
   static ArticulatedBodyInertia Zero() { return ArticulatedBodyInertia(); }
 
   const Matrix6& matrix() const { return I_; }

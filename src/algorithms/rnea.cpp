@@ -1,0 +1,81 @@
+#include "abdyn/algorithms/rnea.hpp"
+
+#include "internal/checks.hpp"
+
+namespace abdyn {
+namespace {
+
+// Featherstone's RNEA. v_i, a_i: body velocity and acceleration (a_0 = -gravity, so gravity acts
+// through the accelerations); f_i: force transmitted across joint i, all in body-i coordinates.
+// `zero_velocity` skips the velocity products (gravityTorques).
+void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd* v, const Eigen::VectorXd* qdd,
+          const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  const auto& S = model.motionSubspace();
+  data.v[0] = Motion::Zero();
+  data.a[0] = -model.gravity();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    const int p = model.parent(i);
+    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
+    data.a[i] = data.X_up[i].apply(data.a[p]);
+    if (qdd) data.a[i] += Motion(S.middleCols(j.idx_v, j.nv) * qdd->segment(j.idx_v, j.nv));
+    const RigidBodyInertia& I = model.inertia(i);
+    if (v) {
+      const Motion vJ(S.middleCols(j.idx_v, j.nv) * v->segment(j.idx_v, j.nv));
+      data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
+      data.a[i] += data.v[i].cross(vJ);
+      data.f[i] = I * data.a[i] + data.v[i].crossDual(I * data.v[i]);
+    } else {
+      data.f[i] = I * data.a[i];
+    }
+    if (f_ext) data.f[i] -= (*f_ext)[i];
+  }
+  for (int i = model.nbodies() - 1; i >= 1; --i) {
+    const Joint& j = model.joint(i);
+    data.tau.segment(j.idx_v, j.nv).noalias() = S.middleCols(j.idx_v, j.nv).transpose() * data.f[i].vector();
+    const int p = model.parent(i);
+    if (p > 0) data.f[p] += data.X_up[i].applyInverse(data.f[i]);
+  }
+  if (options.armature && qdd) data.tau += model.armature().cwiseProduct(*qdd);
+  if (options.damping && v) data.tau += model.damping().cwiseProduct(*v);
+}
+
+void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const char* function) {
+  internal::checkConfiguration(model, q, function);
+  internal::checkVector(v, model.nv(), function, "v");
+}
+
+}  // namespace
+
+const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                       const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
+  checkInputs(model, q, v, "abdyn::inverseDynamics");
+  internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
+  rnea(model, data, q, &v, &qdd, nullptr, options);
+  return data.tau;
+}
+
+const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                       const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
+                                       const DynamicsOptions& options) {
+  checkInputs(model, q, v, "abdyn::inverseDynamics");
+  internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
+  internal::checkForces(model, f_ext, "abdyn::inverseDynamics");
+  rnea(model, data, q, &v, &qdd, &f_ext, options);
+  return data.tau;
+}
+
+const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& v, const DynamicsOptions& options) {
+  checkInputs(model, q, v, "abdyn::nonlinearEffects");
+  rnea(model, data, q, &v, nullptr, nullptr, options);
+  return data.tau;
+}
+
+const Eigen::VectorXd& gravityTorques(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkConfiguration(model, q, "abdyn::gravityTorques");
+  rnea(model, data, q, nullptr, nullptr, nullptr, DynamicsOptions{});
+  return data.tau;
+}
+
+}  // namespace abdyn

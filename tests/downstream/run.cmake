@@ -1,0 +1,179 @@
+# Downstream-project test driver (CTest test "downstream", registered in tests/CMakeLists.txt).
+#
+#   cmake -DABDYN_SOURCE_DIR=<src> -DABDYN_BINARY_DIR=<build> -DWORK_DIR=<scratch> -DBUILD_TYPE=<type>
+#         -DCXX_COMPILER=<c++> -DGENERATOR=<generator> -DABDYN_NATIVE=<ON|OFF> [-DABDYN_SANITIZE=<list>]
+#         [-DJOBS=<n>] -P run.cmake
+#
+# 1. installs the already built tree <build> into <scratch>/prefix-main;
+# 2. builds tests/downstream (find_package(abdyn)) against it twice, with -march=native and with no
+#    -march at all, and runs each program;
+# 3. builds the library a second time from <src> with ABDYN_NATIVE toggled (library only), installs it
+#    into <scratch>/prefix-alt, and builds and runs the consumer against it the same two ways.
+# So both mixes (native library + plain program, plain library + native program) and both matching
+# pairs are exercised. Every step runs even after a failure; the test fails at the end if any did.
+# See docs/abi.md for why.
+
+cmake_minimum_required(VERSION 3.21)
+
+foreach(var ABDYN_SOURCE_DIR ABDYN_BINARY_DIR WORK_DIR BUILD_TYPE CXX_COMPILER GENERATOR)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "run.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED JOBS)
+  set(JOBS 2)
+endif()
+if(ABDYN_NATIVE)
+  set(main_native ON)
+  set(alt_native OFF)
+else()
+  set(main_native OFF)
+  set(alt_native ON)
+endif()
+set(consumer_source ${CMAKE_CURRENT_LIST_DIR})
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+file(REAL_PATH "${WORK_DIR}" WORK_DIR)
+
+set(failures "")
+set(summary "")
+string(TIMESTAMP test_start "%s")
+
+# Runs a command, echoing it and its output; sets <ok_var> to TRUE or FALSE and <out_var> to stdout.
+function(run_command ok_var out_var what)
+  string(TIMESTAMP t0 "%s")
+  message(STATUS "[downstream] ${what}")
+  list(JOIN ARGN " " shown)
+  message(STATUS "[downstream]   $ ${shown}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(TIMESTAMP t1 "%s")
+  math(EXPR dt "${t1} - ${t0}")
+  if(out)
+    message("${out}")
+  endif()
+  if(rc EQUAL 0)
+    message(STATUS "[downstream]   ok (${dt} s)")
+    set(${ok_var} TRUE PARENT_SCOPE)
+  else()
+    message(STATUS "[downstream]   FAILED: ${rc} (${dt} s)")
+    set(${ok_var} FALSE PARENT_SCOPE)
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+function(note_failure text)
+  set(failures "${failures}\n  ${text}" PARENT_SCOPE)
+endfunction()
+
+set(sanitize_flags "")
+if(ABDYN_SANITIZE)
+  set(sanitize_flags "-fsanitize=${ABDYN_SANITIZE} -fno-omit-frame-pointer")
+endif()
+
+# Builds the consumer against <prefix> (with or without -march=native) and runs it.
+function(consumer prefix lib_native consumer_native)
+  if(lib_native)
+    set(lib_label "native library")
+  else()
+    set(lib_label "plain library")
+  endif()
+  if(consumer_native)
+    set(app_label "native program")
+    set(flags "-march=native ${sanitize_flags}")
+    set(dir_suffix native)
+  else()
+    set(app_label "plain program")
+    set(flags "${sanitize_flags}")
+    set(dir_suffix plain)
+  endif()
+  get_filename_component(prefix_name "${prefix}" NAME)
+  set(label "${lib_label} + ${app_label}")
+  set(bdir "${WORK_DIR}/consumer-${prefix_name}-${dir_suffix}")
+
+  run_command(ok out "configure consumer (${label})"
+    ${CMAKE_COMMAND} -S ${consumer_source} -B ${bdir} -G ${GENERATOR}
+      -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize_flags}"
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  if(ok)
+    run_command(ok out "build consumer (${label})"
+      ${CMAKE_COMMAND} --build ${bdir} --config ${BUILD_TYPE} -j ${JOBS})
+  endif()
+  if(NOT ok)
+    note_failure("${label}: consumer did not configure or build")
+    set(summary "${summary}\n  ${label}: BUILD FAILED" PARENT_SCOPE)
+    set(failures "${failures}" PARENT_SCOPE)
+    return()
+  endif()
+  set(app "${bdir}/app")
+  if(NOT EXISTS "${app}")
+    set(app "${bdir}/${BUILD_TYPE}/app")
+  endif()
+  run_command(ok out "run consumer (${label})" ${app})
+  if(ok)
+    # The program must have loaded libabdyn from the prefix under test, not from anywhere else.
+    string(REGEX MATCH "abdyn library: ([^\n]*)" _ "${out}")
+    set(loaded "${CMAKE_MATCH_1}")
+    if(loaded STREQUAL "")
+      set(ok FALSE)
+      note_failure("${label}: could not tell which libabdyn was loaded")
+    else()
+      file(REAL_PATH "${loaded}" loaded)
+      string(FIND "${loaded}" "${prefix}/" at)
+      if(NOT at EQUAL 0)
+        set(ok FALSE)
+        note_failure("${label}: loaded ${loaded}, not the library under ${prefix}")
+      endif()
+    endif()
+  else()
+    note_failure("${label}: program failed (see its output above)")
+  endif()
+  if(ok)
+    set(summary "${summary}\n  ${label}: ok" PARENT_SCOPE)
+  else()
+    set(summary "${summary}\n  ${label}: FAILED" PARENT_SCOPE)
+  endif()
+  set(failures "${failures}" PARENT_SCOPE)
+endfunction()
+
+# 1-2. The main build, installed, and the consumer against it both ways.
+set(prefix_main "${WORK_DIR}/prefix-main")
+run_command(ok out "install ${ABDYN_BINARY_DIR} into ${prefix_main}"
+  ${CMAKE_COMMAND} --install ${ABDYN_BINARY_DIR} --prefix ${prefix_main} --config ${BUILD_TYPE})
+if(ok)
+  consumer(${prefix_main} ${main_native} ON)
+  consumer(${prefix_main} ${main_native} OFF)
+else()
+  note_failure("cmake --install of the main build failed")
+endif()
+
+# 3. The library again with the opposite -march choice, and the consumer against it both ways.
+set(lib_alt "${WORK_DIR}/library-alt")
+set(prefix_alt "${WORK_DIR}/prefix-alt")
+run_command(ok out "configure the library with ABDYN_NATIVE=${alt_native}"
+  ${CMAKE_COMMAND} -S ${ABDYN_SOURCE_DIR} -B ${lib_alt} -G ${GENERATOR}
+    -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    -DABDYN_NATIVE=${alt_native} "-DABDYN_SANITIZE=${ABDYN_SANITIZE}" -DABDYN_WERROR=OFF
+    -DABDYN_BUILD_TESTS=OFF -DABDYN_BUILD_EXAMPLES=OFF -DABDYN_BUILD_BENCH=OFF -DABDYN_BUILD_APP=OFF)
+if(ok)
+  run_command(ok out "build the library with ABDYN_NATIVE=${alt_native}"
+    ${CMAKE_COMMAND} --build ${lib_alt} --config ${BUILD_TYPE} -j ${JOBS})
+endif()
+if(ok)
+  run_command(ok out "install it into ${prefix_alt}"
+    ${CMAKE_COMMAND} --install ${lib_alt} --prefix ${prefix_alt} --config ${BUILD_TYPE})
+endif()
+if(ok)
+  consumer(${prefix_alt} ${alt_native} ${main_native})
+  consumer(${prefix_alt} ${alt_native} ${alt_native})
+else()
+  note_failure("the library did not build with ABDYN_NATIVE=${alt_native}")
+endif()
+
+string(TIMESTAMP test_end "%s")
+math(EXPR total "${test_end} - ${test_start}")
+message(STATUS "[downstream] summary (${total} s):${summary}")
+if(NOT failures STREQUAL "")
+  message(FATAL_ERROR "[downstream] failed:${failures}")
+endif()
