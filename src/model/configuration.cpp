@@ -139,6 +139,44 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0, const 
   return v;
 }
 
+void exponentialCoordinateRate(const Model& model, const Eigen::VectorXd& theta, const Eigen::VectorXd& v,
+                               Eigen::VectorXd& out) {
+  internal::checkVector(theta, model.nv(), "abdyn::exponentialCoordinateRate", "theta");
+  internal::checkVector(v, model.nv(), "abdyn::exponentialCoordinateRate", "v");
+  out = v;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    const int k = j.idx_v;
+    switch (j.type) {
+      case JointType::Spherical: {
+        const Vector3 t = theta.segment<3>(k), w = v.segment<3>(k);
+        const Vector3 tw = t.cross(w);
+        out.segment<3>(k) += 0.5 * tw + t.cross(tw) / 12.0;
+        break;
+      }
+      case JointType::Floating: {
+        const Motion t(Vector6(theta.segment<6>(k))), x(Vector6(v.segment<6>(k)));
+        const Motion tx = t.cross(x);
+        out.segment<6>(k) += (tx * 0.5 + t.cross(tx) * (1.0 / 12.0)).vector();
+        break;
+      }
+      case JointType::Planar: {
+        // The se(2) bracket of (w, x, y) coordinates, from the spatial cross product of the motions
+        // (w n, x t1 + y t2) written in the plane's own axes.
+        const auto bracket = [](const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
+          return Eigen::Vector3d(0.0, -a[0] * b[2] + b[0] * a[2], a[0] * b[1] - b[0] * a[1]);
+        };
+        const Eigen::Vector3d t = theta.segment<3>(k), x = v.segment<3>(k);
+        const Eigen::Vector3d tx = bracket(t, x);
+        out.segment<3>(k) += 0.5 * tx + bracket(t, tx) / 12.0;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
 Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_real_distribution<double> angle(-M_PI, M_PI);

@@ -64,7 +64,8 @@ Model randomTree(const RandomTreeOptions& options, std::mt19937& rng) {
       joint.damping = s.uniform(0.0, 0.5);
       joint.armature = s.uniform(0.0, 0.1);
     }
-    const int parent = options.chain ? i - 1 : s.index(i);
+    // A floating robot hangs entirely from its floating body.
+    const int parent = options.chain ? i - 1 : (options.floating_base && i > 1 ? 1 + s.index(i - 1) : s.index(i));
     builder.addBody(parent, joint, Plx::fromPose(s.rotation(), s.vector(0.25)), s.inertia(), "body" + std::to_string(i));
   }
   return builder.build();

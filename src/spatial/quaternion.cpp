@@ -138,7 +138,7 @@ Vector3 rotationVector(const Quaternion& q) {
   if (s < 1e-6 * w) {
     // Half-angle atan(r) with r = s / w: atan(r) / s = (1 - r^2 / 3 + r^4 / 5) / w, r^4 < 1e-24.
     const double r2 = (s / w) * (s / w);
-    return (2.0 / w) * v;
+    return (2.0 / w * (1.0 - r2 / 3.0)) * v;
   }
   return (2.0 * std::atan2(s, w) / s) * v;
 }

@@ -25,6 +25,14 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
 /// The velocity v with integrate(q0, v, 1) == q1 (for rotations, the shortest one).
 Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1);
 
+/// Rate of the exponential coordinates theta (q = integrate(q0, theta, 1)) when the velocity at q is v:
+/// dexp^-1_{-theta}(v) = v + 1/2 [theta, v] + 1/12 [theta, [theta, v]] + O(|theta|^4 |v|), per joint,
+/// with [., .] the Lie bracket of the joint's group (the spatial cross product for floating joints,
+/// the vector cross product for spherical ones, zero for one-DoF joints). Runge-Kutta-Munthe-Kaas
+/// methods of order 4 need exactly these terms. out may not alias theta or v.
+void exponentialCoordinateRate(const Model& model, const Eigen::VectorXd& theta, const Eigen::VectorXd& v,
+                               Eigen::VectorXd& out);
+
 /// A random configuration: uniform within position limits; unlimited angles in [-pi, pi], unlimited
 /// offsets and floating positions in [-1, 1], uniformly distributed orientations.
 Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng);

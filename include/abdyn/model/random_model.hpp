@@ -12,7 +12,8 @@ namespace abdyn {
 struct RandomTreeOptions {
   int bodies = 10;              // moving bodies (not counting the world)
   bool chain = false;           // true: body i hangs from body i-1; false: from a uniformly random earlier body
-  bool floating_base = false;   // the first body is attached to the world by a floating joint
+  bool floating_base = false;   // the first body is attached to the world by a floating joint and
+                                // every other body descends from it
   bool all_joint_types = false; // false: revolute joints only (random axes, some along x, y or z);
                                 // true: also prismatic, helical, spherical, planar and floating joints
   bool joint_dynamics = false;  // random damping in [0, 0.5] and armature in [0, 0.1] on every joint
