@@ -3,12 +3,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <regex>
-#include <iterator>
+#include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -104,8 +106,9 @@ std::string joined(const std::vector<std::string>& parts) {
   return out;
 }
 
-// urdfdom only says "failed" and logs why. Its messages name links and joints in its own words
-// ("joint [j]"); this restates the common failures as abdyn words them, keeping urdfdom's text after it.
+// urdfdom only says "failed" and logs why, and it goes on after some errors, so one file may log several.
+// Its messages name links and joints in its own words ("joint [j]"); this restates the first failure
+// that names something as abdyn words it, keeping all of urdfdom's text after it.
 std::string describeUrdfdomFailure(const std::vector<std::string>& errors) {
   const std::string all = joined(errors);
   const std::string reason = " (urdfdom: " + (all.empty() ? std::string("no reason given") : all) + ")";
@@ -129,19 +132,24 @@ std::string describeUrdfdomFailure(const std::vector<std::string>& errors) {
         {re(R"(Joint \[([^\]]*)\] has no known type \[([^\]]*)\])"), "joint '{0}' has unknown type '{1}'"},
         {re(R"(link '([^']*)' is not unique)"), "link '{0}' is defined more than once"},
         {re(R"(joint '([^']*)' is not unique)"), "joint '{0}' is defined more than once"},
+        {re(R"(material '([^']*)' is not unique)"), "material '{0}' is defined more than once"},
         {re(R"(No link elements found)"), "no <link> element"},
         {re(R"([Ll]ink \[([^\]]*)\])"), "link '{0}' is invalid"},
         {re(R"([Jj]oint \[([^\]]*)\])"), "joint '{0}' is invalid"},
-        {re(R"(joint has no name|unnamed joint)"), "a <joint> has no name attribute"},
+        {re(R"([Mm]aterial \[([^\]]*)\])"), "material '{0}' is invalid"},
+        {re(R"(unnamed joint)"), "a <joint> has no name attribute"},
         {re(R"(No name given for the link)"), "a <link> has no name attribute"},
+        {re(R"(Material must contain a name)"), "a <material> has no name attribute"},
     };
   }();
-  for (const Rule& rule : rules) {
-    std::smatch m;
-    if (std::regex_search(all, m, rule.pattern)) {
-      const std::string g0 = m.size() > 1 ? m[1].str() : std::string();
-      const std::string g1 = m.size() > 2 ? m[2].str() : std::string();
-      return fmt::format(fmt::runtime(rule.summary), g0, g1) + reason;
+  for (const std::string& error : errors) {
+    for (const Rule& rule : rules) {
+      std::smatch m;
+      if (std::regex_search(error, m, rule.pattern)) {
+        const std::string g0 = m.size() > 1 ? m[1].str() : std::string();
+        const std::string g1 = m.size() > 2 ? m[2].str() : std::string();
+        return fmt::format(fmt::runtime(rule.summary), g0, g1) + reason;
+      }
     }
   }
   // TinyXML's descriptions of ill-formed documents all start with "Error" or "Failed"; urdfdom's own
@@ -167,9 +175,10 @@ urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, const std
       robot.reset();
     }
   }
-  if (!robot) throw Error(source + ": " + describeUrdfdomFailure(errors));
-  // urdfdom reports some problems (a malformed material colour) and still succeeds.
-  for (const std::string& e : errors) logger()->warn("{}: urdfdom: {}", source, e);
+  // urdfdom ignores whether it could read a link: one whose <inertial>, <visual> or <collision> it failed
+  // to parse is kept, partly filled in (a mass of 0, inertia entries of 0, shapes dropped), and only an
+  // error is logged. Any error it reports therefore rejects the file.
+  if (!robot || !errors.empty()) throw Error(source + ": " + describeUrdfdomFailure(errors));
   return robot;
 }
 
@@ -303,13 +312,15 @@ class UrdfLoader {
     // Every link but the root has exactly one parent joint (checkTopology), so the links the walk
     // missed hang from each other in a cycle.
     if (reached_.size() != robot_.links_.size()) {
-      std::vector<std::string> missed;
+      std::string missed;
+      int count = 0;
       for (const auto& [name, link] : robot_.links_) {
-        if (!reached_.count(name)) missed.push_back("'" + name + "'");
+        if (reached_.count(name)) continue;
+        missed += (count++ ? ", '" : "'") + name + "'";
       }
-      fail(fmt::format("link {} not connected to the root link '{}': the joints between {} form a cycle",
-                       missed.size() == 1 ? missed.front() + " is" : "s " + joined(missed) + " are",
-                       root.name, missed.size() == 1 ? "it" : "them"));
+      fail(fmt::format("{} {} {} not connected to the root link '{}': {} parent joints form a cycle",
+                       count == 1 ? "link" : "links", missed, count == 1 ? "is" : "are", root.name,
+                       count == 1 ? "its" : "their"));
     }
   }
 
@@ -504,7 +515,7 @@ class UrdfLoader {
       const std::string why = describeInertiaViolation(I.mass(), I.com(), I.inertiaAboutCom(), false);
       const bool finite = std::isfinite(I.mass()) && I.com().allFinite() && I.inertiaAboutCom().allFinite();
       if (!why.empty() && (!finite || !options_.accept_invalid_inertia)) {
-        fail("body '" + body_names_[i] + "': the inertia of the links merged into it is invalid: " + why);
+        fail("body '" + body_names_[i] + "': the inertia assembled from its links is invalid: " + why);
       }
     }
   }

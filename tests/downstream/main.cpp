@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <new>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -141,6 +142,149 @@ std::string loadedAbdynLibrary() {
   return found;
 }
 
+// 10. A model built by the library and the dynamics of a planar two-link arm (gravity along -y, both
+// joints about z) against the textbook closed form. Model and Data hold Eigen::VectorXd / MatrixXd /
+// std::vector<Eigen-holding classes> allocated inside the library and freed here (their destructors are
+// implicit, so they run in this program), and some dynamic-size results cross the boundary the other way.
+void checkModelAndDynamics() {
+  using abdyn::Matrix3;
+  using abdyn::Vector3;
+  using Eigen::MatrixXd;
+  using Eigen::VectorXd;
+  const double g = 9.81, l1 = 0.7;
+  const double m1 = 1.3, lc1 = 0.35, I1 = 0.06;
+  const double m2 = 0.9, lc2 = 0.25, I2 = 0.03;
+  const Matrix3 Ic1 = Vector3(0.002, I1, I1).asDiagonal();
+  const Matrix3 Ic2 = Vector3(0.001, I2, I2).asDiagonal();
+
+  abdyn::ModelBuilder builder("arm");
+  builder.setGravity(Vector3(0.0, -g, 0.0));
+  abdyn::JointSpec shoulder;
+  shoulder.name = "shoulder";
+  shoulder.axis = Vector3::UnitZ();
+  abdyn::JointSpec elbow = shoulder;
+  elbow.name = "elbow";
+  const int upper = builder.addBody(0, shoulder, abdyn::Plx(), abdyn::RigidBodyInertia(m1, Vector3(lc1, 0, 0), Ic1),
+                                    "upper_arm");
+  builder.addBody(upper, elbow, abdyn::Plx::translation(Vector3(l1, 0, 0)),
+                  abdyn::RigidBodyInertia(m2, Vector3(lc2, 0, 0), Ic2), "forearm");
+  const abdyn::Model model = builder.build();
+  check(model.nbodies() == 3 && model.nq() == 2 && model.nv() == 2, "ModelBuilder: wrong model size");
+  check(model.lowerPositionLimit().size() == 2 && std::isinf(model.lowerPositionLimit()(0)),
+        "Model::lowerPositionLimit()");
+  checkNear(model.totalMass(), m1 + m2, 1e-15, "Model::totalMass");
+
+  // Library-allocated VectorXd returned by value, freed here.
+  const VectorXd q0 = abdyn::neutral(model);
+  check(q0.size() == 2 && q0.isZero(0.0), "neutral()");
+
+  VectorXd q(2), v(2), qdd(2);
+  q << 0.4, -0.9;
+  v << 0.7, 1.3;
+  qdd << -0.5, 2.0;
+  const double c2 = std::cos(q(1)), s2 = std::sin(q(1));
+  MatrixXd M_ref(2, 2);
+  M_ref(0, 0) = I1 + I2 + m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2.0 * l1 * lc2 * c2);
+  M_ref(0, 1) = M_ref(1, 0) = I2 + m2 * (lc2 * lc2 + l1 * lc2 * c2);
+  M_ref(1, 1) = I2 + m2 * lc2 * lc2;
+  const double h = m2 * l1 * lc2 * s2;
+  VectorXd Cv(2), G(2);
+  Cv << -h * (2.0 * v(0) * v(1) + v(1) * v(1)), h * v(0) * v(0);
+  G << g * ((m1 * lc1 + m2 * l1) * std::cos(q(0)) + m2 * lc2 * std::cos(q(0) + q(1))),
+      g * m2 * lc2 * std::cos(q(0) + q(1));
+  const VectorXd tau_ref = M_ref * qdd + Cv + G;
+
+  {
+    abdyn::Data data(model);
+    const MatrixXd& M = abdyn::massMatrix(model, data, q);
+    checkNear(M, M_ref, 1e-13, "massMatrix vs closed form");
+    const VectorXd& tau = abdyn::inverseDynamics(model, data, q, v, qdd);
+    checkNear(tau, tau_ref, 1e-13, "inverseDynamics vs closed form");
+    const VectorXd tau_copy = tau;
+    const VectorXd& qdd_aba = abdyn::forwardDynamics(model, data, q, v, tau_copy);
+    checkNear(qdd_aba, qdd, 1e-12, "forwardDynamics (ABA) vs closed form");
+    // The leaf's articulated-body inertia is its own rigid-body inertia (library-owned std::vector,
+    // copied here).
+    const std::vector<abdyn::ArticulatedBodyInertia> IA = data.IA;
+    checkNear(IA.at(2).matrix(), rigidInertiaMatrix(m2, Vector3(lc2, 0, 0), Ic2), 1e-14, "Data::IA of the leaf");
+    const VectorXd& g_lib = abdyn::gravityTorques(model, data, q);
+    checkNear(g_lib, G, 1e-13, "gravityTorques vs closed form");
+    // Library-allocated buffers replaced here.
+    data.tmp_v.resize(1000);
+    data.tmp_v.setZero();
+    data.M = MatrixXd::Identity(40, 40);
+  }  // ~Data runs here, freeing buffers allocated by the library and by this program
+
+  // Our VectorXd of the wrong size, resized (freed and reallocated) inside the library.
+  VectorXd q_out = VectorXd::Constant(7, 1.0);
+  abdyn::integrate(model, q, v, 0.1, q_out);
+  checkNear(q_out, VectorXd(q + 0.1 * v), 1e-15, "integrate(..., q_out)");
+  VectorXd q1 = abdyn::integrate(model, q, v, 0.1);
+  const VectorXd dq = abdyn::difference(model, q, q1);
+  checkNear(dq, VectorXd(0.1 * v), 1e-14, "difference(q, integrate(q, v, 0.1))");
+  q1.resize(64);  // frees the library's allocation here
+  q1.setZero();
+
+  // Model returned by value from the library and destroyed here.
+  {
+    const abdyn::Model moon = model.withGravity(Vector3(0.0, -1.62, 0.0));
+    abdyn::Data data(moon);
+    checkNear(abdyn::gravityTorques(moon, data, q), VectorXd(G * (1.62 / g)), 1e-13, "withGravity");
+  }
+
+  // A random floating-base tree with every joint type: M qdd + h == tau computed here.
+  std::mt19937 rng(20240611);
+  abdyn::RandomTreeOptions options;
+  options.bodies = 12;
+  options.floating_base = true;
+  options.all_joint_types = true;
+  const abdyn::Model tree = abdyn::randomTree(options, rng);
+  abdyn::Data data(tree);
+  const VectorXd qt = abdyn::randomConfiguration(tree, rng);
+  const VectorXd vt = VectorXd::LinSpaced(tree.nv(), -1.0, 1.0);
+  const VectorXd taut = VectorXd::LinSpaced(tree.nv(), 2.0, -3.0);
+  const VectorXd qdd_t = abdyn::forwardDynamics(tree, data, qt, vt, taut);
+  const MatrixXd Mt = abdyn::massMatrix(tree, data, qt);
+  const VectorXd ht = abdyn::nonlinearEffects(tree, data, qt, vt);
+  checkNear(VectorXd(Mt * qdd_t + ht), taut, 1e-10, "random tree: M qdd + h vs tau");
+  checkNear(abdyn::forwardDynamicsCrba(tree, data, qt, vt, taut), qdd_t, 1e-9, "random tree: CRBA vs ABA");
+}
+
+// 11. Quaternions and SE(3): Vector4 and Matrix<4, 3> (32-byte aligned with AVX) and Isometry3d (64 with
+// AVX-512) returned by and passed to the library, against formulas written out here.
+void checkRotations() {
+  using abdyn::Matrix3;
+  using abdyn::Vector3;
+  using abdyn::Vector4;
+  const Vector3 axis = Vector3(0.3, -0.5, 0.8).normalized();
+  const double angle = 1.1;
+  const abdyn::Quaternion q = abdyn::Quaternion::fromAxisAngle(axis, angle);
+  const Matrix3 R_ref = Eigen::AngleAxisd(angle, axis).toRotationMatrix();
+  checkNear(q.toRotationMatrix(), R_ref, 1e-15, "Quaternion::toRotationMatrix");
+  checkNear(abdyn::expSO3(angle * axis), R_ref, 1e-15, "expSO3");
+
+  Eigen::Matrix<double, 4, 3> B_ref;
+  B_ref.row(0) = -q.vec().transpose();
+  B_ref.bottomRows<3>() = q.w() * Matrix3::Identity() + crossMatrix(q.vec());
+  const auto B = Slot<Eigen::Matrix<double, 4, 3>>::from([&] { return abdyn::rateMatrixBody(q); });
+  checkNear(*B, B_ref, 1e-15, "rateMatrixBody");
+  const Vector3 w_body(0.2, -1.4, 0.6);
+  const Slot<Vector4> qdot(0.5 * B_ref * w_body);
+  checkNear(abdyn::angularVelocityBodyFromRate(q, *qdot), w_body, 1e-14, "angularVelocityBodyFromRate");
+
+  const Vector3 w = 0.9 * axis, lin(0.5, 0.1, -0.7);
+  const double t = w.norm();
+  const Matrix3 W = crossMatrix(w);
+  const Matrix3 V = Matrix3::Identity() + (1.0 - std::cos(t)) / (t * t) * W + (t - std::sin(t)) / (t * t * t) * W * W;
+  const Slot<abdyn::Motion> twist(w, lin);
+  const auto T = Slot<Eigen::Isometry3d>::from([&] { return abdyn::expSE3(*twist); });
+  checkNear(T->linear(), Matrix3(Eigen::AngleAxisd(t, axis).toRotationMatrix()), 1e-14, "expSE3 rotation");
+  checkNear(T->translation(), Vector3(V * lin), 1e-14, "expSE3 translation");
+  const abdyn::Motion back = abdyn::logSE3(*T);
+  checkNear(back.vector(), twist->vector(), 1e-13, "logSE3(expSE3(xi))");
+  check(T.leastAligned() && qdot.leastAligned() && B.leastAligned(), "Slot placement (test harness bug)");
+}
+
 }  // namespace
 
 int main() {
@@ -241,6 +385,9 @@ int main() {
   const auto pose = Slot<Eigen::Isometry3d>::from([&] { return Xp->toPose(); });
   check(pose->linear() == E.transpose() && pose->translation() == r, "Plx::toPose");
   check(Plx::fromPose(*pose).isApprox(*Xp), "Plx::fromPose(toPose())");
+  const abdyn::Motion xi = abdyn::logSE3(*pose);
+  const auto pose_again = Slot<Eigen::Isometry3d>::from([&] { return abdyn::expSE3(xi); });
+  checkNear(pose_again->matrix(), pose->matrix(), 1e-13, "expSE3(logSE3(Plx::toPose()))");
   const Matrix3 R = pose->linear();
   const Slot<RigidBodyInertia> placed(m, pose->translation(), R * Ic * R.transpose());
   checkNear(placed->inertiaAboutCom(), Matrix3(R * Ic * R.transpose()), 1e-15, "RigidBodyInertia from a pose");
@@ -295,9 +442,8 @@ int main() {
   abdyn::setLogger(nullptr);
   check(abdyn::logger()->name() == "abdyn", "setLogger(nullptr) did not restore the default logger");
 
-  // Heap-allocated dynamic-size objects (Eigen::VectorXd / MatrixXd) crossing the boundary are the other
-  // half of the hazard (Eigen's aligned allocator); add them here as soon as the public API
-  // (abdyn.hpp) has a non-inline function that creates, resizes or returns one.
+  checkModelAndDynamics();
+  checkRotations();
 
   check(c_slot.leastAligned() && I6_slot.leastAligned() && abi.leastAligned() && pose.leastAligned() &&
             v6_slot.leastAligned(),

@@ -24,7 +24,8 @@
 //     <mimic joint multiplier offset> and <visual>/<collision> shapes are kept; <safety_controller>,
 //     <calibration>, materials and <transmission> are ignored.
 //   - Links without <inertial> are massless. A link with mass must have a positive definite rotational
-//     inertia obeying the triangle inequality (one without mass: positive semi-definite).
+//     inertia obeying the triangle inequality (one without mass: positive semi-definite). Every
+//     <inertial> is checked, also those of links welded to the world, whose inertia is then dropped.
 //
 // Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects, a structure that
 // is not one tree, a non-finite number, a negative mass, an invalid inertia, a zero axis, a lower limit

@@ -1,0 +1,257 @@
+// abdyn: the command-line program.
+//
+//   abdyn info MODEL.urdf [--floating] [--accept-invalid-inertia]
+//   abdyn simulate MODEL.urdf [--floating] [--accept-invalid-inertia] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "abdyn/abdyn.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  abdyn info MODEL.urdf [--floating] [--accept-invalid-inertia]\n"
+    "      print the kinematic tree, degrees of freedom, masses and limits\n"
+    "  abdyn simulate MODEL.urdf [--floating] [--accept-invalid-inertia] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]\n"
+    "      simulate the model under gravity with zero joint torque from the neutral configuration\n"
+    "      (or from --q0, comma-separated q values) with fourth-order Runge-Kutta; print a summary\n"
+    "      and, with --csv, one row per step (t, q:<joint>, v:<joint>, kinetic, potential)\n"
+    "options:\n"
+    "  --floating     attach the root link to the world by a 6-DoF floating joint\n"
+    "  --accept-invalid-inertia\n"
+    "                 load links whose inertia is degenerate or breaks the triangle inequality\n"
+    "                 (with a warning) instead of rejecting the file\n"
+    "  --duration S   simulated time in seconds (default 5)\n"
+    "  --dt H         time step in seconds (default 0.001)\n";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Arguments {
+  std::string command, model_path, csv_path, q0;
+  bool floating = false;
+  bool accept_invalid_inertia = false;
+  double duration = 5.0;
+  double dt = 1e-3;
+};
+
+double parseNumber(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double x = 0.0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(x)) {
+    throw UsageError(option + " expects a finite number, got '" + text + "'");
+  }
+  return x;
+}
+
+double parsePositive(const std::string& option, const std::string& text) {
+  const double x = parseNumber(option, text);
+  if (x <= 0.0) throw UsageError(option + " expects a positive number, got '" + text + "'");
+  return x;
+}
+
+Arguments parse(int argc, char** argv) {
+  if (argc < 2) throw UsageError("missing command");
+  Arguments args;
+  args.command = argv[1];
+  if (args.command == "--help" || args.command == "-h" || args.command == "help") return args;
+  if (args.command != "info" && args.command != "simulate") throw UsageError("unknown command '" + args.command + "'");
+  for (int k = 2; k < argc; ++k) {
+    const std::string a = argv[k];
+    const auto value = [&]() -> std::string {
+      if (k + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++k];
+    };
+    if (a == "--floating") {
+      args.floating = true;
+    } else if (a == "--accept-invalid-inertia") {
+      args.accept_invalid_inertia = true;
+    } else if (a == "--duration" && args.command == "simulate") {
+      args.duration = parsePositive(a, value());
+    } else if (a == "--dt" && args.command == "simulate") {
+      args.dt = parsePositive(a, value());
+    } else if (a == "--csv" && args.command == "simulate") {
+      args.csv_path = value();
+    } else if (a == "--q0" && args.command == "simulate") {
+      args.q0 = value();
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option '" + a + "' for '" + args.command + "'");
+    } else if (args.model_path.empty()) {
+      args.model_path = a;
+    } else {
+      throw UsageError("unexpected argument '" + a + "'");
+    }
+  }
+  if (args.model_path.empty()) throw UsageError("missing MODEL.urdf");
+  if (args.dt > args.duration) throw UsageError("--dt must not exceed --duration");
+  return args;
+}
+
+// Coordinate labels: <joint> for one-coordinate joints, <joint>[k] otherwise.
+std::vector<std::string> labels(const abdyn::Model& model, bool positions) {
+  std::vector<std::string> out;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const abdyn::Joint& j = model.joint(i);
+    const int n = positions ? j.nq : j.nv;
+    for (int k = 0; k < n; ++k) out.push_back(n == 1 ? j.name : j.name + "[" + std::to_string(k) + "]");
+  }
+  return out;
+}
+
+std::string formatLimit(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+abdyn::Model load(const Arguments& args) {
+  abdyn::UrdfOptions options;
+  options.floating_base = args.floating;
+  options.accept_invalid_inertia = args.accept_invalid_inertia;
+  return abdyn::loadUrdf(args.model_path, options);
+}
+
+int info(const Arguments& args) {
+  const abdyn::Model model = load(args);
+  std::cout << "model " << model.name() << ": " << model.nbodies() - 1 << " bodies, nq = " << model.nq()
+            << ", nv = " << model.nv() << ", mass " << model.totalMass() << " kg\n";
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const abdyn::Joint& j = model.joint(i);
+    int depth = 0;
+    for (int p = model.parent(i); p > 0; p = model.parent(p)) ++depth;
+    std::cout << std::string(2 * depth + 2, ' ') << model.bodyName(i) << "  (joint " << j.name << ", " << j.type
+              << ", parent " << model.bodyName(model.parent(i)) << ", mass " << model.inertia(i).mass() << " kg";
+    if (j.nq == 1) {
+      std::cout << ", range [" << formatLimit(model.lowerPositionLimit()[j.idx_q]) << ", "
+                << formatLimit(model.upperPositionLimit()[j.idx_q]) << "]";
+    }
+    std::cout << ", velocity " << formatLimit(model.velocityLimit()[j.idx_v]) << ", effort "
+              << formatLimit(model.effortLimit()[j.idx_v]) << ")\n";
+  }
+  std::cout << "frames: " << model.nframes() << ", geometries: " << model.geometries().size() << "\n";
+  return 0;
+}
+
+void progress(double fraction) {
+  const int width = 40;
+  const int filled = static_cast<int>(fraction * width);
+  std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+               static_cast<int>(100 * fraction));
+  std::fflush(stderr);
+}
+
+int simulate(const Arguments& args) {
+  const abdyn::Model model = load(args);
+  abdyn::Data data(model);
+  abdyn::RungeKutta4 rk(model);
+
+  Eigen::VectorXd q = abdyn::neutral(model);
+  if (!args.q0.empty()) {
+    std::vector<double> values;
+    std::stringstream list(args.q0);
+    for (std::string item; std::getline(list, item, ',');) values.push_back(parseNumber("--q0", item));
+    if (static_cast<int>(values.size()) != model.nq()) {
+      throw UsageError("--q0 has " + std::to_string(values.size()) + " values, the model has nq = " + std::to_string(model.nq()));
+    }
+    q = Eigen::Map<Eigen::VectorXd>(values.data(), model.nq());
+    abdyn::normalize(model, q);
+  }
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+
+  std::ofstream csv;
+  if (!args.csv_path.empty()) {
+    csv.open(args.csv_path);
+    if (!csv) throw std::runtime_error("cannot write CSV file '" + args.csv_path + "'");
+    csv << "t";
+    for (const std::string& name : labels(model, true)) csv << ",q:" << name;
+    for (const std::string& name : labels(model, false)) csv << ",v:" << name;
+    csv << ",kinetic,potential\n";
+    csv << std::setprecision(12);
+  }
+  const auto energies = [&](double& kinetic, double& potential) {
+    kinetic = abdyn::kineticEnergy(model, data, q, v);
+    potential = abdyn::potentialEnergy(model, data, q);
+  };
+  double kinetic = 0.0, potential = 0.0;
+  energies(kinetic, potential);
+  const double E0 = kinetic + potential;
+
+  const long steps = std::lround(args.duration / args.dt);
+  const bool terminal = isatty(fileno(stderr));
+  bool shown = false;
+  const auto start = std::chrono::steady_clock::now();
+  double t = 0.0;
+  for (long k = 1; k <= steps; ++k) {
+    rk.step(model, data, q, v, tau, args.dt);
+    t = k * args.dt;
+    if (csv.is_open()) {
+      energies(kinetic, potential);
+      csv << t;
+      for (Eigen::Index c = 0; c < q.size(); ++c) csv << ',' << q[c];
+      for (Eigen::Index c = 0; c < v.size(); ++c) csv << ',' << v[c];
+      csv << ',' << kinetic << ',' << potential << '\n';
+    }
+    if (terminal && (k % 256 == 0 || k == steps)) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed > 1.0 || shown) {
+        progress(static_cast<double>(k) / steps);
+        shown = true;
+      }
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (shown) std::fprintf(stderr, "\n");
+  energies(kinetic, potential);
+  const double E1 = kinetic + potential;
+
+  const bool damped = model.damping().size() > 0 && model.damping().maxCoeff() > 0.0;
+  std::cout << "model:          " << model.name() << " (" << args.model_path << (args.floating ? ", floating base" : "")
+            << ")\n"
+            << "dof:            nq = " << model.nq() << ", nv = " << model.nv() << "\n"
+            << "simulated:      " << t << " s in " << steps << " steps of " << args.dt
+            << " s (RK4, zero torque, gravity " << model.gravity().linear().transpose() << ")\n"
+            << "wall time:      " << std::setprecision(4) << wall << " s (" << std::setprecision(6)
+            << (wall > 0 ? steps / wall : 0.0) << " steps/s)\n"
+            << "final q:        " << q.transpose() << "\n"
+            << "final v:        " << v.transpose() << "\n"
+            << "energy:         " << E0 << " J -> " << E1 << " J, drift " << (E1 - E0) << " J ("
+            << (E0 != 0.0 ? 100.0 * (E1 - E0) / std::abs(E0) : 0.0) << "%)"
+            << (damped ? "; the model has joint damping, so energy is dissipated" : "") << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Arguments args = parse(argc, argv);
+    if (args.command == "info") return info(args);
+    if (args.command == "simulate") return simulate(args);
+    std::cout << kUsage;
+    return 0;
+  } catch (const UsageError& e) {
+    std::cerr << "abdyn: " << e.what() << "\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "abdyn: " << e.what() << "\n";
+    return 1;
+  }
+}
