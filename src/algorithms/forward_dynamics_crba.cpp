@@ -67,12 +67,15 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     // Row block i of M^-1 before the parent's accelerations: D^-1 (e_i - S^T F_i).
     Minv.block(first, first, j.nv, j.nv) = Dinv;
     if (width > j.nv) {
-      Minv.block(first, first + j.nv, j.nv, width - j.nv).noalias() =
-          -Dinv * (Sj.transpose() * data.Minv_F[i].middleCols(first + j.nv, width - j.nv));
+      auto StF = data.Minv_tmp.topLeftCorner(j.nv, width - j.nv);
+      StF.noalias() = Sj.transpose() * data.Minv_F[i].middleCols(first + j.nv, width - j.nv);
+      Minv.block(first, first + j.nv, j.nv, width - j.nv).noalias() = -Dinv * StF;
     }
     const int p = model.parent(i);
     if (p > 0) {
-      const Matrix6 Ia = data.IA[i].matrix() - U * Dinv * U.transpose();
+      const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UDinv = U * Dinv;
+      Matrix6 Ia = data.IA[i].matrix();
+      Ia.noalias() -= UDinv * U.transpose();
       data.IA[p] += data.X_up[i].applyInverse(ArticulatedBodyInertia::fromMatrixUnchecked(Ia));
       auto Fi = data.Minv_F[i].middleCols(first, width);
       Fi.noalias() += U * Minv.block(first, first, j.nv, width);
@@ -86,8 +89,9 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     auto Ai = data.Minv_F[i].middleCols(first, width);
     if (p > 0) {
       Ai.noalias() = data.X_up[i].matrix() * data.Minv_F[p].middleCols(first, width);
-      Minv.block(first, first, j.nv, width).noalias() -=
-          data.Dinv_block.block(first, 0, j.nv, j.nv) * (data.U.middleCols(first, j.nv).transpose() * Ai);
+      auto UtA = data.Minv_tmp.topLeftCorner(j.nv, width);
+      UtA.noalias() = data.U.middleCols(first, j.nv).transpose() * Ai;
+      Minv.block(first, first, j.nv, width).noalias() -= data.Dinv_block.block(first, 0, j.nv, j.nv) * UtA;
     } else {
       Ai.setZero();
     }

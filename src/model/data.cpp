@@ -29,6 +29,7 @@ Data::Data(const Model& model) {
   L.setZero(nv, nv);
   Minv.setZero(nv, nv);
   Minv_F.assign(n, Matrix6X::Zero(6, nv));
+  Minv_tmp.setZero(6, nv);
   tmp_v.setZero(nv);
 }
 

@@ -53,6 +53,7 @@ class Data {
   Eigen::MatrixXd L;                           // LTDL factor of M: unit lower-triangular L and diagonal D in one matrix
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
+  Matrix6X Minv_tmp;                           // 6 x nv scratch of inverseMassMatrix
   Eigen::VectorXd tmp_v;                       // nv scratch
 };
 

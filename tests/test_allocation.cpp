@@ -1,0 +1,126 @@
+#define BOOST_TEST_MODULE allocation
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+
+#include "abdyn/abdyn.hpp"
+
+// Every heap allocation in the process is counted while `counting` is set: Eigen allocates with
+// malloc (not operator new), so the C allocator itself is interposed and forwards to glibc's
+// implementation. The library is a shared object, so its allocations are counted too. AddressSanitizer
+// interposes the same functions, so under it the counting is left to the uninstrumented builds.
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+}  // namespace
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ABDYN_COUNTS_ALLOCATIONS 0
+#else
+#define ABDYN_COUNTS_ALLOCATIONS 1
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t n) {
+  if (counting) ++allocations;
+  return __libc_malloc(n);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  if (counting) ++allocations;
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t n) {
+  if (counting) ++allocations;
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t n) {
+  if (counting) ++allocations;
+  return __libc_memalign(alignment, n);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
+  if (counting) ++allocations;
+  *out = __libc_memalign(alignment, n);
+  return *out ? 0 : ENOMEM;
+}
+void free(void* p) { __libc_free(p); }
+}
+#endif
+
+namespace {
+
+template <class F>
+long countAllocations(F&& f) {
+  allocations = 0;
+  counting = true;
+  f();
+  counting = false;
+  return allocations;
+}
+
+}  // namespace
+
+// After Data is built, the hot paths allocate nothing: kinematics, Jacobians, RNEA, CRBA with its
+// factorisation and solves, ABA (with and without external forces), the CRBA path, M^-1, and an RK4 step.
+BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) {
+    BOOST_TEST_MESSAGE("allocation counting is off under AddressSanitizer; the other builds run it");
+    return;
+  }
+  std::mt19937 rng(1);
+  for (const bool floating : {false, true}) {
+    const abdyn::Model model = abdyn::randomTree({15, false, floating, true, true}, rng);
+    abdyn::Data data(model);
+    abdyn::RungeKutta4 rk(model);
+    Eigen::VectorXd q = abdyn::randomConfiguration(model, rng);
+    Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+    const Eigen::VectorXd tau = Eigen::VectorXd::Random(model.nv());
+    const Eigen::VectorXd qdd = Eigen::VectorXd::Random(model.nv());
+    Eigen::VectorXd b = Eigen::VectorXd::Random(model.nv());
+    Eigen::VectorXd q_next(model.nq());
+    const std::vector<abdyn::Force> f_ext(model.nbodies(), abdyn::Force(abdyn::Vector6::Ones()));
+    const int frame = model.nframes() - 1;
+    const long n = countAllocations([&] {
+      abdyn::forwardKinematics(model, data, q);
+      abdyn::forwardKinematics(model, data, q, v);
+      abdyn::forwardKinematics(model, data, q, v, qdd);
+      for (auto rf : {abdyn::ReferenceFrame::Local, abdyn::ReferenceFrame::World, abdyn::ReferenceFrame::LocalWorldAligned}) {
+        abdyn::frameJacobian(model, data, q, frame, rf);
+        abdyn::frameJacobianTimeVariation(model, data, q, v, frame, rf);
+        abdyn::frameJacobianTimeVariationTimesV(model, data, q, v, frame, rf);
+      }
+      abdyn::centerOfMassJacobian(model, data, q);
+      abdyn::kineticEnergy(model, data, q, v);
+      abdyn::spatialMomentum(model, data, q, v);
+      abdyn::inverseDynamics(model, data, q, v, qdd);
+      abdyn::inverseDynamics(model, data, q, v, qdd, f_ext);
+      abdyn::nonlinearEffects(model, data, q, v);
+      abdyn::gravityTorques(model, data, q);
+      abdyn::massMatrix(model, data, q);
+      abdyn::factorizeMassMatrix(model, data);
+      abdyn::solveMassMatrix(model, data, b);
+      abdyn::forwardDynamics(model, data, q, v, tau);
+      abdyn::forwardDynamics(model, data, q, v, tau, f_ext);
+      abdyn::forwardDynamicsCrba(model, data, q, v, tau);
+      abdyn::inverseMassMatrix(model, data, q);
+      abdyn::integrate(model, q, v, 0.01, q_next);
+      rk.step(model, data, q, v, tau, 1e-3);
+    });
+    BOOST_TEST(n == 0, (floating ? "floating" : "fixed") << " base: " << n << " heap allocations");
+  }
+}
+
+// The counter works: a deliberate allocation is seen.
+BOOST_AUTO_TEST_CASE(counter_sees_allocations) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  const long n = countAllocations([] {
+    Eigen::VectorXd x(100);
+    x.setZero();
+  });
+  BOOST_TEST(n >= 1);
+}
