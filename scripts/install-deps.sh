@@ -10,6 +10,7 @@ packages=(
   libtinyxml2-dev        # XML for the loop-closure extension elements
   libspdlog-dev          # library logger
   libboost-test-dev      # unit tests
+  nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
 )
