@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 
 #include "internal/checks.hpp"
+#include "internal/joint_ops.hpp"
 
 namespace abdyn {
 namespace {
@@ -26,8 +27,8 @@ void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
-    const Motion vJ(S.middleCols(j.idx_v, j.nv) * v.segment(j.idx_v, j.nv));
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
+    const Motion vJ = internal::jointMotion(model, j, v);
     data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
     data.c[i] = data.v[i].cross(vJ);
     const RigidBodyInertia& I = model.inertia(i);

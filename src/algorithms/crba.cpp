@@ -10,7 +10,7 @@ const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::V
   const int n = model.nbodies();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
-    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     data.I_composite[i] = model.inertia(i);
   }
   data.M.setZero();

@@ -45,7 +45,7 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
   Eigen::MatrixXd& Minv = data.Minv;
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
-    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     data.IA[i] = ArticulatedBodyInertia(model.inertia(i));
     data.Minv_F[i].setZero();
   }

@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/kinematics.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/joint_ops.hpp"
 
 namespace abdyn {
 namespace {
@@ -8,15 +9,14 @@ namespace {
 void positions(const Model& model, Data& data, const Eigen::VectorXd& q) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
-    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     const int p = model.parent(i);
     data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
   }
 }
 
 Motion jointVelocity(const Model& model, int i, const Eigen::VectorXd& v) {
-  const Joint& j = model.joint(i);
-  return Motion(model.motionSubspace().middleCols(j.idx_v, j.nv) * v.segment(j.idx_v, j.nv));
+  return internal::jointMotion(model, model.joint(i), v);
 }
 
 // Expresses a body-i motion m (body coordinates) at frame F per rf.

@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/rnea.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/joint_ops.hpp"
 
 namespace abdyn {
 namespace {
@@ -10,18 +11,17 @@ namespace {
 // `zero_velocity` skips the velocity products (gravityTorques).
 void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd* v, const Eigen::VectorXd* qdd,
           const std::vector<Force>* f_ext, const DynamicsOptions& options) {
-  const auto& S = model.motionSubspace();
   data.v[0] = Motion::Zero();
   data.a[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransform(j, q.data() + j.idx_q) * model.Xtree(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     data.a[i] = data.X_up[i].apply(data.a[p]);
-    if (qdd) data.a[i] += Motion(S.middleCols(j.idx_v, j.nv) * qdd->segment(j.idx_v, j.nv));
+    if (qdd) data.a[i] += internal::jointMotion(model, j, *qdd);
     const RigidBodyInertia& I = model.inertia(i);
     if (v) {
-      const Motion vJ(S.middleCols(j.idx_v, j.nv) * v->segment(j.idx_v, j.nv));
+      const Motion vJ = internal::jointMotion(model, j, *v);
       data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
       data.a[i] += data.v[i].cross(vJ);
       data.f[i] = I * data.a[i] + data.v[i].crossDual(I * data.v[i]);
@@ -32,7 +32,7 @@ void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen:
   }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
-    data.tau.segment(j.idx_v, j.nv).noalias() = S.middleCols(j.idx_v, j.nv).transpose() * data.f[i].vector();
+    internal::projectForce(model, j, data.f[i], data.tau);
     const int p = model.parent(i);
     if (p > 0) data.f[p] += data.X_up[i].applyInverse(data.f[i]);
   }

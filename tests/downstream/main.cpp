@@ -1,10 +1,13 @@
 // A downstream program built against an installed abdyn, the way a user's project would use it.
 //
 // tests/downstream/run.cmake builds it with and without -march=native against libraries built with and
-// without ABDYN_NATIVE. Every check below hands an Eigen object to non-inline library code (or receives
-// one from it) and compares the outcome with a computation done here; the fixed-size objects sit at
-// the least-aligned address this program's ABI allows, so a library that assumes wider alignment than
-// the program (see docs/abi.md) faults or misbehaves deterministically instead of by luck of the stack.
+// without ABDYN_NATIVE (see docs/abi.md). Every check hands Eigen objects to non-inline library code or
+// receives them from it, and compares the outcome with a computation done here:
+//   - fixed-size objects (Matrix6, Vector4, Isometry3d, classes holding them) passed by reference and
+//     returned by value, placed at the least-aligned address this program's ABI allows, so that a
+//     library assuming wider alignment faults deterministically rather than by luck of the stack;
+//   - dynamic-size objects (VectorXd, MatrixXd) and containers allocated in the library and freed or
+//     resized here, and the other way round, which needs both sides to use the same Eigen allocator.
 // Exit status: 0 when everything matches, 1 on a mismatch (a crash is the other way to fail).
 
 #include <link.h>

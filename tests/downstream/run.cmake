@@ -40,7 +40,8 @@ set(failures "")
 set(summary "")
 string(TIMESTAMP test_start "%s")
 
-# Runs a command, echoing it and its output; sets <ok_var> to TRUE or FALSE and <out_var> to stdout.
+# Runs a command and echoes it; sets <ok_var> to TRUE or FALSE and <out_var> to its output, which is
+# shown when the command fails or when <what> starts with "run" (the consumer program itself).
 function(run_command ok_var out_var what)
   string(TIMESTAMP t0 "%s")
   message(STATUS "[downstream] ${what}")
@@ -49,7 +50,7 @@ function(run_command ok_var out_var what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(TIMESTAMP t1 "%s")
   math(EXPR dt "${t1} - ${t0}")
-  if(out)
+  if(out AND (NOT rc EQUAL 0 OR what MATCHES "^run "))
     message("${out}")
   endif()
   if(rc EQUAL 0)

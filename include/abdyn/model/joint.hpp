@@ -72,6 +72,11 @@ void jointSizes(JointType type, int& nq, int& nv);
 /// given (normalise q first if it may have drifted).
 inline Plx jointTransform(const Joint& joint, const double* q_joint);
 
+/// X_J(q) * X_tree, the transform from the parent body to the child, with the product specialised for
+/// axis-aligned one-DoF joints (a revolute joint mixes two rows of X_tree's rotation; a prismatic one
+/// only shifts its origin).
+inline Plx jointTransformTimes(const Joint& joint, const double* q_joint, const Plx& X_tree);
+
 namespace detail {
 /// The rotation by angle (cosine c, sine s) about a unit axis a: c 1 + s ax + (1 - c) a a^T.
 inline Matrix3 rotationAboutUnitAxis(const Vector3& a, double c, double s) {
@@ -130,6 +135,33 @@ inline Plx jointTransform(const Joint& joint, const double* q) {
       return Plx(detail::quaternionRotationTransposed(q + 3), Vector3(q[0], q[1], q[2]));
   }
   return Plx();
+}
+
+inline Plx jointTransformTimes(const Joint& joint, const double* q, const Plx& X_tree) {
+  const Matrix3& ET = X_tree.E();
+  switch (joint.type) {
+    case JointType::RevoluteX:
+    case JointType::RevoluteY:
+    case JointType::RevoluteZ: {
+      // Rotating by -theta about axis a mixes rows b and c of E_tree: (b, c) -> (c b + s c, -s b + c c).
+      const int a = joint.type == JointType::RevoluteX ? 0 : joint.type == JointType::RevoluteY ? 1 : 2;
+      const int b = (a + 1) % 3, c3 = (a + 2) % 3;
+      const double c = std::cos(q[0]), s = std::sin(q[0]);
+      Matrix3 E;
+      E.row(a) = ET.row(a);
+      E.row(b) = c * ET.row(b) + s * ET.row(c3);
+      E.row(c3) = -s * ET.row(b) + c * ET.row(c3);
+      return Plx(E, X_tree.r());
+    }
+    case JointType::PrismaticX:
+    case JointType::PrismaticY:
+    case JointType::PrismaticZ: {
+      const int a = joint.type == JointType::PrismaticX ? 0 : joint.type == JointType::PrismaticY ? 1 : 2;
+      return Plx(ET, X_tree.r() + q[0] * ET.row(a).transpose());
+    }
+    default:
+      return jointTransform(joint, q) * X_tree;
+  }
 }
 
 }  // namespace abdyn
