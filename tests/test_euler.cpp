@@ -65,10 +65,16 @@ BOOST_AUTO_TEST_CASE(sequences_match_their_definition) {
   for (int trial = 0; trial < 100; ++trial) {
     const Vector3 a = randomAngles(rng);
     // Written-out products (absolute 1e-15) and the step-by-step construction (1e-14).
-    BOOST_TEST((eulerToMatrix(a, EulerSequence::XYZ, EulerAxes::Fixed) - rotZ(a(2)) * rotY(a(1)) * rotX(a(0))).norm() <= 1e-15);
-    BOOST_TEST((eulerToMatrix(a, EulerSequence::XYZ, EulerAxes::Moving) - rotX(a(0)) * rotY(a(1)) * rotZ(a(2))).norm() <= 1e-15);
-    BOOST_TEST((eulerToMatrix(a, EulerSequence::ZYX, EulerAxes::Fixed) - rotX(a(2)) * rotY(a(1)) * rotZ(a(0))).norm() <= 1e-15);
-    BOOST_TEST((eulerToMatrix(a, EulerSequence::ZYX, EulerAxes::Moving) - rotZ(a(0)) * rotY(a(1)) * rotX(a(2))).norm() <= 1e-15);
+    BOOST_TEST((eulerToMatrix(a, EulerSequence::XYZ, EulerAxes::Fixed) - rotZ(a(2)) * rotY(a(1)) * rotX(a(0)))
+                   .norm() <= 1e-15);
+    BOOST_TEST(
+        (eulerToMatrix(a, EulerSequence::XYZ, EulerAxes::Moving) - rotX(a(0)) * rotY(a(1)) * rotZ(a(2)))
+            .norm() <= 1e-15);
+    BOOST_TEST((eulerToMatrix(a, EulerSequence::ZYX, EulerAxes::Fixed) - rotX(a(2)) * rotY(a(1)) * rotZ(a(0)))
+                   .norm() <= 1e-15);
+    BOOST_TEST(
+        (eulerToMatrix(a, EulerSequence::ZYX, EulerAxes::Moving) - rotZ(a(0)) * rotY(a(1)) * rotX(a(2)))
+            .norm() <= 1e-15);
     for (EulerSequence s : kSequences) {
       for (EulerAxes ax : kAxes) {
         BOOST_TEST((eulerToMatrix(a, s, ax) - composeStepByStep(a, s, ax)).norm() <= 1e-14, name(s, ax));
@@ -91,7 +97,8 @@ BOOST_AUTO_TEST_CASE(fixed_moving_rpy_identity) {
                 eulerToMatrix(reversed, EulerSequence::XYZ, EulerAxes::Moving)).norm() <= 1e-15);
     // And the extracted angles agree the same way (1e-13 rad).
     const Vector3 from_moving = matrixToEuler(fixed_xyz, EulerSequence::ZYX, EulerAxes::Moving);
-    BOOST_TEST((Vector3(from_moving(2), from_moving(1), from_moving(0)) - matrixToRpy(fixed_xyz)).norm() <= 1e-13);
+    BOOST_TEST((Vector3(from_moving(2), from_moving(1), from_moving(0)) - matrixToRpy(fixed_xyz)).norm() <=
+               1e-13);
   }
 }
 
@@ -141,7 +148,8 @@ BOOST_AUTO_TEST_CASE(gimbal_lock) {
       for (double offset : {1e-3, 1e-7, 1e-10, 1e-14}) {
         const Vector3 a(0.7, kPi / 2 - offset, -2.1);
         const Matrix3 R = eulerToMatrix(a, s, ax);
-        BOOST_TEST((eulerToMatrix(matrixToEuler(R, s, ax), s, ax) - R).norm() <= 1e-12, name(s, ax) << " offset " << offset);
+        BOOST_TEST((eulerToMatrix(matrixToEuler(R, s, ax), s, ax) - R).norm() <= 1e-12,
+                   name(s, ax) << " offset " << offset);
       }
     }
   }

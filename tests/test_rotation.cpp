@@ -181,8 +181,9 @@ BOOST_AUTO_TEST_CASE(is_rotation_and_check_rotation) {
   // Scaled by 1.01: |R^T R - I| = sqrt(3) (1.01^2 - 1) = 0.0348, det R - 1 = 0.0303.
   const Matrix3 scaled = 1.01 * R;
   BOOST_TEST(!isRotation(scaled));
-  BOOST_CHECK_EXCEPTION(checkRotation(scaled, "joint 'elbow' origin"), Error,
-                        (MessageHas{{"abdyn::checkRotation", "joint 'elbow' origin", "not orthonormal", "0.0348"}}));
+  BOOST_CHECK_EXCEPTION(
+      checkRotation(scaled, "joint 'elbow' origin"), Error,
+      (MessageHas{{"abdyn::checkRotation", "joint 'elbow' origin", "not orthonormal", "0.0348"}}));
   BOOST_TEST(!isRotation(scaled, 0.034));
   BOOST_TEST(isRotation(scaled, 0.035));
 
@@ -271,7 +272,8 @@ BOOST_AUTO_TEST_CASE(right_jacobian_against_finite_differences) {
     Matrix3 jr_fd, jrinv_fd;
     for (int k = 0; k < 3; ++k) {
       const Vector3 d = s * Vector3::Unit(k);
-      jr_fd.col(k) = (logSO3(R.transpose() * expSO3(phi + d)) - logSO3(R.transpose() * expSO3(phi - d))) / (2 * s);
+      jr_fd.col(k) =
+          (logSO3(R.transpose() * expSO3(phi + d)) - logSO3(R.transpose() * expSO3(phi - d))) / (2 * s);
       jrinv_fd.col(k) = (logSO3(R * expSO3(d)) - logSO3(R * expSO3(-d))) / (2 * s);
     }
     // Absolute 1e-9 on O(1) entries (Jr^-1 grows to ~3 near |phi| = 3); observed <= 6e-11.

@@ -73,13 +73,16 @@ BOOST_AUTO_TEST_CASE(magnus_vector_terms) {
   const Vector3 first = magnusVector(kOmega0, kAlpha, h, MagnusOrder::First, AngularVelocityFrame::Body);
   // Omega1 = omega0 h + alpha h^2 / 2, the same for both frames (relative 1e-15).
   ABDYN_CHECK_REL(first, Vector3(kOmega0 * h + kAlpha * h * h / 2), 1e-15);
-  ABDYN_CHECK_REL(magnusVector(kOmega0, kAlpha, h, MagnusOrder::First, AngularVelocityFrame::World), first, 1e-15);
+  ABDYN_CHECK_REL(magnusVector(kOmega0, kAlpha, h, MagnusOrder::First, AngularVelocityFrame::World), first,
+                  1e-15);
   // Omega2 = -+ h^3 / 12 alpha x omega0 (relative 1e-14 of the term).
   const Vector3 term = h * h * h / 12.0 * kAlpha.cross(kOmega0);
-  ABDYN_CHECK_REL(Vector3(magnusVector(kOmega0, kAlpha, h, MagnusOrder::Second, AngularVelocityFrame::World) - first),
-                  term, 1e-14);
-  ABDYN_CHECK_REL(Vector3(magnusVector(kOmega0, kAlpha, h, MagnusOrder::Second, AngularVelocityFrame::Body) - first),
-                  Vector3(-term), 1e-14);
+  ABDYN_CHECK_REL(
+      Vector3(magnusVector(kOmega0, kAlpha, h, MagnusOrder::Second, AngularVelocityFrame::World) - first),
+      term, 1e-14);
+  ABDYN_CHECK_REL(
+      Vector3(magnusVector(kOmega0, kAlpha, h, MagnusOrder::Second, AngularVelocityFrame::Body) - first),
+      Vector3(-term), 1e-14);
 }
 
 // (1) The sign of Omega2, for both frames: one step of h = 0.1 from a random orientation, against the
@@ -101,8 +104,8 @@ BOOST_AUTO_TEST_CASE(second_order_sign_is_right) {
         const Quaternion e = expQuaternion(0.5 * Omega);
         return frame == AngularVelocityFrame::Body ? q0 * e : e * q0;
       };
-      const double err_second = angularDistance(integrateRotation(q0, omega0, alpha, h, frame, MagnusOrder::Second,
-                                                                  QuaternionExp::Exact), ref);
+      const double err_second = angularDistance(
+          integrateRotation(q0, omega0, alpha, h, frame, MagnusOrder::Second, QuaternionExp::Exact), ref);
       const double err_first = angularDistance(step(first), ref);
       const double err_flipped = angularDistance(step(flipped), ref);
       BOOST_TEST_MESSAGE(name(frame) << ": one-step error, Omega1 + Omega2 " << err_second << ", Omega1 "
@@ -131,21 +134,24 @@ BOOST_AUTO_TEST_CASE(convergence_orders) {
     double expected;
     const char* label;
   };
-  const Case cases[] = {{MagnusOrder::First, QuaternionExp::Exact, 2.0, "Omega1, exact exp"},
-                        {MagnusOrder::Second, QuaternionExp::Exact, 4.0, "Omega1 + Omega2, exact exp"},
-                        {MagnusOrder::Second, QuaternionExp::TruncatedThirdOrder, 4.0, "Omega1 + Omega2, truncated exp"}};
+  const Case cases[] = {
+      {MagnusOrder::First, QuaternionExp::Exact, 2.0, "Omega1, exact exp"},
+      {MagnusOrder::Second, QuaternionExp::Exact, 4.0, "Omega1 + Omega2, exact exp"},
+      {MagnusOrder::Second, QuaternionExp::TruncatedThirdOrder, 4.0, "Omega1 + Omega2, truncated exp"}};
   for (AngularVelocityFrame frame : kFrames) {
     const Quaternion ref = referenceIntegration(q0, kOmega0, kAlpha, 0.0, T, frame);
     std::vector<double> min_order;
     for (const Case& c : cases) {
       std::vector<double> errors;
-      for (int N : Ns) errors.push_back(angularDistance(integrateSteps(q0, kOmega0, kAlpha, T, N, frame, c.order, c.exp), ref));
+      for (int N : Ns)
+        errors.push_back(
+            angularDistance(integrateSteps(q0, kOmega0, kAlpha, T, N, frame, c.order, c.exp), ref));
       double lowest = 1e300;
       for (size_t k = 0; k + 1 < errors.size(); ++k) {
         const double order = std::log2(errors[k] / errors[k + 1]);
         BOOST_TEST_MESSAGE(name(frame) << ", " << c.label << ": N = " << Ns[k] << " error " << errors[k]
-                                       << ", N = " << Ns[k + 1] << " error " << errors[k + 1] << ", observed order "
-                                       << order);
+                                       << ", N = " << Ns[k + 1] << " error " << errors[k + 1]
+                                       << ", observed order " << order);
         // Within [expected - 0.3, expected + 0.5] at every halving.
         BOOST_TEST(order > c.expected - 0.3, name(frame) << ", " << c.label << ", N = " << Ns[k]);
         BOOST_TEST(order < c.expected + 0.5, name(frame) << ", " << c.label << ", N = " << Ns[k]);
@@ -181,8 +187,9 @@ BOOST_AUTO_TEST_CASE(truncated_exponential) {
     const double rel = (r.norm() - angle) / angle;
     // Leading term of the angle error: |u|^5 / 15 on the rotation angle 2 |u|, relative |u|^4 / 30.
     const double predicted = std::pow(u.norm(), 4) / 30.0;
-    BOOST_TEST_MESSAGE("truncated exp at " << degrees[k] << " deg: relative angle error " << rel << ", leading term "
-                                           << predicted << ", angular distance to exact " << angularDistance(approx, exact));
+    BOOST_TEST_MESSAGE("truncated exp at " << degrees[k] << " deg: relative angle error " << rel
+                                           << ", leading term " << predicted << ", angular distance to exact "
+                                           << angularDistance(approx, exact));
     BOOST_TEST(rel > 0.0);
     BOOST_TEST(rel < bounds[k], degrees[k] << " deg: relative angle error " << rel);
     if (degrees[k] <= 45.0) BOOST_TEST(rel < 0.01);
@@ -206,7 +213,8 @@ BOOST_AUTO_TEST_CASE(constant_angular_velocity_is_exact) {
       const Matrix3 R_expected = frame == AngularVelocityFrame::Body ? Matrix3(q0.toRotationMatrix() * step)
                                                                      : Matrix3(step * q0.toRotationMatrix());
       for (MagnusOrder order : {MagnusOrder::First, MagnusOrder::Second}) {
-        const Quaternion q = integrateRotation(q0, omega, Vector3::Zero(), h, frame, order, QuaternionExp::Exact);
+        const Quaternion q =
+            integrateRotation(q0, omega, Vector3::Zero(), h, frame, order, QuaternionExp::Exact);
         // Against the reference integration (1e-12 rad) and the matrix exponential (1e-15).
         BOOST_TEST(angularDistance(q, ref) <= 1e-12, name(frame));
         BOOST_TEST((q.toRotationMatrix() - R_expected).norm() <= 1e-15, name(frame));
@@ -218,7 +226,8 @@ BOOST_AUTO_TEST_CASE(constant_angular_velocity_is_exact) {
   const Quaternion q0 = Quaternion::fromAxisAngle(Vector3(1, 1, 0), 0.3);
   for (AngularVelocityFrame frame : kFrames) {
     const Quaternion ref = referenceIntegration(q0, kOmega0, -0.8 * kOmega0, 0.0, 1.0, frame);
-    const Quaternion q = integrateRotation(q0, kOmega0, -0.8 * kOmega0, 1.0, frame, MagnusOrder::First, QuaternionExp::Exact);
+    const Quaternion q =
+        integrateRotation(q0, kOmega0, -0.8 * kOmega0, 1.0, frame, MagnusOrder::First, QuaternionExp::Exact);
     BOOST_TEST(angularDistance(q, ref) <= 1e-12, name(frame));
   }
 }

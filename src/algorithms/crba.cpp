@@ -6,31 +6,36 @@ namespace abdyn {
 
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q, const DynamicsOptions& options) {
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
+  // Composite-rigid-body algorithm in world coordinates: with every joint axis S_k and every composite
+  // inertia Ic_i moved to the world once, entry M(l, k) for an ancestor coordinate l of k is the dot
+  // product S_l^0 . (Ic_i^0 S_k^0), one 6-vector product instead of a transform per ancestor.
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
+    const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.I_composite[i] = model.inertia(i);
+    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
+    data.I_composite[i] = data.X_world[i].applyInverse(model.inertia(i));
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      data.S_world.col(k) = data.X_world[i].applyInverse(Motion(S.col(k))).vector();
+    }
   }
   data.M.setZero();
   for (int i = n - 1; i >= 1; --i) {
-    const Joint& ji = model.joint(i);
-    const RigidBodyInertia& Ic = data.I_composite[i];
-    for (int k = ji.idx_v; k < ji.idx_v + ji.nv; ++k) {
-      // F = Ic S_k is the force that accelerates the composite body i along S_k; each ancestor joint
-      // feels it moved to its own coordinates: M(l, k) = S_l^T F.
-      Force F = Ic * Motion(S.col(k));
-      data.M.block(ji.idx_v, k, ji.nv, 1).noalias() = S.middleCols(ji.idx_v, ji.nv).transpose() * F.vector();
-      for (int b = i; model.parent(b) > 0;) {
-        F = data.X_up[b].applyInverse(F);
-        b = model.parent(b);
-        const Joint& jb = model.joint(b);
-        data.M.block(jb.idx_v, k, jb.nv, 1).noalias() = S.middleCols(jb.idx_v, jb.nv).transpose() * F.vector();
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const Vector6 F = (data.I_composite[i] * Motion(Vector6(data.S_world.col(k)))).vector();
+      // Ancestor coordinates come in runs of consecutive indices (a whole chain is one run), each
+      // handled by one transposed matrix-vector product.
+      for (int l = k; l >= 0;) {
+        const int start = model.dofRunStart(l), length = l - start + 1;
+        data.M.col(k).segment(start, length).noalias() = data.S_world.middleCols(start, length).transpose() * F;
+        l = model.dofParent(start);
       }
     }
     const int p = model.parent(i);
-    if (p > 0) data.I_composite[p] += data.X_up[i].applyInverse(Ic);
+    if (p > 0) data.I_composite[p] += data.I_composite[i];
   }
   data.M.triangularView<Eigen::StrictlyLower>() = data.M.transpose().triangularView<Eigen::StrictlyLower>();
   if (options.armature) data.M.diagonal() += model.armature();

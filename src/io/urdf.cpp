@@ -39,22 +39,25 @@ class UrdfdomOutput : public console_bridge::OutputHandler {
     if (level == console_bridge::CONSOLE_BRIDGE_LOG_ERROR && errors_ != nullptr) {
       errors_->push_back(text);
     } else if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) {
-      logger()->error("urdfdom: {}", text);
+      logger()->error("{}urdfdom: {}", source_, text);
     } else if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
-      logger()->warn("urdfdom: {}", text);
+      logger()->warn("{}urdfdom: {}", source_, text);
     } else {
-      logger()->debug("urdfdom: {}", text);
+      logger()->debug("{}urdfdom: {}", source_, text);
     }
   }
 
-  void collectErrorsInto(std::vector<std::string>* errors) {
+  /// Collects errors into `errors` and prefixes other messages with "<source>: "; nullptr stops both.
+  void capture(std::vector<std::string>* errors, const std::string& source) {
     std::lock_guard<std::mutex> lock(mutex_);
     errors_ = errors;
+    source_ = errors != nullptr ? source + ": " : std::string();
   }
 
  private:
-  std::mutex mutex_;  // console_bridge serialises its calls, but not against collectErrorsInto
+  std::mutex mutex_;  // console_bridge serialises its calls, but not against capture
   std::vector<std::string>* errors_ = nullptr;
+  std::string source_;
 };
 
 // Never destroyed: restorePreviousOutputHandler swaps handlers, so console_bridge may keep a pointer
@@ -74,9 +77,9 @@ std::mutex& urdfdomMutex() {
 // console_bridge meanwhile take the same route.
 class UrdfdomOutputRoute {
  public:
-  explicit UrdfdomOutputRoute(std::vector<std::string>& errors)
+  UrdfdomOutputRoute(std::vector<std::string>& errors, const std::string& source)
       : lock_(urdfdomMutex()), previous_level_(console_bridge::getLogLevel()) {
-    urdfdomOutput().collectErrorsInto(&errors);
+    urdfdomOutput().capture(&errors, source);
     // Warnings and errors must reach the handler whatever level the application chose; debug and
     // information messages only if it asked for them.
     if (previous_level_ > console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
@@ -87,7 +90,7 @@ class UrdfdomOutputRoute {
   ~UrdfdomOutputRoute() {
     console_bridge::restorePreviousOutputHandler();
     console_bridge::setLogLevel(previous_level_);
-    urdfdomOutput().collectErrorsInto(nullptr);
+    urdfdomOutput().capture(nullptr, "");
   }
   UrdfdomOutputRoute(const UrdfdomOutputRoute&) = delete;
   UrdfdomOutputRoute& operator=(const UrdfdomOutputRoute&) = delete;
@@ -164,7 +167,7 @@ urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, const std
   std::vector<std::string> errors;
   urdf::ModelInterfaceSharedPtr robot;
   {
-    UrdfdomOutputRoute route(errors);
+    UrdfdomOutputRoute route(errors, source);
     try {
       robot = urdf::parseURDF(xml);
     } catch (const std::exception& e) {
@@ -175,6 +178,9 @@ urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, const std
       robot.reset();
     }
   }
+  // A file whose joints form a cycle makes urdfdom leak its links when it rejects the file itself (it
+  // links them to each other before finding that no link is the root); nothing here can reach them.
+  //
   // urdfdom ignores whether it could read a link: one whose <inertial>, <visual> or <collision> it failed
   // to parse is kept, partly filled in (a mass of 0, inertia entries of 0, shapes dropped), and only an
   // error is logged. Any error it reports therefore rejects the file.
@@ -219,8 +225,8 @@ class UrdfLoader {
   }
 
  private:
-  // A link still to be added: reached through `joint` from a link placed in `parent_body` with
-  // placement X_link_body.
+  // A link still to be added: the child of `joint`, whose parent link lies in `parent_body` with
+  // placement X_parentlink_body (body coordinates to parent-link coordinates).
   struct Pending {
     const urdf::Joint* joint;
     int parent_body;
@@ -538,8 +544,25 @@ class UrdfLoader {
   std::unordered_set<std::string> reached_;  // links added so far, as bodies or frames
 };
 
+// urdfdom links every link to its children with shared pointers, so links whose joints form a cycle
+// keep each other alive after the model is dropped. Cutting those pointers releases them all (and lets
+// a long chain be freed link by link rather than by nested destructors).
+class LinkGraphRelease {
+ public:
+  explicit LinkGraphRelease(urdf::ModelInterface& robot) : robot_(robot) {}
+  ~LinkGraphRelease() {
+    for (auto& [name, link] : robot_.links_) link->child_links.clear();
+  }
+  LinkGraphRelease(const LinkGraphRelease&) = delete;
+  LinkGraphRelease& operator=(const LinkGraphRelease&) = delete;
+
+ private:
+  urdf::ModelInterface& robot_;
+};
+
 Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options) {
   const urdf::ModelInterfaceSharedPtr robot = parseWithUrdfdom(xml, source);
+  const LinkGraphRelease release(*robot);
   Model model = UrdfLoader(*robot, source, options).load();
   logger()->debug("{}: loaded model '{}': {} bodies, {} frames, nq = {}, nv = {}", source, model.name(),
                   model.nbodies(), model.nframes(), model.nq(), model.nv());

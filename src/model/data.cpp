@@ -16,6 +16,7 @@ Data::Data(const Model& model) {
   subtree_moment.assign(n, Vector3::Zero());
   f.assign(n, Force());
   I_composite.assign(n, RigidBodyInertia());
+  S_world.setZero(6, nv);
   IA.assign(n, ArticulatedBodyInertia());
   pA.assign(n, Force());
   c.assign(n, Motion());

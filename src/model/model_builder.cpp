@@ -189,6 +189,9 @@ Model ModelBuilder::build() const {
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
   }
 
+  m.dof_run_start_.resize(m.nv_);
+  for (int k = 0; k < m.nv_; ++k) m.dof_run_start_[k] = (k > 0 && m.dof_parent_[k] == k - 1) ? m.dof_run_start_[k - 1] : k;
+
   m.last_subtree_dof_.assign(n, -1);
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = m.joints_[i];

@@ -177,6 +177,7 @@ void checkModelAndDynamics() {
         "Model::lowerPositionLimit()");
   checkNear(model.totalMass(), m1 + m2, 1e-15, "Model::totalMass");
 
+  std::cout << "  model built\n";
   // Library-allocated VectorXd returned by value, freed here.
   const VectorXd q0 = abdyn::neutral(model);
   check(q0.size() == 2 && q0.isZero(0.0), "neutral()");
@@ -217,6 +218,7 @@ void checkModelAndDynamics() {
     data.tmp_v.setZero();
     data.M = MatrixXd::Identity(40, 40);
   }  // ~Data runs here, freeing buffers allocated by the library and by this program
+  std::cout << "  two-link arm dynamics done\n";
 
   // Our VectorXd of the wrong size, resized (freed and reallocated) inside the library.
   VectorXd q_out = VectorXd::Constant(7, 1.0);
@@ -228,6 +230,7 @@ void checkModelAndDynamics() {
   q1.resize(64);  // frees the library's allocation here
   q1.setZero();
 
+  std::cout << "  integrate / difference done\n";
   // Model returned by value from the library and destroyed here.
   {
     const abdyn::Model moon = model.withGravity(Vector3(0.0, -1.62, 0.0));
@@ -299,6 +302,7 @@ int main() {
   using abdyn::Vector3;
   using abdyn::Vector6;
 
+  std::cout << std::unitbuf;  // unbuffered: the progress lines must survive a crash
   std::cout << "abdyn library: " << loadedAbdynLibrary() << "\n"
 #ifdef __AVX512F__
             << "consumer SIMD: AVX-512\n"
@@ -445,8 +449,11 @@ int main() {
   abdyn::setLogger(nullptr);
   check(abdyn::logger()->name() == "abdyn", "setLogger(nullptr) did not restore the default logger");
 
+  std::cout << "spatial algebra and logger checks done\n";
   checkModelAndDynamics();
+  std::cout << "model and dynamics checks done\n";
   checkRotations();
+  std::cout << "rotation checks done\n";
 
   check(c_slot.leastAligned() && I6_slot.leastAligned() && abi.leastAligned() && pose.leastAligned() &&
             v6_slot.leastAligned(),

@@ -111,7 +111,8 @@ function(consumer prefix lib_native consumer_native)
   if(NOT EXISTS "${app}")
     set(app "${bdir}/${BUILD_TYPE}/app")
   endif()
-  run_command(ok out "run consumer (${label})" ${app})
+  # LIBC_FATAL_STDERR_: glibc's heap-corruption messages go to stderr (captured) rather than the tty.
+  run_command(ok out "run consumer (${label})" ${CMAKE_COMMAND} -E env LIBC_FATAL_STDERR_=1 ${app})
   if(ok)
     # The program must have loaded libabdyn from the prefix under test, not from anywhere else.
     string(REGEX MATCH "abdyn library: ([^\n]*)" _ "${out}")

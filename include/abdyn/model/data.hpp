@@ -39,7 +39,8 @@ class Data {
 
   // Dynamics: RNEA, CRBA, ABA.
   std::vector<Force> f;                        // joint forces transmitted from parent to body
-  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias (CRBA)
+  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias, world coordinates (CRBA)
+  Matrix6X S_world;                            // 6 x nv: each joint axis in world coordinates (CRBA)
   std::vector<ArticulatedBodyInertia> IA;      // articulated-body inertias (ABA)
   std::vector<Force> pA;                       // articulated-body bias forces (ABA)
   std::vector<Motion> c;                       // velocity-product accelerations v x S qdot (ABA)

@@ -76,6 +76,9 @@ class Model {
   /// parent array of the mass matrix's sparsity pattern (Featherstone's lambda for LTDL).
   int dofParent(int k) const { return dof_parent_[k]; }
 
+  /// The first coordinate of the run of consecutive coordinates ending at k along the path to the
+  /// root: the smallest s <= k with dofParent(m) == m - 1 for every m in (s, k].
+  int dofRunStart(int k) const { return dof_run_start_[k]; }
   /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
   int lastSubtreeDof(int i) const { return last_subtree_dof_[i]; }
 
@@ -115,6 +118,7 @@ class Model {
   Eigen::Matrix<double, 6, Eigen::Dynamic> S_;
   std::vector<int> dof_body_;
   std::vector<int> dof_parent_;
+  std::vector<int> dof_run_start_;
   std::vector<int> last_subtree_dof_;
   Eigen::VectorXd lower_, upper_;
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
