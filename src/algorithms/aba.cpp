@@ -11,6 +11,12 @@ namespace {
 using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
 using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
+[[noreturn]] void throwSingular(const Model& model, const Joint& j, double D) {
+  throw Error("abdyn::forwardDynamics: joint '" + j.name + "' of model '" + model.name() +
+              "' has no articulated inertia to move (S^T IA S = " + std::to_string(D) +
+              "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
+}
+
 // The articulated-body algorithm, in body coordinates. Symbols (RBDA ch. 7):
 //   X_up   X_i_lambda(i), parent to body coordinates     S    motion subspace (constant in body coordinates)
 //   v, c   body velocity; velocity-product acceleration v x (S qd)
@@ -47,6 +53,7 @@ void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::
       const Vector6 U = IA * S.col(k);
       double D = S.col(k).dot(U);
       if (options.armature) D += model.armature()[k];
+      if (!(D > 0.0)) throwSingular(model, j, D);
       double u = tau[k] - S.col(k).dot(data.pA[i].vector());
       if (options.damping) u -= model.damping()[k] * v[k];
       data.U.col(k) = U;
@@ -67,7 +74,9 @@ void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::
       if (options.armature) D.diagonal() += model.armature().segment(j.idx_v, j.nv);
       SmallVector u = tau.segment(j.idx_v, j.nv) - Sj.transpose() * data.pA[i].vector();
       if (options.damping) u -= model.damping().segment(j.idx_v, j.nv).cwiseProduct(v.segment(j.idx_v, j.nv));
-      const SmallMatrix Dinv = Eigen::LLT<SmallMatrix>(D).solve(SmallMatrix::Identity(j.nv, j.nv));
+      const Eigen::LLT<SmallMatrix> llt(D);
+      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff());
+      const SmallMatrix Dinv = llt.solve(SmallMatrix::Identity(j.nv, j.nv));
       data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) = Dinv;
       data.u.segment(j.idx_v, j.nv) = u;
       if (p > 0) {

@@ -1,0 +1,213 @@
+// abdyn against Pinocchio, RBDL and MuJoCo: ABA (forward dynamics), RNEA (inverse dynamics) and CRBA
+// (mass matrix) timed side by side in one Google Benchmark executable, on the same URDF files and the
+// same states. Built with -DABDYN_BENCH_PEERS=ON (see docs/performance.md for the commands and
+// results); tools/perf_table.py turns its JSON output into a table.
+//
+// Benchmark names are <ABA|RNEA|CRBA>/<model>/<library>. Each model has 64 random valid states drawn
+// before timing, the same numbers for every library (converted to each one's coordinates by the
+// adapters in bench/peers/), and every timed loop cycles through them, so no call sees the same input
+// twice in a row. All libraries compute the same physics: gravity (0, 0, -9.81), no joint damping
+// (abdyn: DynamicsOptions{armature = true, damping = false}; the URDFs have no armature), no contacts,
+// limits or friction. Before timing, each peer's results on state 0 are compared with abdyn's; the
+// check is printed and stored in the JSON context ("agreement <model> <library>").
+//
+//   ./build-bench/bench/bench_peers --benchmark_filter=ABA/kuka_iiwa [--source DIR]
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "abdyn/abdyn.hpp"
+#include "peers/peer.hpp"
+
+namespace {
+
+using abdyn_bench::kStates;
+
+const abdyn::DynamicsOptions kOptions{true, false};
+constexpr double kTolerance = 1e-6;
+
+struct ModelFile {
+  const char* label;
+  const char* path;  // relative to the source directory
+  bool floating_base;
+  bool accept_invalid_inertia;
+};
+
+const ModelFile kModels[] = {
+    {"kuka_iiwa", "bench/models/kuka_iiwa.urdf", false, false},
+    {"panda", "bench/models/panda.urdf", false, false},
+    {"talos_reduced_floating", "bench/models/talos_reduced.urdf", true, true},
+    {"quadruped_floating", "models/quadruped.urdf", true, false},
+    {"humanoid_floating", "models/humanoid.urdf", true, false},
+    {"chain_100", "bench/models/chain_100.urdf", false, false},
+    {"tree_100", "bench/models/tree_100.urdf", false, false},
+    {"chain_1000", "bench/models/chain_1000.urdf", false, false},
+    {"tree_1000", "bench/models/tree_1000.urdf", false, false},
+};
+
+struct AbdynCase {
+  abdyn::Model model;
+  std::vector<Eigen::VectorXd> q, v, tau, qdd;
+};
+
+std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
+
+// Loads the model into abdyn and draws the states every library is timed on.
+abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, AbdynCase& c) {
+  abdyn::UrdfOptions options;
+  options.floating_base = file.floating_base;
+  options.accept_invalid_inertia = file.accept_invalid_inertia;
+  abdyn_bench::Problem p;
+  p.label = file.label;
+  p.urdf = dir + "/" + file.path;
+  p.floating_base = file.floating_base;
+  p.gravity = {options.gravity.x(), options.gravity.y(), options.gravity.z()};
+  c.model = abdyn::loadUrdf(p.urdf, options);
+  p.nq = c.model.nq();
+  p.nv = c.model.nv();
+  for (int i = 1; i < c.model.nbodies(); ++i) {
+    const abdyn::Joint& joint = c.model.joint(i);
+    p.joints.push_back({joint.name, c.model.bodyName(i), joint.idx_q, joint.idx_v, joint.nq, joint.nv,
+                        joint.type == abdyn::JointType::Floating});
+  }
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto randomVector = [&](int n) {
+    Eigen::VectorXd x(n);
+    for (int k = 0; k < n; ++k) x[k] = u(rng);
+    return x;
+  };
+  for (int s = 0; s < kStates; ++s) {
+    c.q.push_back(abdyn::randomConfiguration(c.model, rng));
+    c.v.push_back(randomVector(p.nv));
+    c.tau.push_back(randomVector(p.nv));
+    c.qdd.push_back(randomVector(p.nv));
+    p.q.push_back(toStd(c.q.back()));
+    p.v.push_back(toStd(c.v.back()));
+    p.tau.push_back(toStd(c.tau.back()));
+    p.qdd.push_back(toStd(c.qdd.back()));
+  }
+  return p;
+}
+
+void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
+  const auto add = [&](const std::string& algorithm, auto call) {
+    benchmark::RegisterBenchmark((algorithm + "/" + label + "/abdyn").c_str(), [c, call](benchmark::State& state) {
+      abdyn::Data data(c->model);
+      int s = 0;
+      for (auto _ : state) {
+        call(*c, data, s);
+        benchmark::ClobberMemory();
+        s = (s + 1) % kStates;
+      }
+    });
+  };
+  add("ABA", [](const AbdynCase& m, abdyn::Data& d, int s) {
+    benchmark::DoNotOptimize(abdyn::forwardDynamics(m.model, d, m.q[s], m.v[s], m.tau[s], kOptions));
+  });
+  add("RNEA", [](const AbdynCase& m, abdyn::Data& d, int s) {
+    benchmark::DoNotOptimize(abdyn::inverseDynamics(m.model, d, m.q[s], m.v[s], m.qdd[s], kOptions));
+  });
+  add("CRBA", [](const AbdynCase& m, abdyn::Data& d, int s) {
+    benchmark::DoNotOptimize(abdyn::massMatrix(m.model, d, m.q[s], kOptions));
+  });
+}
+
+abdyn_bench::Outputs abdynOutputs(const AbdynCase& c) {
+  abdyn::Data data(c.model);
+  abdyn_bench::Outputs out;
+  out.qdd = toStd(abdyn::forwardDynamics(c.model, data, c.q[0], c.v[0], c.tau[0], kOptions));
+  out.tau = toStd(abdyn::inverseDynamics(c.model, data, c.q[0], c.v[0], c.qdd[0], kOptions));
+  const Eigen::MatrixXd& M = abdyn::massMatrix(c.model, data, c.q[0], kOptions);
+  out.mass_matrix.assign(M.data(), M.data() + M.size());
+  return out;
+}
+
+// max |x - reference| / max |reference|
+double relativeError(const std::vector<double>& x, const std::vector<double>& reference) {
+  if (x.size() != reference.size()) return INFINITY;
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    diff = std::max(diff, std::abs(x[k] - reference[k]));
+    scale = std::max(scale, std::abs(reference[k]));
+  }
+  return std::isfinite(diff) ? diff / std::max(scale, 1e-300) : INFINITY;
+}
+
+// Prints one row of the agreement check and stores it in the JSON context.
+void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& report, const abdyn_bench::Outputs& reference) {
+  char row[200];
+  std::string context;
+  if (!report.error.empty()) {
+    context = "not run: " + report.error;
+    std::snprintf(row, sizeof row, "%-24s %-16s %s", label.c_str(), report.library.c_str(), context.c_str());
+  } else {
+    const double aba = relativeError(report.outputs.qdd, reference.qdd);
+    const double rnea = relativeError(report.outputs.tau, reference.tau);
+    const double crba = relativeError(report.outputs.mass_matrix, reference.mass_matrix);
+    const bool ok = aba <= kTolerance && rnea <= kTolerance && crba <= kTolerance;
+    char values[120];
+    std::snprintf(values, sizeof values, "ABA %.1e RNEA %.1e CRBA %.1e%s", aba, rnea, crba, ok ? "" : " WARNING");
+    context = values;
+    std::snprintf(row, sizeof row, "%-24s %-16s %9.1e %9.1e %9.1e  %s", label.c_str(), report.library.c_str(), aba, rnea,
+                  crba, ok ? "ok" : "WARNING: disagrees with abdyn");
+  }
+  std::cout << row << "\n";
+  if (!report.note.empty()) {
+    std::cout << "    " << report.library << ": " << report.note << "\n";
+    context += " (" + report.note + ")";
+  }
+  benchmark::AddCustomContext("agreement " + label + " " + report.library, context);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = ABDYN_SOURCE_DIR;
+  std::vector<char*> rest;
+  for (int k = 0; k < argc; ++k) {
+    if (std::string(argv[k]) == "--source" && k + 1 < argc) {
+      dir = argv[++k];
+    } else {
+      rest.push_back(argv[k]);
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  abdyn::logger()->set_level(spdlog::level::err);
+
+  std::cout << "Agreement with abdyn on state 0: max |peer - abdyn| / max |abdyn| (warning above " << kTolerance << ")\n";
+  char header[120];
+  std::snprintf(header, sizeof header, "%-24s %-16s %9s %9s %9s", "model", "library", "ABA qdd", "RNEA tau", "CRBA M");
+  std::cout << header << "\n";
+  for (const ModelFile& file : kModels) {
+    auto c = std::make_shared<AbdynCase>();
+    const abdyn_bench::Problem problem = makeProblem(file, dir, *c);
+    registerAbdyn(problem.label, c);
+    const abdyn_bench::Outputs reference = abdynOutputs(*c);
+    std::vector<abdyn_bench::PeerReport> reports;
+#ifdef ABDYN_BENCH_WITH_PINOCCHIO
+    for (auto& r : abdyn_bench::addPinocchio(problem)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_RBDL
+    for (auto& r : abdyn_bench::addRbdl(problem)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_MUJOCO
+    for (auto& r : abdyn_bench::addMujoco(problem)) reports.push_back(std::move(r));
+#endif
+    for (const auto& report : reports) checkAgreement(problem.label, report, reference);
+  }
+  std::cout << std::endl;
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,107 @@
+#pragma once
+// The interface between bench_peers.cpp (abdyn) and the peer adapters in this directory (Pinocchio,
+// RBDL, MuJoCo): plain C++ types only, no Eigen or abdyn types, so that each adapter depends on its
+// peer's headers alone.
+//
+// abdyn's coordinates, in which every state is drawn and every result is compared:
+//   one-DoF joints   q = angle or offset, v = its rate (the URDF axis and sign, as every peer has them)
+//   floating base    q = [x y z qw qx qy qz] (root position and orientation in the world),
+//                    v = [angular; linear], the root's spatial velocity in root-body coordinates.
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace abdyn_bench {
+
+/// States per model, drawn before timing; every timed loop cycles through them.
+constexpr int kStates = 64;
+
+/// One moving joint of the abdyn model and its slices of abdyn's q and v.
+struct JointSlice {
+  std::string name;        // the URDF joint name; "root_joint" for the floating base
+  std::string child_link;  // the URDF link this joint moves
+  int idx_q = 0;
+  int idx_v = 0;
+  int nq = 1;
+  int nv = 1;
+  bool floating = false;
+};
+
+/// A model and the states every library is timed on, in abdyn's coordinates.
+struct Problem {
+  std::string label;  // benchmark name component, e.g. "talos_reduced_floating"
+  std::string urdf;   // path of the URDF file
+  bool floating_base = false;
+  std::array<double, 3> gravity{};
+  int nq = 0;
+  int nv = 0;
+  std::vector<JointSlice> joints;
+  /// kStates entries each: joint forces for ABA, joint accelerations for RNEA.
+  std::vector<std::vector<double>> q, v, tau, qdd;
+};
+
+/// A library's results on state 0 of a Problem, converted to abdyn's coordinates.
+struct Outputs {
+  std::vector<double> qdd;          // ABA at (q, v, tau)
+  std::vector<double> tau;          // RNEA at (q, v, qdd)
+  std::vector<double> mass_matrix;  // CRBA at q: nv x nv, column-major, both triangles
+};
+
+/// What an adapter reports for one library variant: the outputs, or why it could not run the model.
+struct PeerReport {
+  std::string library;  // the benchmark name component, e.g. "pinocchio"
+  std::string error;    // empty on success
+  std::string note;     // how the library had to be told to accept the model, if it had to
+  Outputs outputs;
+};
+
+/// Where abdyn's coordinates sit in a peer's q and v, and the conversions of states and results.
+/// One-DoF joints and the quaternion's components map one to one. A floating base whose linear
+/// velocity the peer keeps in world coordinates (MuJoCo's free joint, RBDL's floating base) relates
+/// to abdyn's by v_peer_lin = R v_lin, with R the root's orientation, and therefore
+/// qdd_peer_lin = R (qdd_lin + omega x v_lin), tau_peer_lin = R tau_lin and M = T^T M_peer T.
+class Layout {
+ public:
+  explicit Layout(const Problem& problem);
+
+  /// A one-DoF joint at these indices of the peer's q and v.
+  void mapJoint(const JointSlice& joint, int peer_idx_q, int peer_idx_v);
+  /// The floating base: q_slots receive abdyn's [x y z qw qx qy qz], linear_slots and angular_slots
+  /// the velocity components; world_linear if the peer's linear velocity is in world coordinates.
+  void mapFloating(const JointSlice& joint, const std::array<int, 7>& q_slots, const std::array<int, 3>& linear_slots,
+                   const std::array<int, 3>& angular_slots, bool world_linear);
+  /// Empty if every coordinate is mapped to a distinct peer coordinate, else what is wrong.
+  std::string check() const;
+
+  std::vector<double> configuration(const std::vector<double>& q) const;
+  std::vector<double> velocity(const std::vector<double>& q, const std::vector<double>& v) const;
+  std::vector<double> acceleration(const std::vector<double>& q, const std::vector<double>& v,
+                                   const std::vector<double>& qdd) const;
+  std::vector<double> force(const std::vector<double>& q, const std::vector<double>& tau) const;
+
+  std::vector<double> accelerationFromPeer(const std::vector<double>& q, const std::vector<double>& v,
+                                           const std::vector<double>& peer_qdd) const;
+  std::vector<double> forceFromPeer(const std::vector<double>& q, const std::vector<double>& peer_tau) const;
+  /// peer_mass: the peer's nv x nv matrix, column-major, both triangles.
+  std::vector<double> massMatrixFromPeer(const std::vector<double>& q, const std::vector<double>& peer_mass) const;
+
+ private:
+  std::array<double, 9> rootRotation(const std::vector<double>& q) const;  // row-major
+
+  int nq_, nv_;
+  std::vector<int> q_map_;  // abdyn q index -> peer q index (-1 until mapped)
+  std::vector<int> v_map_;  // abdyn v index -> peer v index (-1 until mapped)
+  int float_q_ = -1;        // abdyn idx_q of the floating base, if any
+  int float_v_ = -1;        // abdyn idx_v of the floating base, if any
+  bool world_linear_ = false;
+};
+
+/// The adapters, each compiled in when CMake enables its peer: load problem.urdf into the library,
+/// register the Google Benchmark cases "<ABA|RNEA|CRBA>/<label>/<library>", and report the results on
+/// state 0 for the agreement check.
+std::vector<PeerReport> addPinocchio(const Problem& problem);
+std::vector<PeerReport> addRbdl(const Problem& problem);
+std::vector<PeerReport> addMujoco(const Problem& problem);
+
+}  // namespace abdyn_bench

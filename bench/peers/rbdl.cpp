@@ -1,0 +1,136 @@
+// RBDL 3 in bench_peers: ForwardDynamics (ABA), InverseDynamics (RNEA) and
+// CompositeRigidBodyAlgorithm (CRBA), on models loaded by RBDL's URDF reader addon.
+//
+// Coordinates: the floating base is a TranslationXYZ joint (q = world position, v = world linear
+// velocity) carrying a Spherical joint (q = [qx qy qz] with qw at the end of q, v = angular velocity
+// in the root-body frame). The other bodies are found by the name of the link their joint moves.
+
+#include <rbdl/addons/urdfreader/urdfreader.h>
+#include <rbdl/rbdl.h>
+
+#include <benchmark/benchmark.h>
+
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "peer.hpp"
+
+namespace abdyn_bench {
+
+namespace {
+
+namespace rbd = RigidBodyDynamics;
+
+struct RbdlCase {
+  rbd::Model model;
+  std::vector<rbd::Math::VectorNd> q, v, tau, qdd;
+};
+
+rbd::Math::VectorNd toEigen(const std::vector<double>& x) {
+  return Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+}
+
+std::vector<double> toStd(const rbd::Math::VectorNd& x) { return {x.data(), x.data() + x.size()}; }
+
+}  // namespace
+
+std::vector<PeerReport> addRbdl(const Problem& problem) {
+  auto c = std::make_shared<RbdlCase>();
+  try {
+    if (!rbd::Addons::URDFReadFromFile(problem.urdf.c_str(), &c->model, problem.floating_base)) {
+      return {{"rbdl", "URDFReadFromFile failed", {}, {}}};
+    }
+  } catch (const std::exception& e) {
+    return {{"rbdl", e.what(), {}, {}}};
+  }
+  rbd::Model& model = c->model;
+  model.gravity = rbd::Math::Vector3d(problem.gravity[0], problem.gravity[1], problem.gravity[2]);
+
+  Layout layout(problem);
+  std::string error;
+  if (static_cast<int>(model.q_size) != problem.nq || static_cast<int>(model.qdot_size) != problem.nv) {
+    error = "the model's q_size, qdot_size differ from abdyn's nq, nv";
+  }
+  for (const JointSlice& joint : problem.joints) {
+    if (!error.empty()) break;
+    const unsigned int id = model.GetBodyId(joint.child_link.c_str());
+    if (id == std::numeric_limits<unsigned int>::max() || id >= model.fixed_body_discriminator) {
+      error = "no moving body " + joint.child_link;
+      break;
+    }
+    const int iq = static_cast<int>(model.mJoints[id].q_index);
+    if (joint.floating) {
+      // The root body hangs from the translation's massless body by the spherical joint.
+      const unsigned int translation = model.lambda[id];
+      if (model.mJoints[id].mJointType != rbd::JointTypeSpherical ||
+          model.mJoints[translation].mJointType != rbd::JointTypeTranslationXYZ) {
+        error = "the floating base is not TranslationXYZ + Spherical";
+        break;
+      }
+      const int it = static_cast<int>(model.mJoints[translation].q_index);
+      const int iw = static_cast<int>(model.multdof3_w_index[id]);
+      layout.mapFloating(joint, {it, it + 1, it + 2, iw, iq, iq + 1, iq + 2}, {it, it + 1, it + 2}, {iq, iq + 1, iq + 2},
+                         true);
+    } else if (model.mJoints[id].mDoFCount != 1) {
+      error = "joint " + joint.name + " is not one-DoF in RBDL";
+    } else {
+      layout.mapJoint(joint, iq, iq);
+    }
+  }
+  if (error.empty()) error = layout.check();
+  if (!error.empty()) return {{"rbdl", error, {}, {}}};
+
+  for (int s = 0; s < kStates; ++s) {
+    c->q.push_back(toEigen(layout.configuration(problem.q[s])));
+    c->v.push_back(toEigen(layout.velocity(problem.q[s], problem.v[s])));
+    c->tau.push_back(toEigen(layout.force(problem.q[s], problem.tau[s])));
+    c->qdd.push_back(toEigen(layout.acceleration(problem.q[s], problem.v[s], problem.qdd[s])));
+  }
+
+  PeerReport report{"rbdl", {}, {}, {}};
+  {
+    rbd::Model scratch = model;
+    rbd::Math::VectorNd out = rbd::Math::VectorNd::Zero(model.qdot_size);
+    rbd::ForwardDynamics(scratch, c->q[0], c->v[0], c->tau[0], out);
+    report.outputs.qdd = layout.accelerationFromPeer(problem.q[0], problem.v[0], toStd(out));
+    rbd::InverseDynamics(scratch, c->q[0], c->v[0], c->qdd[0], out);
+    report.outputs.tau = layout.forceFromPeer(problem.q[0], toStd(out));
+    // CompositeRigidBodyAlgorithm writes the entries of ancestor-descendant pairs only: H starts at zero.
+    rbd::Math::MatrixNd H = rbd::Math::MatrixNd::Zero(model.qdot_size, model.qdot_size);
+    rbd::CompositeRigidBodyAlgorithm(scratch, c->q[0], H);
+    report.outputs.mass_matrix = layout.massMatrixFromPeer(problem.q[0], {H.data(), H.data() + H.size()});
+  }
+
+  // Each case times its own copy of the model, which holds RBDL's workspace.
+  const auto add = [&](const std::string& algorithm, auto call) {
+    benchmark::RegisterBenchmark((algorithm + "/" + problem.label + "/rbdl").c_str(), [c, call](benchmark::State& state) {
+      rbd::Model model = c->model;
+      rbd::Math::VectorNd out = rbd::Math::VectorNd::Zero(model.qdot_size);
+      rbd::Math::MatrixNd H = rbd::Math::MatrixNd::Zero(model.qdot_size, model.qdot_size);
+      int s = 0;
+      for (auto _ : state) {
+        call(*c, model, out, H, s);
+        benchmark::ClobberMemory();
+        s = (s + 1) % kStates;
+      }
+    });
+  };
+  add("ABA", [](const RbdlCase& p, rbd::Model& m, rbd::Math::VectorNd& out, rbd::Math::MatrixNd&, int s) {
+    rbd::ForwardDynamics(m, p.q[s], p.v[s], p.tau[s], out);
+    benchmark::DoNotOptimize(out.data());
+  });
+  add("RNEA", [](const RbdlCase& p, rbd::Model& m, rbd::Math::VectorNd& out, rbd::Math::MatrixNd&, int s) {
+    rbd::InverseDynamics(m, p.q[s], p.v[s], p.qdd[s], out);
+    benchmark::DoNotOptimize(out.data());
+  });
+  add("CRBA", [](const RbdlCase& p, rbd::Model& m, rbd::Math::VectorNd&, rbd::Math::MatrixNd& H, int s) {
+    rbd::CompositeRigidBodyAlgorithm(m, p.q[s], H);
+    benchmark::DoNotOptimize(H.data());
+  });
+  return {report};
+}
+
+}  // namespace abdyn_bench
