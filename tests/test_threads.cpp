@@ -5,12 +5,35 @@
 
 #include "abdyn/abdyn.hpp"
 
+namespace {
+
+// Everything one state produces through the hot algorithms, for bit-for-bit comparison.
+struct Results {
+  Eigen::VectorXd qdd, tau, qdd_crba;
+  Eigen::MatrixXd M;
+};
+
+Results evaluate(const abdyn::Model& model, abdyn::Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                 const Eigen::VectorXd& tau) {
+  Results r;
+  r.qdd = abdyn::forwardDynamics(model, data, q, v, tau);
+  r.tau = abdyn::inverseDynamics(model, data, q, v, r.qdd);
+  r.M = abdyn::massMatrix(model, data, q);
+  r.qdd_crba = abdyn::forwardDynamicsCrba(model, data, q, v, tau);
+  return r;
+}
+
+std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
+
+}  // namespace
+
 // One Model shared read-only by four threads, each with its own Data, gives the serial results bit
-// for bit (the humanoid on a floating base, 200 random states per thread).
+// for bit (the humanoid on a floating base, 200 random states per thread, ABA, RNEA, CRBA and the
+// CRBA-based forward dynamics).
 BOOST_AUTO_TEST_CASE(shared_model_per_thread_data) {
   abdyn::UrdfOptions options;
   options.floating_base = true;
-  const abdyn::Model model = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  const abdyn::Model model = abdyn::loadUrdf(modelPath("humanoid.urdf"), options);
   constexpr int kThreads = 4, kStates = 200;
   std::mt19937 rng(5);
   std::vector<Eigen::VectorXd> q, v, tau;
@@ -19,16 +42,64 @@ BOOST_AUTO_TEST_CASE(shared_model_per_thread_data) {
     v.push_back(Eigen::VectorXd::Random(model.nv()));
     tau.push_back(Eigen::VectorXd::Random(model.nv()));
   }
-  std::vector<Eigen::VectorXd> serial(q.size()), parallel(q.size());
+  std::vector<Results> serial(q.size()), parallel(q.size());
   abdyn::Data data(model);
-  for (size_t s = 0; s < q.size(); ++s) serial[s] = abdyn::forwardDynamics(model, data, q[s], v[s], tau[s]);
+  for (size_t s = 0; s < q.size(); ++s) serial[s] = evaluate(model, data, q[s], v[s], tau[s]);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       abdyn::Data own(model);
-      for (int s = t * kStates; s < (t + 1) * kStates; ++s) parallel[s] = abdyn::forwardDynamics(model, own, q[s], v[s], tau[s]);
+      for (int s = t * kStates; s < (t + 1) * kStates; ++s) parallel[s] = evaluate(model, own, q[s], v[s], tau[s]);
     });
   }
   for (std::thread& th : threads) th.join();
-  for (size_t s = 0; s < q.size(); ++s) BOOST_TEST((serial[s] - parallel[s]).norm() == 0.0);
+  for (size_t s = 0; s < q.size(); ++s) {
+    BOOST_TEST((serial[s].qdd - parallel[s].qdd).norm() == 0.0);
+    BOOST_TEST((serial[s].tau - parallel[s].tau).norm() == 0.0);
+    BOOST_TEST((serial[s].M - parallel[s].M).norm() == 0.0);
+    BOOST_TEST((serial[s].qdd_crba - parallel[s].qdd_crba).norm() == 0.0);
+  }
+}
+
+// URDF loading from several threads at once: urdfdom reports through a process-wide console_bridge
+// handler, which the loader captures. Threads loading good files get the serially loaded model, and a
+// thread loading a broken file gets its own error, never another thread's.
+BOOST_AUTO_TEST_CASE(concurrent_urdf_loading) {
+  const char* files[] = {"humanoid.urdf", "quadruped.urdf", "iiwa7.urdf"};
+  std::vector<abdyn::Model> serial;
+  std::vector<Eigen::MatrixXd> serial_M;
+  for (const char* f : files) {
+    serial.push_back(abdyn::loadUrdf(modelPath(f)));
+    abdyn::Data data(serial.back());
+    serial_M.push_back(abdyn::massMatrix(serial.back(), data, abdyn::neutral(serial.back())));
+  }
+  const std::string broken = "<robot name=\"broken\"><link name=\"a\"><inertial><mass value=\"oops\"/></inertial></link></robot>";
+
+  constexpr int kThreads = 4, kRounds = 5;
+  std::vector<int> mismatches(kThreads, 0), broken_errors(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        if (t == 0) {
+          try {
+            abdyn::loadUrdfString(broken);
+          } catch (const abdyn::Error&) {
+            ++broken_errors[t];
+          }
+          continue;
+        }
+        const int f = (t + round) % 3;
+        const abdyn::Model model = abdyn::loadUrdf(modelPath(files[f]));
+        abdyn::Data data(model);
+        if (model.nbodies() != serial[f].nbodies() || model.nv() != serial[f].nv() ||
+            abdyn::massMatrix(model, data, abdyn::neutral(model)) != serial_M[f]) {
+          ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  BOOST_TEST(broken_errors[0] == kRounds);
+  for (int t = 1; t < kThreads; ++t) BOOST_TEST(mismatches[t] == 0);
 }
