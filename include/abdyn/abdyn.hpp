@@ -22,6 +22,7 @@
 #include "abdyn/integrators/joint_force.hpp"
 #include "abdyn/integrators/runge_kutta4.hpp"
 #include "abdyn/integrators/semi_implicit_euler.hpp"
+#include "abdyn/integrators/simulator.hpp"
 #include "abdyn/integrators/substeps.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/logging.hpp"

@@ -1,0 +1,100 @@
+#include "abdyn/integrators/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/center_of_mass.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/model/configuration.hpp"
+#include "internal/checks.hpp"
+
+namespace abdyn {
+namespace {
+
+// Key ranges of the row sources, far apart so keys never collide.
+constexpr std::int64_t kJointKeys = 0;
+constexpr std::int64_t kLimitKeys = std::int64_t(1) << 40;
+constexpr std::int64_t kMotorKeys = std::int64_t(2) << 40;
+constexpr std::int64_t kFrictionKeys = std::int64_t(3) << 40;
+constexpr std::int64_t kMimicKeys = std::int64_t(4) << 40;
+constexpr std::int64_t kContactKeys = std::int64_t(5) << 40;
+constexpr std::int64_t kRowsPerJoint = 8;
+
+}  // namespace
+
+Simulator::Simulator(Model model, const SimulatorSettings& settings)
+    : q(neutral(model)),
+      v(Eigen::VectorXd::Zero(model.nv())),
+      tau(Eigen::VectorXd::Zero(model.nv())),
+      model_(std::move(model)),
+      settings_(settings),
+      data_(model_),
+      rows_(model_),
+      response_(model_),
+      v_start_(model_.nv()) {}
+
+void Simulator::buildRows(double h) {
+  const SimulatorSettings& s = settings_;
+  rows_.clear();
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    addRowJoint(rows_, model_, data_, joints[k], s.erp, s.cfm, h, kJointKeys + kRowsPerJoint * std::int64_t(k));
+  }
+  if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, s.erp, h, kLimitKeys);
+  for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows_, model_, motors[k], h, kMotorKeys + std::int64_t(k));
+  if (s.joint_friction) addJointFrictionRows(rows_, model_, h, kFrictionKeys);
+  if (s.mimic) addMimicRows(rows_, model_, q, s.erp, h, kMimicKeys);
+  statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, s.contact, h, kContactKeys) : 0;
+  statistics_.rows = rows_.size();
+}
+
+void Simulator::substep(double h) {
+  v_start_ = v;
+  // Free velocity (ABA also leaves the articulated inertias the responses need), then the rows at q.
+  v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
+  forwardKinematics(model_, data_, q);
+  buildRows(h);
+  double worst = 0.0;
+  for (int r = 0; r < rows_.size(); ++r) {
+    ConstraintRow& row = rows_[r];
+    worst = std::max(worst, row.unilateral ? -row.error : std::abs(row.error));
+    const auto found = std::lower_bound(warm_.begin(), warm_.end(), std::make_pair(row.key, -HUGE_VAL));
+    row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
+  }
+  statistics_.constraint_error = worst;
+  if (settings_.dense_response) {
+    response_.dense(model_, data_, q, rows_, settings_.dynamics);
+  } else {
+    response_.articulated(model_, data_, rows_);
+  }
+  const PgsReport report = solveRowsPgs(rows_, v, settings_.solver);
+  statistics_.iterations += report.iterations;
+  statistics_.residual = std::max(statistics_.residual, report.residual);
+  warm_.clear();
+  for (int r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].key >= 0) warm_.emplace_back(rows_[r].key, rows_[r].impulse);
+  }
+  std::sort(warm_.begin(), warm_.end());
+  integrate(model_, q, v, h, q);
+  normalize(model_, q);
+}
+
+const StepStatistics& Simulator::step(double h) {
+  internal::checkTimeStep(h, "abdyn::Simulator::step");
+  internal::checkConfiguration(model_, q, "abdyn::Simulator::step");
+  internal::checkVector(v, model_.nv(), "abdyn::Simulator::step", "v");
+  internal::checkVector(tau, model_.nv(), "abdyn::Simulator::step", "tau");
+  if (settings_.substeps < 1) {
+    throw InvalidArgument("abdyn::Simulator::step: settings 'substeps' must be at least 1, got " +
+                          std::to_string(settings_.substeps));
+  }
+  statistics_.iterations = 0;
+  statistics_.residual = 0.0;
+  const double dt = h / settings_.substeps;
+  for (int s = 0; s < settings_.substeps; ++s) substep(dt);
+  time_ += h;
+  statistics_.energy = kineticEnergy(model_, data_, q, v) + potentialEnergy(model_, data_, q);
+  return statistics_;
+}
+
+}  // namespace abdyn
