@@ -3,6 +3,10 @@
 #include "abdyn/algorithms/crba.hpp"
 
 namespace abdyn {
+namespace {
+// At most 6 entries, on the stack: a multi-DoF joint's slice of the impulse propagation.
+using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+}  // namespace
 
 RowResponse::RowResponse(const Model& model)
     : p_(model.nbodies(), Force::Zero()), a_(model.nbodies(), Motion::Zero()), u_(model.nv()) {}
@@ -21,8 +25,8 @@ void RowResponse::applyInverseMass(const Model& model, const Data& data, const E
     if (j.nv == 1) {
       pa += data.U.col(j.idx_v) * (data.D[j.idx_v] * u_[j.idx_v]);  // data.D holds 1 / D
     } else {
-      pa += data.U.middleCols(j.idx_v, j.nv) *
-            (data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * u_.segment(j.idx_v, j.nv));
+      const SmallVector du = data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * u_.segment(j.idx_v, j.nv);
+      pa.noalias() += data.U.middleCols(j.idx_v, j.nv) * du;
     }
     p_[p] += data.X_up[i].applyInverse(Force(pa));
   }
@@ -35,10 +39,12 @@ void RowResponse::applyInverseMass(const Model& model, const Data& data, const E
       out[k] = data.D[k] * (u_[k] - data.U.col(k).dot(a.vector()));
       a_[i] = a + Motion(Vector6(S.col(k) * out[k]));
     } else {
-      out.segment(j.idx_v, j.nv).noalias() =
-          data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) *
-          (u_.segment(j.idx_v, j.nv) - data.U.middleCols(j.idx_v, j.nv).transpose() * a.vector());
-      a_[i] = a + Motion(Vector6(S.middleCols(j.idx_v, j.nv) * out.segment(j.idx_v, j.nv)));
+      SmallVector rhs = u_.segment(j.idx_v, j.nv);
+      rhs.noalias() -= data.U.middleCols(j.idx_v, j.nv).transpose() * a.vector();
+      out.segment(j.idx_v, j.nv).noalias() = data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * rhs;
+      Vector6 da;
+      da.noalias() = S.middleCols(j.idx_v, j.nv) * out.segment(j.idx_v, j.nv);
+      a_[i] = a + Motion(da);
     }
   }
 }
