@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <limits>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -10,6 +11,7 @@
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
+#include "abdyn/checked_mode.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
@@ -186,6 +188,38 @@ BOOST_AUTO_TEST_CASE(bad_sizes_are_named) {
   BOOST_CHECK_EXCEPTION(forwardDynamicsCrba(model, data, q, v, bad), InvalidArgument, names("tau"));
   BOOST_CHECK_EXCEPTION(inverseMassMatrix(model, data, bad), InvalidArgument, names("q"));
   BOOST_CHECK_THROW(forwardDynamics(model, data, q, v, v, std::vector<Force>(2)), InvalidArgument);
+}
+
+// Checked mode: every dynamics entry point rejects a NaN or infinite entry in any argument and a
+// non-unit quaternion in q, naming the argument; with checked mode off the same calls go through.
+BOOST_AUTO_TEST_CASE(checked_mode_rejects_non_finite_and_non_unit_quaternions) {
+  std::mt19937 rng(12);
+  const Model model = randomTree({4, true, true, false}, rng);  // floating base: q[3..6] is a quaternion
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng), v = randomVector(model.nv(), rng);
+  const Eigen::VectorXd tau = randomVector(model.nv(), rng);
+  const auto says = [](std::string fragment) {
+    return [fragment](const InvalidArgument& e) { return std::string(e.what()).find(fragment) != std::string::npos; };
+  };
+  const bool saved = checkedMode();
+  setCheckedMode(true);
+  Eigen::VectorXd q_bad = q;
+  q_bad.segment<4>(3) *= 1.01;
+  BOOST_CHECK_EXCEPTION(forwardDynamics(model, data, q_bad, v, tau), InvalidArgument, says("quaternion"));
+  BOOST_CHECK_EXCEPTION(inverseDynamics(model, data, q_bad, v, tau), InvalidArgument, says("quaternion"));
+  BOOST_CHECK_EXCEPTION(massMatrix(model, data, q_bad), InvalidArgument, says("quaternion"));
+  BOOST_CHECK_EXCEPTION(forwardDynamicsCrba(model, data, q_bad, v, tau), InvalidArgument, says("quaternion"));
+  Eigen::VectorXd v_nan = v, tau_inf = tau;
+  v_nan[2] = std::nan("");
+  tau_inf[model.nv() - 1] = std::numeric_limits<double>::infinity();
+  BOOST_CHECK_EXCEPTION(forwardDynamics(model, data, q, v_nan, tau), InvalidArgument, says("'v'"));
+  BOOST_CHECK_EXCEPTION(forwardDynamics(model, data, q, v, tau_inf), InvalidArgument, says("'tau'"));
+  BOOST_CHECK_EXCEPTION(inverseDynamics(model, data, q, v, tau_inf), InvalidArgument, says("'qdd'"));
+  BOOST_CHECK_EXCEPTION(nonlinearEffects(model, data, q, v_nan), InvalidArgument, says("'v'"));
+  BOOST_CHECK_EXCEPTION(forwardDynamicsCrba(model, data, q, v, tau_inf), InvalidArgument, says("'tau'"));
+  setCheckedMode(false);
+  BOOST_CHECK_NO_THROW(forwardDynamics(model, data, q_bad, v, tau));
+  setCheckedMode(saved);
 }
 
 // Every bundled model, fixed and floating base, 50 random states: ABA against the CRBA path and

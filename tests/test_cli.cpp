@@ -1,0 +1,210 @@
+#define BOOST_TEST_MODULE cli
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "abdyn/abdyn.hpp"
+
+// The `abdyn` program, run as a user runs it: exit codes, the summary, the CSV layout and the error
+// messages for bad arguments. The CSV is checked against the library (joint names and sizes from the
+// Model, energies recomputed from the CSV's q and v).
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  const fs::path dir = fs::temp_directory_path() / ("abdyn_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs the program with the given arguments (each single-quoted for the shell).
+Run run(const std::vector<std::string>& args) {
+  const fs::path dir = scratch();
+  std::string command = std::string("'") + ABDYN_APP_PATH + "'";
+  for (const std::string& a : args) command += " '" + a + "'";
+  command += " > '" + (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
+  Run r;
+  const int raw = std::system(command.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = readFile(dir / "out");
+  r.err = readFile(dir / "err");
+  return r;
+}
+
+std::string model(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf"; }
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::stringstream s(line);
+  for (std::string item; std::getline(s, item, sep);) out.push_back(item);
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+
+// Removes the scratch directory when the test module ends.
+struct RemoveScratch {
+  ~RemoveScratch() {
+    std::error_code ignored;
+    fs::remove_all(scratch(), ignored);
+  }
+};
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(RemoveScratch);
+
+// Every bundled model simulates from its neutral configuration, fixed and floating base. The floating
+// pendulum, double pendulum and cart-pole hang a single 1-DoF body under a massless root, so their
+// floating-base mass matrix is singular: the program must say so and fail, not print NaN.
+BOOST_AUTO_TEST_CASE(simulate_every_bundled_model) {
+  const std::vector<std::string> names = {"pendulum", "double_pendulum", "cartpole", "iiwa7", "quadruped", "humanoid"};
+  const std::vector<std::string> singular_when_floating = {"pendulum", "double_pendulum", "cartpole"};
+  for (const std::string& name : names) {
+    for (const bool floating : {false, true}) {
+      std::vector<std::string> args = {"simulate", model(name), "--duration", "0.05", "--dt", "0.001"};
+      if (floating) args.push_back("--floating");
+      const Run r = run(args);
+      const bool singular = floating && std::count(singular_when_floating.begin(), singular_when_floating.end(), name) > 0;
+      if (singular) {
+        BOOST_TEST(r.status == 1, name << " floating: exit " << r.status);
+        BOOST_TEST(contains(r.err, "singular"), name << " floating: " << r.err);
+        continue;
+      }
+      BOOST_TEST(r.status == 0, name << (floating ? " floating" : "") << ": exit " << r.status << "\n" << r.err);
+      BOOST_TEST(contains(r.out, "50 steps"), r.out);
+      BOOST_TEST(contains(r.out, "energy:"), r.out);
+      BOOST_TEST(!contains(r.out, "nan"), r.out);
+    }
+  }
+}
+
+// --csv writes t, q:<joint> (suffixed [k] for multi-coordinate joints), v:<joint>, kinetic, potential,
+// one row per step. The energy columns agree with the library's energies at the CSV's own q and v, and
+// the double pendulum conserves energy (RK4 at 1 ms over 1 s: 1e-6 relative).
+BOOST_AUTO_TEST_CASE(csv_layout_and_energy) {
+  const fs::path csv = scratch() / "humanoid.csv";
+  const Run r = run({"simulate", model("humanoid"), "--floating", "--duration", "0.02", "--csv", csv.string()});
+  BOOST_REQUIRE(r.status == 0);
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  const abdyn::Model m = abdyn::loadUrdf(model("humanoid"), options);
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line, ',');
+  BOOST_REQUIRE(static_cast<int>(header.size()) == 1 + m.nq() + m.nv() + 2);
+  BOOST_TEST(header[0] == "t");
+  BOOST_TEST(header[1] == "q:root_joint[0]");
+  BOOST_TEST(header[7] == "q:root_joint[6]");
+  BOOST_TEST(header[1 + m.nq()] == "v:root_joint[0]");
+  BOOST_TEST(header[header.size() - 2] == "kinetic");
+  BOOST_TEST(header.back() == "potential");
+  for (int i = 2; i < m.nbodies(); ++i) {
+    const abdyn::Joint& j = m.joint(i);
+    if (j.nq == 1) BOOST_TEST(header[1 + j.idx_q] == "q:" + j.name);
+    if (j.nv == 1) BOOST_TEST(header[1 + m.nq() + j.idx_v] == "v:" + j.name);
+  }
+  abdyn::Data data(m);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line, ',');
+    BOOST_REQUIRE(cells.size() == header.size());
+    Eigen::VectorXd x(cells.size());
+    for (size_t c = 0; c < cells.size(); ++c) x[static_cast<Eigen::Index>(c)] = std::stod(cells[c]);
+    ++rows;
+    BOOST_TEST(x[0] == rows * 0.001, boost::test_tools::tolerance(1e-12));
+    Eigen::VectorXd q = x.segment(1, m.nq());
+    const Eigen::VectorXd v = x.segment(1 + m.nq(), m.nv());
+    abdyn::normalize(m, q);  // the CSV holds 12 significant digits
+    const double kinetic = abdyn::kineticEnergy(m, data, q, v), potential = abdyn::potentialEnergy(m, data, q);
+    BOOST_TEST(std::abs(x[x.size() - 2] - kinetic) <= 1e-9 * (1.0 + std::abs(kinetic)));
+    BOOST_TEST(std::abs(x[x.size() - 1] - potential) <= 1e-9 * (1.0 + std::abs(potential)));
+  }
+  BOOST_TEST(rows == 20);
+
+  const fs::path csv2 = scratch() / "double_pendulum.csv";
+  BOOST_REQUIRE(run({"simulate", model("double_pendulum"), "--q0", "1.5,-0.5", "--duration", "1", "--csv", csv2.string()}).status == 0);
+  std::ifstream in2(csv2);
+  std::getline(in2, line);
+  std::vector<double> energy;
+  while (std::getline(in2, line)) {
+    const std::vector<std::string> cells = split(line, ',');
+    energy.push_back(std::stod(cells[cells.size() - 2]) + std::stod(cells.back()));
+  }
+  BOOST_REQUIRE(energy.size() == 1000u);
+  BOOST_TEST(std::abs(energy.back() - energy.front()) <= 1e-6 * std::abs(energy.front()));
+}
+
+BOOST_AUTO_TEST_CASE(info_lists_every_body) {
+  const Run r = run({"info", model("iiwa7")});
+  BOOST_REQUIRE(r.status == 0);
+  const abdyn::Model m = abdyn::loadUrdf(model("iiwa7"));
+  BOOST_TEST(contains(r.out, "nv = " + std::to_string(m.nv())));
+  for (int i = 1; i < m.nbodies(); ++i) BOOST_TEST(contains(r.out, m.bodyName(i) + "  (joint " + m.joint(i).name), m.bodyName(i));
+}
+
+// Bad arguments: a message on stderr naming what is wrong, nothing on stdout, exit code 2 for usage
+// errors and 1 for errors in the input files.
+BOOST_AUTO_TEST_CASE(bad_arguments_get_clear_messages) {
+  struct Case {
+    std::vector<std::string> args;
+    int status;
+    std::string message;
+  };
+  const fs::path dir = scratch();
+  const fs::path broken = dir / "broken.urdf";
+  std::ofstream(broken) << "<robot name=\"r\"><link name=\"a\"/><joint name=\"j\" type=\"revolute\"><parent link=\"a\"/>"
+                           "<child link=\"missing\"/></joint></robot>";
+  const std::vector<Case> cases = {
+      {{}, 2, "missing command"},
+      {{"fly", model("pendulum")}, 2, "unknown command 'fly'"},
+      {{"simulate"}, 2, "missing MODEL.urdf"},
+      {{"simulate", model("pendulum"), "--bogus"}, 2, "unknown option '--bogus'"},
+      {{"simulate", model("pendulum"), "--dt"}, 2, "--dt needs a value"},
+      {{"simulate", model("pendulum"), "--dt", "abc"}, 2, "--dt expects a finite number, got 'abc'"},
+      {{"simulate", model("pendulum"), "--dt", "-0.1"}, 2, "--dt expects a positive number"},
+      {{"simulate", model("pendulum"), "--duration", "nan"}, 2, "--duration expects a finite number"},
+      {{"simulate", model("pendulum"), "--duration", "0.001", "--dt", "0.01"}, 2, "--dt must not exceed --duration"},
+      {{"simulate", model("double_pendulum"), "--q0", "1.0"}, 2, "--q0 has 1 values, the model has nq = 2"},
+      {{"simulate", model("double_pendulum"), "--q0", "1.0,x"}, 2, "--q0 expects a finite number, got 'x'"},
+      {{"simulate", model("pendulum"), "extra"}, 2, "unexpected argument 'extra'"},
+      {{"simulate", (dir / "nowhere.urdf").string()}, 1, "nowhere.urdf"},
+      {{"simulate", broken.string()}, 1, "broken.urdf"},
+      {{"info", model("pendulum"), "--duration", "1"}, 2, "unknown option '--duration' for 'info'"},
+      {{"simulate", model("pendulum"), "--duration", "0.01", "--csv", (dir / "no_dir" / "x.csv").string()}, 1,
+       "cannot write CSV file"},
+  };
+  for (const Case& c : cases) {
+    const Run r = run(c.args);
+    std::string shown;
+    for (const std::string& a : c.args) shown += a + " ";
+    BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
+    BOOST_TEST(contains(r.err, c.message), shown << ": stderr was\n" << r.err);
+    BOOST_TEST(r.out.empty(), shown << ": stdout was\n" << r.out);
+  }
+}
