@@ -1,5 +1,6 @@
 #include "abdyn/constraints/row_contacts.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace abdyn {
@@ -68,7 +69,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
       normal.lo = 0.0;
       normal.unilateral = true;
       normal.error = gap;
-      normal.target = unilateralTarget(gap, settings.erp, h);
+      normal.target = std::min(unilateralTarget(gap, settings.erp, h), settings.max_push_velocity);
       const double approach = normal.J.dot(v);
       if (approach < -settings.restitution_threshold) {
         normal.target = std::max(normal.target, -settings.restitution * approach);

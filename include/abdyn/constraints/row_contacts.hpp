@@ -3,7 +3,8 @@
 // Each shape offers fixed candidate points (sphere: its lowest point; box: its 8 corners; cylinder: per end
 // cap the lowest rim point and three more at 90 degree steps); a point within `margin` of the plane
 // (gap C = z - height < margin) becomes three rows at the point:
-//   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C), raised to
+//   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
+//             max_push_velocity, raised to
 //             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
 //   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
 // Mesh shapes are not handled (skipped).
@@ -19,6 +20,7 @@ struct GroundContactSettings {
   double mu = 0.8;                     // Coulomb friction coefficient (box approximation of the cone)
   double margin = 0.01;                // speculative margin, m
   double erp = 0.2;                    // penetration recovery per step
+  double max_push_velocity = 1.0;      // cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
   double restitution = 0.0;            // coefficient e
   double restitution_threshold = 0.5;  // approach speed (m/s) below which impacts are inelastic
 };
