@@ -19,6 +19,11 @@ void RowResponse::applyInverseMass(const Model& model, const Data& data, const E
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
+    // Off the path from the impulse's coordinates to the root nothing propagates (a row's J is sparse).
+    if (x.segment(j.idx_v, j.nv).isZero(0.0) && p_[i].vector().isZero(0.0)) {
+      u_.segment(j.idx_v, j.nv).setZero();
+      continue;
+    }
     Vector6 pa = p_[i].vector();
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) u_[k] = x[k] - S.col(k).dot(p_[i].vector());
     if (p == 0) continue;
