@@ -19,7 +19,6 @@ constexpr std::int64_t kMotorKeys = std::int64_t(2) << 40;
 constexpr std::int64_t kFrictionKeys = std::int64_t(3) << 40;
 constexpr std::int64_t kMimicKeys = std::int64_t(4) << 40;
 constexpr std::int64_t kContactKeys = std::int64_t(5) << 40;
-constexpr std::int64_t kRowsPerJoint = 8;
 
 }  // namespace
 
@@ -38,7 +37,7 @@ void Simulator::buildRows(double h) {
   const SimulatorSettings& s = settings_;
   rows_.clear();
   for (std::size_t k = 0; k < joints.size(); ++k) {
-    addRowJoint(rows_, model_, data_, joints[k], s.erp, s.cfm, h, kJointKeys + kRowsPerJoint * std::int64_t(k));
+    addRowJoint(rows_, model_, data_, joints[k], s.erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
   }
   if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, s.erp, h, kLimitKeys);
   for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows_, model_, motors[k], h, kMotorKeys + std::int64_t(k));
