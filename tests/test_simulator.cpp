@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(dropped_box_comes_to_rest) {
 }
 
 // The humanoid as a ragdoll: floating, URDF limits as rows, ground contacts with its collision geometry,
-// started 5 cm above the ground and tipping over. Over 3 s at 500 Hz: no NaN, total energy never increases
+// started 5 cm above the ground and tipping over. Over 2 s at 500 Hz: no NaN, total energy never increases
 // after the first contact (by more than 1e-9 J per step), and it settles (joint speeds below 1e-3).
 // ERP is off: the predicted-error targets keep contacts and limits from passing, and Baumgarte's push-out
 // of residual penetration would itself add energy (with ERP 0.2 that work was up to 2e-7 J per step).
@@ -171,7 +171,7 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
   SimulatorSettings settings;
   settings.joint_limits = true;
   settings.ground = true;
-  settings.solver.max_iterations = 300;
+  settings.solver.max_iterations = 200;
   settings.solver.tolerance = 1e-9;
   settings.erp = 0.0;
   settings.contact.erp = 0.0;
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
   sim.v.head<3>() << 0.8, 0.5, 0.2;  // angular velocity of the pelvis: tips it over
   double previous = 0.0, worst_increase = 0.0, max_iterations = 0;
   bool touched = false, finite = true;
-  for (int k = 0; k < 1500; ++k) {
+  for (int k = 0; k < 1000; ++k) {
     const StepStatistics& stats = sim.step(2e-3);
     finite = finite && sim.q.allFinite() && sim.v.allFinite() && std::isfinite(stats.energy);
     if (touched) worst_increase = std::max(worst_increase, stats.energy - previous);
@@ -207,7 +207,7 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
 
 // SOR on a chain of 50 hinge joints made of rows: 50 free rods (floating bodies), each hinged to the
 // previous one's end (the first to the world), in one step from rest under gravity, solved from zero
-// impulses to the same residual 1e-6 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps
+// impulses to the same residual 1e-5 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps
 // than plain Gauss-Seidel.
 BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
   const int links = 50;
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
                               Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
   }
   SimulatorSettings settings;
-  settings.solver.tolerance = 1e-6;
+  settings.solver.tolerance = 1e-5;
   settings.solver.max_iterations = 20000;
   settings.solver.warm_start = false;
   std::vector<std::pair<double, int>> counts;
@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
     sim.joints = hinges;
     sim.v.setZero();
     const StepStatistics& stats = sim.step(1e-3);
-    BOOST_TEST(stats.residual <= 1e-6);
+    BOOST_TEST(stats.residual <= 1e-5);
     counts.emplace_back(omega, stats.iterations);
     BOOST_TEST_MESSAGE("hinge chain (" << stats.rows << " rows): omega " << omega << " needs " << stats.iterations << " sweeps");
   }
