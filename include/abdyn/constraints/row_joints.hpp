@@ -7,7 +7,8 @@
 //   hinge axis    about t1, t2 perpendicular to z_A:  C = t . (z_B x z_A)          (the small angle between axes)
 //   distance      along u = (p_A - p_B) / |p_A - p_B|: C = |p_A - p_B| - length
 // so  ball = 3 linear,  hinge = 3 linear + 2 angular,  slider = 2 linear (x, y) + 3 angular (axis z),
-//     fixed = 3 + 3,  distance = 1 linear.  Each row's target is -(erp / h) C (Baumgarte / ERP).
+//     fixed = 3 + 3,  distance = 1 linear.  Each row's target is -(erp / h) C (Baumgarte / ERP), so a joint
+//     should start (nearly) satisfied: an error of C metres asks for a speed of erp C / h.
 //
 // Ragdoll limits (any joint type, usually ball), unilateral rows added within limit_margin of a bound:
 //   swing cone  theta = angle(z_A, z_B) <= swing_limit: C = swing_limit - theta. With
