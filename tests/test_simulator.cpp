@@ -3,6 +3,7 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/integrators/simulator.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
@@ -317,4 +318,124 @@ BOOST_AUTO_TEST_CASE(ball_joint_swing_cone_and_twist_limits_hold) {
   BOOST_TEST(worst_swing <= 0.4 + 0.02);
   BOOST_TEST(worst_twist <= 0.2 + 0.02);
   BOOST_TEST(worst_anchor < 1e-3);
+}
+
+namespace {
+// Adds a floating body carrying one collision shape (sphere: size = (r, 0, 0); box: edge lengths;
+// cylinder: (r, length, 0)), with the inertia of a solid sphere of the same mass for simplicity.
+int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType shape, const Vector3& size, double mass) {
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = name + "_free";
+  const double I = 0.4 * mass * 0.01;
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), Matrix3::Identity() * I), name);
+  Geometry g;
+  g.name = name;
+  g.link = name;
+  g.body = body;
+  g.shape = shape;
+  g.size = size;
+  b.addGeometry(g);
+  return body;
+}
+
+// The rows between the model's bodies at q (all velocities zero but v).
+RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts) {
+  Data data(model);
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  contacts = addBodyContactRows(rows, model, data, v, GroundContactSettings{}, 1e-3, 0);
+  return rows;
+}
+}  // namespace
+
+// Signed distances between shapes, against closed forms: shape B (box 0.4 m, or cylinder r 0.1 m, length
+// 0.4 m, or sphere r 0.2 m) at the origin, a sphere A placed so that the gap is 5 mm (or 1.4 mm at a box edge).
+// One contact with that gap, and its normal row measures A's velocity along the outward normal.
+BOOST_AUTO_TEST_CASE(sphere_contacts_with_shapes_have_closed_form_gaps) {
+  struct Case {
+    ShapeType shape;
+    Vector3 size, centre, normal;
+    double radius, gap;
+  };
+  const double edge = std::sqrt(0.02);  // distance from (0.3, 0.3, 0) to the box edge at (0.2, 0.2, z)
+  const std::vector<Case> cases = {
+      {ShapeType::Box, Vector3(0.4, 0.4, 0.4), Vector3(0.3, 0.05, 0.02), Vector3::UnitX(), 0.095, 0.005},
+      {ShapeType::Box, Vector3(0.4, 0.4, 0.4), Vector3(0.3, 0.3, 0.0), Vector3(1, 1, 0).normalized(), edge - 0.0014, 0.0014},
+      {ShapeType::Cylinder, Vector3(0.1, 0.4, 0.0), Vector3(0.15, 0.0, 0.1), Vector3::UnitX(), 0.045, 0.005},
+      {ShapeType::Cylinder, Vector3(0.1, 0.4, 0.0), Vector3(0.0, 0.05, -0.25), -Vector3::UnitZ(), 0.045, 0.005},
+      {ShapeType::Sphere, Vector3(0.2, 0.0, 0.0), Vector3(0.0, 0.18, 0.24), Vector3(0, 0.6, 0.8), 0.095, 0.005},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder b("pair");
+    b.setGravity(Vector3::Zero());
+    addFloatingShape(b, "target", c.shape, c.size, 1.0);
+    addFloatingShape(b, "ball", ShapeType::Sphere, Vector3(c.radius, 0, 0), 1.0);
+    const Model model = b.build();
+    Eigen::VectorXd q = neutral(model);
+    q.segment<3>(7) = c.centre;
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+    v.segment<3>(9) << 0.3, -0.2, 0.5;  // the ball's linear velocity (body axes = world axes here)
+    int contacts = 0;
+    const RowSet rows = bodyContacts(model, q, v, contacts);
+    BOOST_REQUIRE_EQUAL(contacts, 1);
+    BOOST_TEST(std::abs(rows[0].error - c.gap) < 1e-12);
+    BOOST_TEST(std::abs(rows[0].J.dot(v) - c.normal.dot(Vector3(0.3, -0.2, 0.5))) < 1e-12);
+  }
+}
+
+// Box on box: a 0.2 m cube resting 1 mm above a 0.6 m cube's top face touches it at its four bottom corners.
+BOOST_AUTO_TEST_CASE(box_on_box_touches_at_four_corners) {
+  ModelBuilder b("boxes");
+  addFloatingShape(b, "base", ShapeType::Box, Vector3::Constant(0.6), 5.0);
+  addFloatingShape(b, "top", ShapeType::Box, Vector3::Constant(0.2), 1.0);
+  const Model model = b.build();
+  Eigen::VectorXd q = neutral(model);
+  q.segment<3>(7) << 0.1, -0.05, 0.3 + 0.1 + 0.001;
+  int contacts = 0;
+  const RowSet rows = bodyContacts(model, q, Eigen::VectorXd::Zero(model.nv()), contacts);
+  BOOST_TEST(contacts == 4);
+  for (int r = 0; r < rows.size(); r += 3) BOOST_TEST(std::abs(rows[r].error - 0.001) < 1e-12);
+}
+
+// Two equal spheres (1 kg, r 0.1 m) in zero gravity, A at 2 m/s towards B at rest: an inelastic impact
+// leaves both at 1 m/s (momentum conserved); with restitution 1 (threshold 0) they exchange velocities.
+BOOST_AUTO_TEST_CASE(colliding_spheres_conserve_momentum) {
+  ModelBuilder b("spheres");
+  b.setGravity(Vector3::Zero());
+  addFloatingShape(b, "a", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  addFloatingShape(b, "b", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  for (double e : {0.0, 1.0}) {
+    SimulatorSettings settings;
+    settings.body_contacts = true;
+    settings.contact.restitution = e;
+    settings.contact.restitution_threshold = 0.0;
+    settings.solver.tolerance = 1e-12;
+    Simulator sim(b.build(), settings);
+    sim.q.segment<3>(7) << 0.5, 0.0, 0.0;
+    sim.v[3] = 2.0;
+    for (int k = 0; k < 300; ++k) sim.step(1e-3);
+    BOOST_TEST_MESSAGE("restitution " << e << ": velocities " << sim.v[3] << " and " << sim.v[9] << " m/s");
+    BOOST_TEST(std::abs(sim.v[3] - (e == 0.0 ? 1.0 : 0.0)) < 1e-9);
+    BOOST_TEST(std::abs(sim.v[9] - (e == 0.0 ? 1.0 : 2.0)) < 1e-9);
+    BOOST_TEST(sim.q[7] - sim.q[0] >= 0.2 - settings.contact.margin);
+  }
+}
+
+// A ball (r 0.1 m) dropped onto a box (0.4 m) that stands on the ground: both come to rest with the ball
+// on the box's top, its centre 0.5 m up to within the margin.
+BOOST_AUTO_TEST_CASE(ball_settles_on_a_box) {
+  ModelBuilder b("stack");
+  addFloatingShape(b, "box", ShapeType::Box, Vector3::Constant(0.4), 5.0);
+  addFloatingShape(b, "ball", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  SimulatorSettings settings;
+  settings.ground = true;
+  settings.body_contacts = true;
+  Simulator sim(b.build(), settings);
+  sim.q[2] = 0.2;
+  sim.q.segment<3>(7) << 0.05, 0.0, 0.8;
+  for (int k = 0; k < 1000; ++k) sim.step(2e-3);
+  BOOST_TEST_MESSAGE("ball on box: centre at " << sim.q[9] << " m, speed " << sim.v.norm());
+  BOOST_TEST(std::abs(sim.q[9] - 0.5) < settings.contact.margin);
+  BOOST_TEST(sim.v.norm() < 1e-3);
 }

@@ -19,6 +19,7 @@ constexpr std::int64_t kMotorKeys = std::int64_t(2) << 40;
 constexpr std::int64_t kFrictionKeys = std::int64_t(3) << 40;
 constexpr std::int64_t kMimicKeys = std::int64_t(4) << 40;
 constexpr std::int64_t kContactKeys = std::int64_t(5) << 40;
+constexpr std::int64_t kBodyContactKeys = std::int64_t(6) << 40;
 
 }  // namespace
 
@@ -44,6 +45,9 @@ void Simulator::buildRows(double h) {
   if (s.joint_friction) addJointFrictionRows(rows_, model_, h, kFrictionKeys);
   if (s.mimic) addMimicRows(rows_, model_, q, s.erp, h, kMimicKeys);
   statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, s.contact, h, kContactKeys) : 0;
+  if (s.body_contacts) {
+    statistics_.contacts += addBodyContactRows(rows_, model_, data_, v_start_, s.contact, h, kBodyContactKeys);
+  }
   statistics_.rows = rows_.size();
 }
 

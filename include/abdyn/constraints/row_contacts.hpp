@@ -8,6 +8,12 @@
 //             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
 //   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
 // Mesh shapes are not handled (skipped).
+//
+// Contacts between bodies test candidate points of one shape against the signed distance d and outward
+// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
+// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
+// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
+// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
 
 #include <cstdint>
 
@@ -19,7 +25,7 @@ struct GroundContactSettings {
   double height = 0.0;                 // the plane z = height, world coordinates
   double mu = 0.8;                     // Coulomb friction coefficient (box approximation of the cone)
   double margin = 0.01;                // speculative margin, m
-  double erp = 0.2;                    // penetration recovery per step
+  double erp = 0.2;                    // penetration recovery per step (ground and body contacts)
   double max_push_velocity = 1.0;      // cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
   double restitution = 0.0;            // coefficient e
   double restitution_threshold = 0.5;  // approach speed (m/s) below which impacts are inelastic
@@ -32,5 +38,10 @@ constexpr int kContactPointsPerGeometry = 8;
 /// Needs data.X_world and data.X_up (forwardKinematics); v is the velocity restitution is judged by.
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base);
+
+/// Appends the rows of every pair of collision shapes on different, non-adjacent bodies that are within
+/// `margin` (settings.height is unused); returns the number of contact points. Row keys start at key_base.
+int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                       const GroundContactSettings& settings, double h, std::int64_t key_base);
 
 }  // namespace abdyn

@@ -31,7 +31,8 @@ struct SimulatorSettings {
   bool joint_friction = true;      // Coulomb joint friction rows from Model::friction
   bool mimic = true;               // rows for Model::mimics
   bool ground = false;             // contacts with the plane z = contact.height
-  GroundContactSettings contact;
+  bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
+  GroundContactSettings contact;   // for ground and body contacts
   bool dense_response = false;     // M^-1 J^T from the dense mass matrix instead of ABA propagation
   DynamicsOptions dynamics;
 };
@@ -41,7 +42,7 @@ struct StepStatistics {
   double residual = 0.0;       // largest final solver residual over sub-steps
   double constraint_error = 0.0;  // largest violation before the last sub-step's solve (bilateral |C|, unilateral max(0, -C))
   int rows = 0;                // rows of the last sub-step
-  int contacts = 0;            // contact points of the last sub-step
+  int contacts = 0;            // contact points (ground and bodies) of the last sub-step
   double energy = 0.0;         // kinetic + potential energy after the step
 };
 
