@@ -21,6 +21,10 @@ constexpr std::int64_t kMimicKeys = std::int64_t(4) << 40;
 constexpr std::int64_t kContactKeys = std::int64_t(5) << 40;
 constexpr std::int64_t kBodyContactKeys = std::int64_t(6) << 40;
 
+// With n sub-steps each corrects by beta = 1 - (1 - ERP)^(1/n), so that the n of them together remove the
+// fraction ERP of an error in one full step, as one step would: (1 - beta)^n = 1 - ERP.
+double substepErp(double erp, int substeps) { return 1.0 - std::pow(1.0 - erp, 1.0 / substeps); }
+
 }  // namespace
 
 Simulator::Simulator(Model model, const SimulatorSettings& settings)
@@ -36,17 +40,20 @@ Simulator::Simulator(Model model, const SimulatorSettings& settings)
 
 void Simulator::buildRows(double h) {
   const SimulatorSettings& s = settings_;
+  const double erp = substepErp(s.erp, s.substeps);
+  GroundContactSettings contact = s.contact;
+  contact.erp = substepErp(s.contact.erp, s.substeps);
   rows_.clear();
   for (std::size_t k = 0; k < joints.size(); ++k) {
-    addRowJoint(rows_, model_, data_, joints[k], s.erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
+    addRowJoint(rows_, model_, data_, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
   }
-  if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, s.erp, h, kLimitKeys);
+  if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, erp, h, kLimitKeys);
   for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows_, model_, motors[k], h, kMotorKeys + std::int64_t(k));
   if (s.joint_friction) addJointFrictionRows(rows_, model_, h, kFrictionKeys);
-  if (s.mimic) addMimicRows(rows_, model_, q, s.erp, h, kMimicKeys);
-  statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, s.contact, h, kContactKeys) : 0;
+  if (s.mimic) addMimicRows(rows_, model_, q, erp, h, kMimicKeys);
+  statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, contact, h, kContactKeys) : 0;
   if (s.body_contacts) {
-    statistics_.contacts += addBodyContactRows(rows_, model_, data_, v_start_, s.contact, h, kBodyContactKeys);
+    statistics_.contacts += addBodyContactRows(rows_, model_, data_, v_start_, contact, h, kBodyContactKeys);
   }
   statistics_.rows = rows_.size();
 }
@@ -90,6 +97,12 @@ const StepStatistics& Simulator::step(double h) {
   if (settings_.substeps < 1) {
     throw InvalidArgument("abdyn::Simulator::step: settings 'substeps' must be at least 1, got " +
                           std::to_string(settings_.substeps));
+  }
+  for (double erp : {settings_.erp, settings_.contact.erp}) {
+    if (!(erp >= 0.0 && erp <= 1.0)) {
+      throw InvalidArgument("abdyn::Simulator::step: settings 'erp' and 'contact.erp' must lie in [0, 1], got " +
+                            std::to_string(erp));
+    }
   }
   statistics_.iterations = 0;
   statistics_.residual = 0.0;

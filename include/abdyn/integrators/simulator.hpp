@@ -24,7 +24,8 @@ namespace abdyn {
 struct SimulatorSettings {
   PgsSettings solver;
   int substeps = 1;
-  double erp = 0.2;                // Baumgarte / ERP of bilateral rows and of limits once passed
+  double erp = 0.2;                // Baumgarte / ERP of bilateral rows and of limits once passed, per step
+                                   // (each of n sub-steps uses 1 - (1 - erp)^(1/n); likewise contact.erp)
   double cfm = 0.0;                // softness of bilateral rows
   bool joint_limits = false;       // enforce the model's position limits as rows
   double limit_margin = 0.01;      // limit rows become active this close to a bound (rad or m)
