@@ -7,6 +7,7 @@
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/constraints/row_pgs.hpp"
@@ -325,4 +326,61 @@ BOOST_AUTO_TEST_CASE(swing_and_twist_rows_are_rates_of_their_errors) {
       BOOST_TEST(std::abs(rows[checked].J.dot(v) - rate) < 1e-7, "row " << checked << ": " << rows[checked].J.dot(v) << " vs " << rate);
     }
   }
+}
+
+// The bounded MLCP with unilateral and friction rows: a floating box pressed onto the ground plane at 4
+// corners, sliding and spinning. After PGS, the conditions are checked independently with the dense mass
+// matrix: v+ = v_free + M^-1 J^T lambda (Cholesky here), and per row with w = J v+ - target:
+// lo <= lambda <= hi, w >= 0 where lambda = lo, w <= 0 where lambda = hi, w = 0 in between (1e-9).
+BOOST_AUTO_TEST_CASE(pgs_solves_the_bounded_mlcp) {
+  ModelBuilder b("box");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), Vector3(0.02, 0.03, 0.04).asDiagonal()), "box");
+  Geometry g;
+  g.name = "box";
+  g.body = body;
+  g.shape = ShapeType::Box;
+  g.size = Vector3(0.4, 0.3, 0.2);
+  b.addGeometry(g);
+  const Model model = b.build();
+  Data data(model);
+  Eigen::VectorXd q = neutral(model);
+  q[2] = 0.1 + 0.002;  // 2 mm above the ground: speculative rows
+  Eigen::VectorXd v(6);
+  v << 0.5, -0.3, 2.0, 1.0, 0.4, -3.0;  // spinning, sliding and falling
+  const double h = 1e-3;
+  const Eigen::VectorXd v_free = v + h * forwardDynamics(model, data, q, v, Eigen::VectorXd::Zero(6));
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  GroundContactSettings contact;
+  contact.mu = 0.4;
+  BOOST_REQUIRE_EQUAL(addGroundContactRows(rows, model, data, v, contact, h, 0), 4);
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  Eigen::VectorXd v_plus = v_free;
+  const PgsReport report = solveRowsPgs(rows, v_plus, PgsSettings{5000, 1e-12, 1.0, false});
+  BOOST_TEST_MESSAGE("box MLCP: " << report.iterations << " sweeps, residual " << report.residual);
+  BOOST_TEST(report.residual <= 1e-12);
+
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(6);
+  for (int r = 0; r < rows.size(); ++r) impulse += rows[r].J * rows[r].impulse;
+  const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
+  ABDYN_CHECK_NEAR(v_plus, v_check, 1e-12);
+  int active_normals = 0;
+  for (int r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
+    const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
+    const double w = row.J.dot(v_check) - row.target;
+    BOOST_TEST(row.impulse >= lo - 1e-12);
+    BOOST_TEST(row.impulse <= hi + 1e-12);
+    if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
+    if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
+    if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
+    if (row.tie < 0 && row.impulse > 0.0) ++active_normals;
+  }
+  BOOST_TEST(active_normals > 0);
 }
