@@ -5,6 +5,7 @@
 #include <string>
 
 #include "abdyn/error.hpp"
+#include "abdyn/logging.hpp"
 
 namespace abdyn {
 namespace {
@@ -77,8 +78,11 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     }
     report.iterations = it;
     report.residual = residual;
-    if (residual <= settings.tolerance) break;
+    if (residual <= settings.tolerance) return report;
   }
+  // Hitting the cap is routine in real-time stepping, so it is a debug report, not a warning.
+  logger()->debug("abdyn::solveRowsPgs: {} rows, residual {:.3g} after {} sweeps (tolerance {:.3g}, omega {})",
+                  rows.size(), report.residual, report.iterations, settings.tolerance, settings.omega);
   return report;
 }
 
