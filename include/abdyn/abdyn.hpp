@@ -10,6 +10,8 @@
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/checked_mode.hpp"
+#include "abdyn/constraints/constrained_dynamics.hpp"
+#include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/constraints/row_pgs.hpp"
