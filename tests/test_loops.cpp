@@ -315,3 +315,45 @@ BOOST_AUTO_TEST_CASE(bad_constraints_are_rejected) {
   Eigen::VectorXd guess = q;
   BOOST_CHECK_THROW(projectPositions(fb.model, data, cd2, contradictory, guess, 1e-12, 20), Error);
 }
+
+// Statics of the humanoid standing on both feet welded to the ground: with the joint torques that hold
+// the pose (from the equilibrium g(q) = [0; tau_joints] + G^T lambda, solved here for some lambda), the
+// constrained solver keeps it at rest, and the feet's vertical reactions add up to the total weight
+// (Newton's law for the whole body at rest), to 1e-9 relative.
+BOOST_AUTO_TEST_CASE(humanoid_on_welded_feet_carries_its_weight) {
+  UrdfOptions options;
+  options.floating_base = true;
+  const Model model = loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  Data data(model);
+  Eigen::VectorXd q = neutral(model);
+  q[2] = 1.0;  // lift the pelvis so the feet are well above the origin
+  forwardKinematics(model, data, q);
+  ConstraintSet feet;
+  for (const char* foot : {"left_foot", "right_foot"}) {
+    const int body = model.bodyId(foot);
+    // Fa: the world frame at the foot's pose; Fb: the foot's own frame.
+    feet.loops.push_back(LoopClosure::fixed(foot, 0, data.X_world[body], body, Plx()));
+  }
+  ConstrainedDynamicsData cd(model, feet);
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+  constraintJacobian(model, data, feet, cd.kinematics, q);
+  BOOST_TEST(maxAbs(cd.kinematics.C) < 1e-12);
+  const Eigen::MatrixXd G = cd.kinematics.G;
+  const Eigen::VectorXd g = gravityTorques(model, data, q);
+  // The base's six equations fix lambda (least squares over the 12 multipliers); the joints take the rest.
+  const Eigen::VectorXd lambda = G.leftCols(6).transpose().completeOrthogonalDecomposition().solve(g.head(6));
+  Eigen::VectorXd tau = g - G.transpose() * lambda;
+  BOOST_TEST(maxAbs(tau.head(6)) < 1e-9 * g.norm());
+  tau.head(6).setZero();
+  const double weight = model.totalMass() * 9.81;
+  for (const ConstrainedSolver solver : {ConstrainedSolver::Direct, ConstrainedSolver::Articulated}) {
+    ConstrainedDynamicsSettings settings;
+    settings.solver = solver;
+    const Eigen::VectorXd qdd = forwardDynamicsConstrained(model, data, cd, feet, q, v, tau, settings);
+    BOOST_TEST(maxAbs(qdd) < 1e-9);
+    const double reaction = cd.closure_wrench[0][5] + cd.closure_wrench[1][5];
+    BOOST_TEST(std::abs(reaction - weight) <= 1e-9 * weight, "vertical reaction " << reaction << " N, weight " << weight << " N");
+    BOOST_TEST(std::abs(cd.closure_wrench[0][3] + cd.closure_wrench[1][3]) < 1e-9 * weight);
+    BOOST_TEST(std::abs(cd.closure_wrench[0][4] + cd.closure_wrench[1][4]) < 1e-9 * weight);
+  }
+}
