@@ -357,3 +357,134 @@ BOOST_AUTO_TEST_CASE(humanoid_on_welded_feet_carries_its_weight) {
     BOOST_TEST(std::abs(cd.closure_wrench[0][4] + cd.closure_wrench[1][4]) < 1e-9 * weight);
   }
 }
+
+namespace {
+
+std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
+
+// The slider-crank of models/slider_crank.urdf: crank r, rod l, slider along x. Its closure
+// f(q) = r u(q1) + l u(q1 + q2) - (q3, 0) = 0, and the reduced-coordinate acceleration as for the four-bar.
+struct SliderCrank {
+  double r = 0.5, l = 1.5;
+
+  Eigen::VectorXd close(double q1) const {
+    const Eigen::Vector2d P = r * FourBar::u(q1);
+    const double t2 = std::asin(P.y() / l);  // the rod's end on the x axis: P_z - l sin(t2) = 0
+    Eigen::VectorXd q(3);
+    q << q1, t2 - q1, P.x() + l * std::cos(t2);
+    return q;
+  }
+
+  Eigen::VectorXd reducedAcceleration(const Model& model, Data& data, const Eigen::VectorXd& q, double q1dot,
+                                      const Eigen::VectorXd& tau, Eigen::VectorXd& v) const {
+    const double t1 = q[0], t2 = q[0] + q[1];
+    Eigen::Matrix<double, 2, 3> K;
+    K << r * FourBar::du(t1) + l * FourBar::du(t2), l * FourBar::du(t2), Eigen::Vector2d(-1.0, 0.0);
+    Eigen::Vector3d null(1.0, 0.0, 0.0);
+    null.tail<2>() = K.rightCols<2>().partialPivLu().solve(-K.col(0));
+    v = null * q1dot;
+    const double w1 = v[0], w2 = v[0] + v[1];
+    const Eigen::Vector2d Kdot_v = -(r * FourBar::u(t1) * w1 * w1 + l * FourBar::u(t2) * w2 * w2);
+    Eigen::Vector3d p = Eigen::Vector3d::Zero();
+    p.tail<2>() = K.rightCols<2>().partialPivLu().solve(-Kdot_v);
+    const Eigen::MatrixXd M = massMatrix(model, data, q);
+    const Eigen::VectorXd h = nonlinearEffects(model, data, q, v);
+    return null * (null.dot(tau - h - M * p) / null.dot(M * null)) + p;
+  }
+};
+
+}  // namespace
+
+// models/four_bar.urdf (a <loop_joint>) gives the same constrained dynamics as the four-bar built in C++,
+// and models/slider_crank.urdf (a Drake ball constraint) matches its reduced-coordinate solution.
+BOOST_AUTO_TEST_CASE(urdf_loop_joints_load_and_close) {
+  std::mt19937 rng(24);
+  std::uniform_real_distribution<double> angle(-3.0, 3.0), rate(-2.0, 2.0);
+  {
+    FourBar fb;
+    const Model model = loadUrdf(modelPath("four_bar.urdf"));
+    const ConstraintSet loops = loadUrdfLoops(modelPath("four_bar.urdf"), model);
+    BOOST_REQUIRE(loops.loops.size() == 1u);
+    BOOST_TEST(loops.loops[0].name == "pin");
+    Data data(model), data2(fb.model);
+    ConstrainedDynamicsData cd(model, loops), cd2(fb.model, fb.constraints);
+    for (int s = 0; s < 10; ++s) {
+      const Eigen::VectorXd q = fb.close(angle(rng));
+      Eigen::VectorXd v;
+      const Eigen::VectorXd tau = Eigen::VectorXd::Random(3);
+      const Eigen::VectorXd expected = fb.reducedAcceleration(data2, q, rate(rng), tau, v);
+      ABDYN_CHECK_REL(forwardDynamicsConstrained(model, data, cd, loops, q, v, tau), expected, 1e-9);
+    }
+  }
+  {
+    SliderCrank sc;
+    const Model model = loadUrdf(modelPath("slider_crank.urdf"));
+    const ConstraintSet loops = loadUrdfLoops(modelPath("slider_crank.urdf"), model);
+    BOOST_REQUIRE(loops.loops.size() == 1u);
+    BOOST_TEST(loops.loops[0].rows() == 3);
+    Data data(model);
+    ConstrainedDynamicsData cd(model, loops);
+    for (int s = 0; s < 10; ++s) {
+      const Eigen::VectorXd q = sc.close(angle(rng));
+      Eigen::VectorXd v;
+      const Eigen::VectorXd tau = Eigen::VectorXd::Random(3);
+      const Eigen::VectorXd expected = sc.reducedAcceleration(model, data, q, rate(rng), tau, v);
+      for (const ConstrainedSolver solver : {ConstrainedSolver::Direct, ConstrainedSolver::Articulated}) {
+        ConstrainedDynamicsSettings settings;
+        settings.solver = solver;
+        ABDYN_CHECK_REL(forwardDynamicsConstrained(model, data, cd, loops, q, v, tau, settings), expected, 1e-9);
+        BOOST_TEST(cd.rank == 2);
+      }
+    }
+  }
+}
+
+// Bad loop declarations: each gets an abdyn::Error starting with the source and naming the loop joint.
+BOOST_AUTO_TEST_CASE(bad_loop_declarations_are_named) {
+  const Model model = loadUrdf(modelPath("four_bar.urdf"));
+  const std::string head = "<robot name='four_bar'>";
+  const auto loop = [&](const std::string& body) { return head + body + "</robot>"; };
+  struct Case {
+    std::string xml, message;
+  };
+  const std::vector<Case> cases = {
+      {loop("<loop_joint name='p' type='revolute'><predecessor link='nowhere'/><successor link='rocker'/><axis xyz='0 1 0'/></loop_joint>"),
+       "loop joint 'p': no link named 'nowhere'"},
+      {loop("<loop_joint name='p' type='fixed'><predecessor link='rocker'/><successor link='rocker'/></loop_joint>"),
+       "predecessor and successor are the same link 'rocker'"},
+      {loop("<loop_joint name='p' type='fixed'><predecessor link='ground'/><successor link='world'/></loop_joint>"),
+       "rigidly joined already"},
+      {loop("<loop_joint name='p' type='hinge'><predecessor link='coupler'/><successor link='rocker'/></loop_joint>"),
+       "type must be revolute, prismatic, spherical or fixed, got 'hinge'"},
+      {loop("<loop_joint type='fixed'><predecessor link='coupler'/><successor link='rocker'/></loop_joint>"),
+       "<loop_joint> needs a name"},
+      {loop("<loop_joint name='p' type='fixed'><successor link='rocker'/></loop_joint>"), "missing <predecessor>"},
+      {loop("<loop_joint name='p' type='fixed'><predecessor/><successor link='rocker'/></loop_joint>"),
+       "<predecessor> needs the attribute 'link'"},
+      {loop("<loop_joint name='p' type='fixed'><predecessor link='coupler' xyz='1 nan 0'/><successor link='rocker'/></loop_joint>"),
+       "must be three finite numbers"},
+      {loop("<loop_joint name='p' type='fixed'><predecessor link='coupler' rpy='1 2'/><successor link='rocker'/></loop_joint>"),
+       "must be three finite numbers"},
+      {loop("<loop_joint name='p' type='revolute'><predecessor link='coupler'/><successor link='rocker'/></loop_joint>"),
+       "missing <axis>"},
+      {loop("<loop_joint name='p' type='prismatic'><predecessor link='coupler'/><successor link='rocker'/><axis xyz='0 0 0'/></loop_joint>"),
+       "<axis xyz> must not be zero"},
+      {loop("<loop_joint name='p' type='spherical'><predecessor link='coupler'/><successor link='rocker'/></loop_joint>"
+            "<loop_joint name='p' type='spherical'><predecessor link='crank'/><successor link='rocker'/></loop_joint>"),
+       "a loop joint of that name already exists"},
+      {loop("<drake:ball_constraint><drake:ball_constraint_body_A name='coupler'/><drake:ball_constraint_body_B name='rocker'/>"
+            "<drake:ball_constraint_p_AP value='2 0 0'/></drake:ball_constraint>"),
+       "missing <drake:ball_constraint_p_BQ>"},
+      {"<robot name='x'><link", "malformed XML"},
+  };
+  for (const Case& c : cases) {
+    BOOST_CHECK_EXCEPTION(loadUrdfLoopsString(c.xml, model), Error, [&](const Error& e) {
+      const std::string what = e.what();
+      const bool ok = what.rfind("<string>: ", 0) == 0 && what.find(c.message) != std::string::npos;
+      if (!ok) BOOST_TEST_MESSAGE("got: " << what << "\nexpected: " << c.message);
+      return ok;
+    });
+  }
+  BOOST_CHECK_EXCEPTION(loadUrdfLoops(modelPath("no_such_file.urdf"), model), Error,
+                        [](const Error& e) { return std::string(e.what()).find("no_such_file.urdf") != std::string::npos; });
+}

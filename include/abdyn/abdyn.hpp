@@ -27,6 +27,7 @@
 #include "abdyn/integrators/simulator.hpp"
 #include "abdyn/integrators/substeps.hpp"
 #include "abdyn/io/urdf.hpp"
+#include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
