@@ -1,6 +1,7 @@
 #include "abdyn/constraints/constrained_dynamics.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "abdyn/algorithms/aba.hpp"
@@ -12,6 +13,12 @@
 
 namespace abdyn {
 namespace {
+
+std::string number(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
 
 void checkSettings(const ConstrainedDynamicsSettings& s) {
   const auto finiteNonNegative = [](double x) { return std::isfinite(x) && x >= 0.0; };
@@ -41,7 +48,7 @@ void closureWrenches(const ConstraintSet& constraints, ConstrainedDynamicsData& 
 
 void throwInconsistent(const Model& model, double residual) {
   throw Error("abdyn::forwardDynamicsConstrained: the constraints of model '" + model.name() +
-              "' cannot all hold (relative residual " + std::to_string(residual) +
+              "' cannot all hold (relative residual " + number(residual) +
               " of the multiplier system): they contradict each other at this state");
 }
 
@@ -137,7 +144,7 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
     if (error <= tolerance) return it;
     if (it == max_iterations) {
       throw Error(std::string(fn) + ": no configuration of model '" + model.name() + "' closing its loops within " +
-                  std::to_string(tolerance) + " was found near the guess (largest error " + std::to_string(error) +
+                  number(tolerance) + " was found near the guess (largest error " + number(error) +
                   " after " + std::to_string(max_iterations) + " Gauss-Newton steps)");
     }
     // Minimum-norm Gauss-Newton step dq = -J^+ C, decomposing J itself (J^T J would square its conditioning).
