@@ -11,7 +11,8 @@
 // limits or friction. Before timing, each peer's results on state 0 are compared with abdyn's; the
 // check is printed and stored in the JSON context ("agreement <model> <library>").
 //
-//   ./build-bench/bench/bench_peers --benchmark_filter=ABA/kuka_iiwa [--source DIR]
+//   ./build-bench/bench/bench_peers --benchmark_filter=ABA/kuka_iiwa [--source DIR] [--models a,b,...]
+// --models sets up only the named models (setup of every library on the 1000-body models is slow).
 
 #include <benchmark/benchmark.h>
 
@@ -172,10 +173,13 @@ void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& rep
 
 int main(int argc, char** argv) {
   std::string dir = ABDYN_SOURCE_DIR;
+  std::string models;
   std::vector<char*> rest;
   for (int k = 0; k < argc; ++k) {
     if (std::string(argv[k]) == "--source" && k + 1 < argc) {
       dir = argv[++k];
+    } else if (std::string(argv[k]) == "--models" && k + 1 < argc) {
+      models = "," + std::string(argv[++k]) + ",";
     } else {
       rest.push_back(argv[k]);
     }
@@ -189,6 +193,7 @@ int main(int argc, char** argv) {
   std::snprintf(header, sizeof header, "%-24s %-16s %9s %9s %9s", "model", "library", "ABA qdd", "RNEA tau", "CRBA M");
   std::cout << header << "\n";
   for (const ModelFile& file : kModels) {
+    if (!models.empty() && models.find("," + std::string(file.label) + ",") == std::string::npos) continue;
     auto c = std::make_shared<AbdynCase>();
     const abdyn_bench::Problem problem = makeProblem(file, dir, *c);
     registerAbdyn(problem.label, c);
@@ -204,6 +209,7 @@ int main(int argc, char** argv) {
     for (auto& r : abdyn_bench::addMujoco(problem)) reports.push_back(std::move(r));
 #endif
     for (const auto& report : reports) checkAgreement(problem.label, report, reference);
+    std::cout << std::flush;
   }
   std::cout << std::endl;
 
