@@ -45,6 +45,13 @@ std::vector<double> fullMassMatrix(const pinocchio::Data& data) {
 }  // namespace
 
 std::vector<PeerReport> addPinocchio(const Problem& problem) {
+  // Pinocchio 3's Data holds the second-order derivative tensors of RNEA (d2tau_dqdq and three more),
+  // nv^3 doubles each: 8 GB apiece at nv = 1000, more than this machine's memory.
+  if (problem.nv > 400) {
+    const std::string why = "Pinocchio 3 Data allocates four nv^3 tensors (" +
+                            std::to_string(8e-9 * problem.nv * problem.nv * problem.nv) + " GB each here)";
+    return {{"pinocchio", why, {}, {}}, {"pinocchio_world", why, {}, {}}};
+  }
   auto c = std::make_shared<PinocchioCase>();
   try {
     if (problem.floating_base) {

@@ -21,7 +21,9 @@ const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::V
       data.S_world.col(k) = data.X_world[i].applyInverse(Motion(S.col(k))).vector();
     }
   }
-  data.M.setZero();
+  // Only entries of ancestor pairs are written, into both triangles at once. Every other entry is zero by
+  // the tree's structure and stays as Data's constructor left it, so a bushy tree costs O(n depth) memory
+  // traffic instead of two passes over all n^2 entries.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
@@ -30,14 +32,15 @@ const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::V
       // handled by one transposed matrix-vector product.
       for (int l = k; l >= 0;) {
         const int start = model.dofRunStart(l), length = l - start + 1;
-        data.M.col(k).segment(start, length).noalias() = data.S_world.middleCols(start, length).transpose() * F;
+        auto column = data.M.col(k).segment(start, length);
+        column.noalias() = data.S_world.middleCols(start, length).transpose() * F;
+        data.M.row(k).segment(start, length) = column.transpose();
         l = model.dofParent(start);
       }
     }
     const int p = model.parent(i);
     if (p > 0) data.I_composite[p] += data.I_composite[i];
   }
-  data.M.triangularView<Eigen::StrictlyLower>() = data.M.transpose().triangularView<Eigen::StrictlyLower>();
   if (options.armature) data.M.diagonal() += model.armature();
   return data.M;
 }
@@ -45,8 +48,15 @@ const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::V
 void factorizeMassMatrix(const Model& model, Data& data) {
   // Featherstone's LTDL: eliminate from the last coordinate up, touching only ancestor pairs
   // (lambda = Model::dofParent), so no fill-in occurs.
+  // Only ancestor pairs are copied: L's other entries are zero from Data's constructor and never written.
   Eigen::MatrixXd& H = data.L;
-  H = data.M;
+  for (int k = 0; k < model.nv(); ++k) {
+    for (int l = k; l >= 0;) {
+      const int start = model.dofRunStart(l), length = l - start + 1;
+      H.row(k).segment(start, length) = data.M.row(k).segment(start, length);
+      l = model.dofParent(start);
+    }
+  }
   for (int k = model.nv() - 1; k >= 0; --k) {
     if (!(H(k, k) > 0.0)) {
       throw Error("abdyn::factorizeMassMatrix: mass matrix of model '" + model.name() + "' is not positive definite (pivot " +

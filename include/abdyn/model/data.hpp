@@ -50,7 +50,8 @@ class Data {
   Eigen::MatrixXd Dinv_block;                  // nv x 6 scratch: inverses of multi-DoF joints' S^T IA S
   Eigen::VectorXd tau;                         // result of inverseDynamics
   Eigen::VectorXd qdd;                         // result of forwardDynamics
-  Eigen::MatrixXd M;                           // result of massMatrix (both triangles)
+  Eigen::MatrixXd M;                           // result of massMatrix (both triangles); entries off the
+                                               // ancestor pattern are zero from construction: keep them so
   Eigen::MatrixXd L;                           // LTDL factor of M: unit lower-triangular L and diagonal D in one matrix
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
