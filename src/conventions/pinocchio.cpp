@@ -1,0 +1,13 @@
+#include "abdyn/conventions/pinocchio.hpp"
+
+namespace abdyn::pinocchio {
+
+StateLayout stateLayout() {
+  StateLayout layout;
+  layout.library = "Pinocchio";
+  layout.quaternion_w_last = true;
+  layout.free_velocity = FreeVelocityLayout::BodyLinearAngular;
+  return layout;
+}
+
+}  // namespace abdyn::pinocchio
