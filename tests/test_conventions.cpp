@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE conventions
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/conventions/brax.hpp"
 #include "abdyn/conventions/mujoco.hpp"
@@ -55,7 +57,8 @@ RigidBodyInertia randomInertia(std::mt19937& rng) {
 Plx randomPlx(std::mt19937& rng) { return Plx(randomRotation(rng), randomVector3(rng, 2.0)); }
 
 // Joint axes of every kind the adapters convert: floating base, revolute, prismatic, helical, two
-// spherical joints (so RBDL stores three w's at the end of q), each with mass.
+// spherical joints (so RBDL stores three w's at the end of q), a continuous joint last (Pinocchio's
+// (cos, sin)), each with mass.
 Model testModel() {
   ModelBuilder b("conventions");
   std::mt19937 rng(7);
@@ -68,6 +71,7 @@ Model testModel() {
     spec.name = joint;
     spec.axis = axis;
     if (type == JointType::Helical) spec.pitch = 0.1;
+    spec.continuous = joint == "wheel";
     return b.addBody(parent, spec, X_tree, randomInertia(rng), body);
   };
   const int base = add(0, JointType::Floating, "root_joint", "base", Vector3::UnitZ());
@@ -75,7 +79,8 @@ Model testModel() {
   add(arm, JointType::Spherical, "wrist", "hand", Vector3::UnitZ());
   add(base, JointType::Prismatic, "slider", "carriage", Vector3::UnitY());
   const int neck = add(base, JointType::Spherical, "neck", "head", Vector3::UnitZ());
-  add(neck, JointType::Helical, "screw", "jaw", Vector3(0, 0.6, 0.8));
+  const int jaw = add(neck, JointType::Helical, "screw", "jaw", Vector3(0, 0.6, 0.8));
+  add(jaw, JointType::Revolute, "wheel", "tyre", Vector3(0, 0, 1));
   return b.build();
 }
 
@@ -254,6 +259,10 @@ BOOST_AUTO_TEST_CASE(pinocchio_free_flyer_is_xyzw_and_body_frame_linear_first) {
     const State p = pinocchio::stateFromAbdyn(model, a);
     BOOST_TEST((p.q.segment<3>(0) == a.q.segment<3>(0)));
     BOOST_TEST((p.q.segment<4>(3) == Vector4(a.q(4), a.q(5), a.q(6), a.q(3))));
+    // A continuous joint is (cos, sin) in Pinocchio's q, one coordinate more.
+    BOOST_TEST(p.q.size() == model.nq() + 1);
+    const double wheel = a.q(model.joint("wheel").idx_q);
+    BOOST_TEST((p.q.segment<2>(slotOf(model, "wheel", false)) == Eigen::Vector2d(std::cos(wheel), std::sin(wheel))));
     const int wrist_q = model.joint("wrist").idx_q;
     BOOST_TEST((p.q.segment<4>(slotOf(model, "wrist", false)) ==
                Vector4(a.q(wrist_q + 1), a.q(wrist_q + 2), a.q(wrist_q + 3), a.q(wrist_q))));
@@ -456,11 +465,12 @@ BOOST_AUTO_TEST_CASE(state_joint_order_by_name) {
   JointOrder order;
   for (int i = model.nbodies() - 1; i >= 1; --i) order.push_back(model.joint(i).name);
   const State m = mujoco::stateFromAbdyn(model, a, order);
-  // The helical joint "screw" is the last body, so it comes first; then "neck" (a ball, w first).
-  BOOST_TEST(m.q(0) == a.q(model.joint("screw").idx_q));
-  BOOST_TEST(m.v(0) == a.v(model.joint("screw").idx_v));
-  BOOST_TEST((m.q.segment<4>(1) == a.q.segment<4>(model.joint("neck").idx_q)));
-  BOOST_TEST((m.tau.segment<3>(1) == a.tau.segment<3>(model.joint("neck").idx_v)));
+  // "wheel" is the last body, so it comes first, then "screw"; then "neck" (a ball, w first).
+  BOOST_TEST(m.q(0) == a.q(model.joint("wheel").idx_q));
+  BOOST_TEST(m.q(1) == a.q(model.joint("screw").idx_q));
+  BOOST_TEST(m.v(1) == a.v(model.joint("screw").idx_v));
+  BOOST_TEST((m.q.segment<4>(2) == a.q.segment<4>(model.joint("neck").idx_q)));
+  BOOST_TEST((m.tau.segment<3>(2) == a.tau.segment<3>(model.joint("neck").idx_v)));
   checkRoundTrip(a, mujoco::stateToAbdyn(model, m, order));
   const State r = rbdl::stateFromAbdyn(model, a, order);
   // RBDL's w's follow in RBDL's joint order: neck, wrist, root_joint.
@@ -492,6 +502,9 @@ BOOST_AUTO_TEST_CASE(state_conversion_errors) {
   BOOST_CHECK_THROW(rbdl::stateFromAbdyn(model, s), InvalidArgument);
   s = good;
   s.v.resize(2);
+  BOOST_CHECK_THROW(pinocchio::stateToAbdyn(model, s), InvalidArgument);
+  s = pinocchio::stateFromAbdyn(model, good);
+  s.q.conservativeResize(model.nq());  // Pinocchio's q has one more coordinate (the continuous joint)
   BOOST_CHECK_THROW(pinocchio::stateToAbdyn(model, s), InvalidArgument);
   s = good;
   s.tau.resize(model.nv() + 1);

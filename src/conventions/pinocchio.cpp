@@ -7,6 +7,7 @@ StateLayout stateLayout() {
   layout.library = "Pinocchio";
   layout.quaternion_w_last = true;
   layout.free_velocity = FreeVelocityLayout::BodyLinearAngular;
+  layout.continuous_as_cos_sin = true;
   return layout;
 }
 

@@ -1,5 +1,7 @@
 #include "abdyn/conventions/state_layout.hpp"
 
+#include <cmath>
+
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 
@@ -13,9 +15,15 @@ struct Slot {
   int q;   // first q coordinate of the joint's own slot
   int v;   // first v (qdd, tau) coordinate
   int w;   // q index of the quaternion's w when it is stored after all other coordinates, else -1
+  bool cos_sin;  // a continuous joint's angle stored as (cos, sin)
 };
 
-std::vector<Slot> plan(const Model& model, const StateLayout& layout, const JointOrder& order) {
+struct Plan {
+  std::vector<Slot> slots;
+  int nq = 0;  // length of the other library's q
+};
+
+Plan plan(const Model& model, const StateLayout& layout, const JointOrder& order) {
   const int njoints = model.nbodies() - 1;
   std::vector<int> bodies;
   if (order.empty()) {
@@ -33,7 +41,7 @@ std::vector<Slot> plan(const Model& model, const StateLayout& layout, const Join
       bodies.push_back(i);
     }
   }
-  std::vector<Slot> slots;
+  Plan p;
   int q = 0, v = 0, nw = 0;
   for (int i : bodies) {
     const Joint& joint = model.joint(i);
@@ -41,8 +49,10 @@ std::vector<Slot> plan(const Model& model, const StateLayout& layout, const Join
       throw Error(layout.library + " state layout: joint '" + joint.name +
                   "' is planar, which has no counterpart there");
     }
-    Slot s{i, q, v, -1};
-    if (joint.hasQuaternion() && layout.quaternion_w_at_end_of_q) {
+    Slot s{i, q, v, -1, joint.continuous && layout.continuous_as_cos_sin};
+    if (s.cos_sin) {
+      q += 2;
+    } else if (joint.hasQuaternion() && layout.quaternion_w_at_end_of_q) {
       // Quaternion joints have nq = nv + 1, every other joint nq = nv: the own slots fill nv coordinates.
       s.w = model.nv() + nw++;
       q += joint.nq - 1;
@@ -50,9 +60,10 @@ std::vector<Slot> plan(const Model& model, const StateLayout& layout, const Join
       q += joint.nq;
     }
     v += joint.nv;
-    slots.push_back(s);
+    p.slots.push_back(s);
   }
-  return slots;
+  p.nq = q + nw;
+  return p;
 }
 
 void checkSize(const Eigen::VectorXd& x, int n, bool optional, const char* name, const std::string& context) {
@@ -61,16 +72,16 @@ void checkSize(const Eigen::VectorXd& x, int n, bool optional, const char* name,
                         std::to_string(n) + (optional ? " (or none)" : ""));
 }
 
-void checkState(const Model& model, const State& s, const std::string& context) {
-  checkSize(s.q, model.nq(), false, "q", context);
+void checkState(const Model& model, const State& s, int nq, const std::string& context) {
+  checkSize(s.q, nq, false, "q", context);
   checkSize(s.v, model.nv(), true, "v", context);
   checkSize(s.qdd, model.nv(), true, "qdd", context);
   checkSize(s.tau, model.nv(), true, "tau", context);
   if (s.qdd.size() != 0 && s.v.size() == 0) throw InvalidArgument(context + ": qdd needs v (free joints)");
 }
 
-void resizeLike(const State& in, State& out) {
-  out.q.resize(in.q.size());
+void resizeLike(const State& in, int nq, State& out) {
+  out.q.resize(nq);
   out.v.resize(in.v.size());
   out.qdd.resize(in.qdd.size());
   out.tau.resize(in.tau.size());
@@ -105,11 +116,11 @@ Matrix3 floatingRotation(const Eigen::VectorXd& q_abdyn, const Joint& joint) {
 
 State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layout, const JointOrder& order) {
   const std::string context = "stateFromAbdyn (" + layout.library + ")";
-  checkState(model, a, context);
-  const std::vector<Slot> slots = plan(model, layout, order);
+  checkState(model, a, model.nq(), context);
+  const Plan p = plan(model, layout, order);
   State o;
-  resizeLike(a, o);
-  for (const Slot& s : slots) {
+  resizeLike(a, p.nq, o);
+  for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
     const int n = j.nv;
     if (j.type == JointType::Spherical) {
@@ -117,6 +128,9 @@ State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layo
     } else if (j.type == JointType::Floating) {
       o.q.segment<3>(s.q) = a.q.segment<3>(j.idx_q);
       writeQuaternion(layout, a.q.data() + j.idx_q + 3, s, s.q + 3, o.q);
+    } else if (s.cos_sin) {
+      o.q(s.q) = std::cos(a.q(j.idx_q));
+      o.q(s.q + 1) = std::sin(a.q(j.idx_q));
     } else {
       o.q.segment(s.q, j.nq) = a.q.segment(j.idx_q, j.nq);
     }
@@ -150,11 +164,11 @@ State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layo
 
 State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout, const JointOrder& order) {
   const std::string context = "stateToAbdyn (" + layout.library + ")";
-  checkState(model, o, context);
-  const std::vector<Slot> slots = plan(model, layout, order);
+  const Plan p = plan(model, layout, order);
+  checkState(model, o, p.nq, context);
   State a;
-  resizeLike(o, a);
-  for (const Slot& s : slots) {
+  resizeLike(o, model.nq(), a);
+  for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
     const int n = j.nv;
     if (j.type == JointType::Spherical) {
@@ -162,6 +176,8 @@ State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout
     } else if (j.type == JointType::Floating) {
       a.q.segment<3>(j.idx_q) = o.q.segment<3>(s.q);
       a.q.segment<4>(j.idx_q + 3) = readQuaternion(layout, o.q, s, s.q + 3);
+    } else if (s.cos_sin) {
+      a.q(j.idx_q) = std::atan2(o.q(s.q + 1), o.q(s.q));
     } else {
       a.q.segment(j.idx_q, j.nq) = o.q.segment(s.q, j.nq);
     }

@@ -11,6 +11,8 @@
 //   Free flyer        q = (x, y, z, qx, qy, qz, qw), w last; v = [v_b; w_b], the body's spatial velocity
 //                     in body coordinates, linear first.
 //   Spherical         q = (qx, qy, qz, qw); v = angular velocity in the child frame.
+//   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
+//   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
 
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"

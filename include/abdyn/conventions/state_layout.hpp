@@ -4,8 +4,9 @@
 // abdyn's layout (joint.hpp): joints in body order; a quaternion is (qw, qx, qy, qz); a floating joint
 // has q = (x, y, z, qw, qx, qy, qz) and v = [w_b; v_b], the body's spatial velocity in body
 // coordinates; a spherical joint's v is its angular velocity in the child frame. Other libraries differ
-// in three ways, which a StateLayout states: the quaternion's order, where its w is stored, and which
-// frame and order the free joint's velocity uses. Joints are matched by name (JointOrder), because
+// in four ways, which a StateLayout states: the quaternion's order, where its w is stored, which frame
+// and order the free joint's velocity uses, and whether a continuous joint's angle is stored as
+// (cos, sin). Joints are matched by name (JointOrder), because
 // libraries number the same URDF's joints differently.
 //
 // For a free joint with orientation R (body to parent; the parent is the world for a root joint placed
@@ -51,9 +52,13 @@ struct StateLayout {
                                            // of all quaternion joints follow, in joint order, after the nv
                                            // other coordinates
   FreeVelocityLayout free_velocity = FreeVelocityLayout::BodyAngularLinear;
+  bool continuous_as_cos_sin = false;      // Pinocchio: a continuous (unbounded revolute) joint's q is
+                                           // (cos, sin) of its angle; converted back with atan2, so
+                                           // angles return in [-pi, pi]
 };
 
-/// The same state in `layout`. Throws abdyn::InvalidArgument when q is not nq long, when v, qdd or tau
+/// The same state in `layout`. Throws abdyn::InvalidArgument when q is not nq long (for stateToAbdyn:
+/// the other library's length, nq plus one per continuous joint with continuous_as_cos_sin), when v, qdd or tau
 /// is neither empty nor nv long, or qdd is given without v; abdyn::Error when `order` is not a
 /// permutation of the model's joint names or the model has a planar joint.
 State stateFromAbdyn(const Model& model, const State& abdyn_state, const StateLayout& layout,
