@@ -455,6 +455,31 @@ BOOST_AUTO_TEST_CASE(tds_transform_is_right_associative_plxb) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// External forces
+
+BOOST_AUTO_TEST_CASE(external_forces_rbdl_in_world_mujoco_at_com) {
+  // RBDL include/rbdl/Dynamics.h, ForwardDynamics: f_ext "acting on the body in base coordinates".
+  // MuJoCo include/mujoco/mjdata.h, xfrc_applied: Cartesian force and torque per body, the torque
+  // about the body's centre of mass (mj_xfrcAccumulate applies it at xipos), world axes.
+  std::mt19937 rng(18);
+  for (int t = 0; t < kTrials; ++t) {
+    const Plx X_body_world = randomPlx(rng);
+    const Force f_body(randomVector6(rng));
+    const Vector3 com_body = randomVector3(rng, 0.5);
+    // RBDL: X^T maps a force from body to world coordinates (X* = X^-T maps world to body).
+    const Vector6 f_world = X_body_world.matrix().transpose() * f_body.vector();
+    ABDYN_CHECK_REL(rbdl::externalForceFromAbdyn(X_body_world, f_body), f_world, kTol);
+    ABDYN_CHECK_REL(rbdl::externalForceToAbdyn(X_body_world, f_world).vector(), f_body.vector(), kTol);
+    // MuJoCo: force R f_b, torque about the centre of mass R (n_b - c_b x f_b), R = body to world.
+    const Matrix3 R = X_body_world.E().transpose();
+    Vector6 xfrc;
+    xfrc << R * f_body.linear(), R * (f_body.angular() - com_body.cross(f_body.linear()));
+    ABDYN_CHECK_REL(mujoco::xfrcAppliedFromAbdyn(X_body_world, com_body, f_body), xfrc, kTol);
+    ABDYN_CHECK_REL(mujoco::xfrcAppliedToAbdyn(X_body_world, com_body, xfrc).vector(), f_body.vector(), kTol);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // States: joint order, round trips, errors
 
 BOOST_AUTO_TEST_CASE(state_joint_order_by_name) {

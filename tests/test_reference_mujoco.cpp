@@ -10,8 +10,9 @@
 #include "test_helpers.hpp"
 
 // abdyn against MuJoCo (Debian's libmujoco-dev, 2.2.2) on every fixed-base bundled URDF: MuJoCo's
-// unconstrained acceleration qacc_smooth against abdyn's forward dynamics, with joints matched by name
-// through abdyn::mujoco::stateToAbdyn / stateFromAbdyn. MuJoCo is a coarse witness (its URDF import
+// unconstrained acceleration qacc_smooth against abdyn's forward dynamics, with joint forces and an
+// external force on every body, joints matched by name through abdyn::mujoco::stateToAbdyn /
+// stateFromAbdyn and forces converted by abdyn::mujoco::xfrcAppliedFromAbdyn. MuJoCo is a coarse witness (its URDF import
 // turns each inertia into principal moments and axes, and massless links get lower bounds, below):
 // 1e-6 relative, the tolerance issue 7 sets. Built only when CMake finds MuJoCo (tests/CMakeLists.txt).
 
@@ -78,11 +79,22 @@ BOOST_AUTO_TEST_CASE(forward_dynamics_agrees_with_mujoco) {
       Eigen::Map<Eigen::VectorXd>(d->qpos, m->nq) = o.q;
       Eigen::Map<Eigen::VectorXd>(d->qvel, m->nv) = o.v;
       Eigen::Map<Eigen::VectorXd>(d->qfrc_applied, m->nv) = o.tau;
+      mj_forward(m, d);  // for MuJoCo's centres of mass xipos
+      // A random external force on every moving body, as abdyn's f_ext and as MuJoCo's xfrc_applied.
+      forwardKinematics(model, data, s.q);
+      std::vector<Force> f_ext(model.nbodies());
+      for (int i = 1; i < model.nbodies(); ++i) {
+        f_ext[i] = Force(uniform(6));
+        const int b = mj_name2id(m, mjOBJ_BODY, model.bodyName(i).c_str());
+        BOOST_REQUIRE(b >= 0);
+        const Vector3 com_body = data.X_world[i].applyToPoint(Eigen::Map<const Vector3>(d->xipos + 3 * b));
+        Eigen::Map<Vector6>(d->xfrc_applied + 6 * b) = mujoco::xfrcAppliedFromAbdyn(data.X_world[i], com_body, f_ext[i]);
+      }
       mj_forward(m, d);
       State back = o;
       back.qdd = Eigen::Map<const Eigen::VectorXd>(d->qacc_smooth, m->nv);
       const Eigen::VectorXd qdd_mujoco = mujoco::stateToAbdyn(model, back, order).qdd;
-      const double e = test::relErr(forwardDynamics(model, data, s.q, s.v, s.tau), qdd_mujoco);
+      const double e = test::relErr(forwardDynamics(model, data, s.q, s.v, s.tau, f_ext), qdd_mujoco);
       BOOST_TEST(e <= 1e-6, entry.path().filename() << ": " << e);
       worst_here = std::max(worst_here, e);
     }

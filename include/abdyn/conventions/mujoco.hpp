@@ -8,6 +8,7 @@
 //                 their dual, (world force, body moment about the body origin).
 //   Ball joint    q = (qw, qx, qy, qz); v = angular velocity in the child frame.
 //   Gravity       mjOption::gravity, in world coordinates (abdyn's Model::gravity()).
+//   xfrc_applied  per body: force and torque in world axes, the torque about the body's centre of mass.
 
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"
@@ -24,6 +25,13 @@ struct Pose {
 Pose fromAbdyn(const Plxb& T_P_C);
 /// Throws abdyn::Error for a zero or non-finite quaternion; a non-unit one is normalised.
 Plxb toAbdyn(const Pose& T_P_C);
+
+/// One row of MuJoCo's xfrc_applied (force, then torque about the body's centre of mass, both in world
+/// axes) from abdyn's f_ext entry for the same body (body coordinates, about its origin), with
+/// X_body_world = data.X_world[body] and com_body the centre of mass MuJoCo uses, in body coordinates.
+Vector6 xfrcAppliedFromAbdyn(const Plx& X_body_world, const Vector3& com_body, const Force& f_body);
+/// The inverse of xfrcAppliedFromAbdyn.
+Force xfrcAppliedToAbdyn(const Plx& X_body_world, const Vector3& com_body, const Vector6& xfrc);
 
 /// MuJoCo's state layout (see the header comment).
 StateLayout stateLayout();

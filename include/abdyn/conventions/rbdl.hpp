@@ -49,6 +49,16 @@ inline SpatialRigidBodyInertia fromAbdyn(const RigidBodyInertia& I) {
 /// (no rigid body has one) or one that is not a valid rigid body.
 RigidBodyInertia toAbdyn(const SpatialRigidBodyInertia& I);
 
+/// One entry of RBDL's f_ext (ForwardDynamics, InverseDynamics: world coordinates, about the world
+/// origin) from abdyn's f_ext entry for the same body (body coordinates, about its origin), with
+/// X_body_world = data.X_world[body] after forward kinematics.
+inline SpatialVector externalForceFromAbdyn(const Plx& X_body_world, const Force& f_body) {
+  return X_body_world.applyInverse(f_body).vector();
+}
+inline Force externalForceToAbdyn(const Plx& X_body_world, const SpatialVector& f_world) {
+  return X_body_world.apply(Force(f_world));
+}
+
 /// RBDL's state layout (see the header comment).
 StateLayout stateLayout();
 /// A state of `model` in RBDL's layout; `order` names the joints in RBDL's order (empty: abdyn's).
