@@ -115,6 +115,48 @@ BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
   }
 }
 
+// The time steppers and the row machinery allocate nothing once built: the Euler and implicit-midpoint
+// steps, and a Simulator step of a floating humanoid with limits and ground contacts after a first step
+// has sized its rows (the same rows again: ABA, row building, responses, PGS, integration).
+BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  std::mt19937 rng(2);
+  const abdyn::Model model = abdyn::randomTree({10, false, true, true, true}, rng);
+  abdyn::Data data(model);
+  abdyn::ExplicitEuler explicit_euler(model);
+  abdyn::SemiImplicitEuler semi_implicit_euler(model);
+  abdyn::ImplicitMidpoint midpoint(model);
+  Eigen::VectorXd q = abdyn::randomConfiguration(model, rng);
+  Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+  const abdyn::JointForceFunction spring = [](const Eigen::VectorXd&, const Eigen::VectorXd& v_at, Eigen::VectorXd& out) {
+    out = -0.1 * v_at;
+  };
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  abdyn::SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  abdyn::Simulator sim(abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options), settings);
+  sim.q[2] = -0.3;  // feet and shins below the ground
+  sim.step(1e-3);
+  const Eigen::VectorXd q_sim = sim.q, v_sim = sim.v;
+  sim.step(1e-3);
+  const int rows = sim.statistics().rows;
+  sim.q = q_sim;
+  sim.v = v_sim;
+  const long n = countAllocations([&] {
+    explicit_euler.step(model, data, q, v, tau, 1e-3);
+    semi_implicit_euler.step(model, data, q, v, spring, 1e-3);
+    midpoint.step(model, data, q, v, tau, 1e-3);
+    midpoint.step(model, data, q, v, spring, 1e-3);
+    sim.step(1e-3);
+  });
+  BOOST_TEST(sim.statistics().rows == rows);
+  BOOST_TEST(sim.statistics().contacts > 0);
+  BOOST_TEST(n == 0, n << " heap allocations");
+}
+
 // The counter works: a deliberate allocation is seen.
 BOOST_AUTO_TEST_CASE(counter_sees_allocations) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;

@@ -18,7 +18,7 @@ RungeKutta4::RungeKutta4(const Model& model)
 void RungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                        const Eigen::VectorXd& tau, double h, const DynamicsOptions& options) {
   internal::checkVector(tau, model.nv(), "abdyn::RungeKutta4::step", "tau");
-  if (!(h > 0.0) || !std::isfinite(h)) throw InvalidArgument("abdyn::RungeKutta4::step: step 'h' must be positive and finite");
+  internal::checkTimeStep(h, "abdyn::RungeKutta4::step");
   // Butcher tableau of the classical method: stage s starts at c_s = (0, 1/2, 1/2, 1) along the
   // previous stage's rates and contributes with weight b_s = (1, 2, 2, 1) / 6.
   const double c[4] = {0.0, 0.5, 0.5, 1.0};

@@ -39,4 +39,11 @@ inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, con
   if (checkedMode() && model.hasQuaternions()) checkQuaternions(model, q, function);
 }
 
+/// Checks a time step: positive and finite.
+inline void checkTimeStep(double h, const char* function) {
+  if (!(h > 0.0) || !std::isfinite(h)) {
+    throw InvalidArgument(std::string(function) + ": step 'h' must be positive and finite, got " + std::to_string(h));
+  }
+}
+
 }  // namespace abdyn::internal

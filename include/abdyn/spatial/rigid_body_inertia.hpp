@@ -92,8 +92,12 @@ class RigidBodyInertia {
     }
     // About the joint centre of mass, each body adds its own Ic and a parallel-axis term; together
     // the two parallel-axis terms are (m1 m2 / m) (-dx dx) with d = c1 - c2.
-    const Matrix3 dx = skew(c_ - o.c_);
-    Ic_ += o.Ic_ - (m_ * o.m_ / m) * dx * dx;
+    // -[d]x [d]x = |d|^2 1 - d d^T.
+    const Vector3 d = c_ - o.c_;
+    const double mu = m_ * o.m_ / m;
+    Ic_ += o.Ic_;
+    Ic_.noalias() -= (mu * d) * d.transpose();
+    Ic_.diagonal().array() += mu * d.squaredNorm();
     c_ = (m_ * c_ + o.m_ * o.c_) / m;
     m_ = m;
     return *this;

@@ -1,0 +1,111 @@
+// Timing of the constraint-row step (Google Benchmark): the humanoid as a ragdoll (floating base, URDF
+// limits as rows, ground contacts), fallen and lying on the ground, so that its contacts, limits and
+// joint-friction rows are all active.
+//   RagdollStep    one Simulator::step (ABA, rows, responses, PGS with 20 sweeps, integration)
+//   RagdollPgs     the projected Gauss-Seidel sweeps alone on that step's rows, from zero impulses;
+//                  the counter time_per_row_iteration is the time per row per sweep (s, SI-prefixed)
+//   RagdollResponses  M^-1 J^T of every row by articulated-body propagation
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "abdyn/abdyn.hpp"
+
+namespace {
+
+constexpr int kSweeps = 20;
+constexpr double kStep = 2e-3;
+
+abdyn::SimulatorSettings ragdollSettings() {
+  abdyn::SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  settings.solver.max_iterations = kSweeps;
+  settings.solver.tolerance = 0.0;  // always kSweeps sweeps, so times compare across runs
+  return settings;
+}
+
+// The humanoid dropped tipping over from just above the ground at z = -0.95 (its feet reach 0.93 m below
+// the pelvis in the neutral pose), after 1.5 s: lying on the ground.
+abdyn::Simulator& fallenRagdoll() {
+  static abdyn::Simulator* sim = [] {
+    abdyn::UrdfOptions options;
+    options.floating_base = true;
+    abdyn::SimulatorSettings settings = ragdollSettings();
+    settings.contact.height = -0.95;
+    auto* s = new abdyn::Simulator(abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options), settings);
+    s->v.head<3>() << 0.8, 0.5, 0.2;
+    for (int k = 0; k < 750; ++k) s->step(kStep);
+    return s;
+  }();
+  return *sim;
+}
+
+void RagdollStep(benchmark::State& state) {
+  abdyn::Simulator& sim = fallenRagdoll();
+  const Eigen::VectorXd q0 = sim.q, v0 = sim.v;
+  for (auto _ : state) {
+    sim.q = q0;
+    sim.v = v0;
+    benchmark::DoNotOptimize(sim.step(kStep));
+  }
+  state.counters["rows"] = sim.statistics().rows;
+  state.counters["contacts"] = sim.statistics().contacts;
+}
+
+// The rows of one step at the fallen state, built as Simulator::step builds them.
+struct RowProblem {
+  explicit RowProblem(const abdyn::Simulator& sim)
+      : model(sim.model()), data(model), rows(model), response(model), v_free(sim.v) {
+    const abdyn::SimulatorSettings settings = ragdollSettings();
+    v_free += kStep * abdyn::forwardDynamics(model, data, sim.q, sim.v, sim.tau);
+    abdyn::forwardKinematics(model, data, sim.q);
+    abdyn::addJointLimitRows(rows, model, sim.q, settings.limit_margin, settings.erp, kStep, 0);
+    abdyn::addJointFrictionRows(rows, model, kStep, 1000);
+    abdyn::GroundContactSettings contact = settings.contact;
+    contact.height = -0.95;
+    abdyn::addGroundContactRows(rows, model, data, sim.v, contact, kStep, 2000);
+  }
+  const abdyn::Model& model;
+  abdyn::Data data;
+  abdyn::RowSet rows;
+  abdyn::RowResponse response;
+  Eigen::VectorXd v_free;
+};
+
+void RagdollResponses(benchmark::State& state) {
+  RowProblem p(fallenRagdoll());
+  for (auto _ : state) {
+    p.response.articulated(p.model, p.data, p.rows);
+    benchmark::ClobberMemory();
+  }
+  state.counters["rows"] = p.rows.size();
+  state.counters["time_per_row"] = benchmark::Counter(static_cast<double>(p.rows.size()) * state.iterations(),
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void RagdollPgs(benchmark::State& state) {
+  RowProblem p(fallenRagdoll());
+  p.response.articulated(p.model, p.data, p.rows);
+  abdyn::PgsSettings settings = ragdollSettings().solver;
+  settings.warm_start = false;
+  Eigen::VectorXd v(p.v_free.size());
+  abdyn::PgsReport report;
+  for (auto _ : state) {
+    v = p.v_free;
+    report = abdyn::solveRowsPgs(p.rows, v, settings);
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.counters["rows"] = p.rows.size();
+  state.counters["time_per_row_iteration"] =
+      benchmark::Counter(static_cast<double>(p.rows.size()) * report.iterations * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+}  // namespace
+
+BENCHMARK(RagdollStep)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollResponses)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollPgs)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();

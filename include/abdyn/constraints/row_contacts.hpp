@@ -1,0 +1,47 @@
+#pragma once
+// Contacts between the model's collision geometry and a horizontal ground plane z = height.
+// Each shape offers fixed candidate points (sphere: its lowest point; box: its 8 corners; cylinder: per end
+// cap the lowest rim point and three more at 90 degree steps); a point within `margin` of the plane
+// (gap C = z - height < margin) becomes three rows at the point:
+//   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
+//             max_push_velocity, raised to
+//             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
+//   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
+// Mesh shapes are not handled (skipped).
+//
+// Contacts between bodies test candidate points of one shape against the signed distance d and outward
+// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
+// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
+// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
+// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
+
+#include <cstdint>
+
+#include "abdyn/constraints/rows.hpp"
+
+namespace abdyn {
+
+struct GroundContactSettings {
+  double height = 0.0;                 // the plane z = height, world coordinates
+  double mu = 0.8;                     // Coulomb friction coefficient (box approximation of the cone)
+  double margin = 0.01;                // speculative margin, m
+  double erp = 0.2;                    // penetration recovery per step (ground and body contacts)
+  double max_push_velocity = 1.0;      // cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
+  double restitution = 0.0;            // coefficient e
+  double restitution_threshold = 0.5;  // approach speed (m/s) below which impacts are inelastic
+};
+
+/// Candidate points per geometry (row keys are key_base + 3 (8 geometry + point) + {0, 1, 2}).
+constexpr int kContactPointsPerGeometry = 8;
+
+/// Appends the rows of every collision point near the plane; returns the number of contact points.
+/// Needs data.X_world and data.X_up (forwardKinematics); v is the velocity restitution is judged by.
+int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                         const GroundContactSettings& settings, double h, std::int64_t key_base);
+
+/// Appends the rows of every pair of collision shapes on different, non-adjacent bodies that are within
+/// `margin` (settings.height is unused); returns the number of contact points. Row keys start at key_base.
+int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                       const GroundContactSettings& settings, double h, std::int64_t key_base);
+
+}  // namespace abdyn

@@ -1,0 +1,84 @@
+#pragma once
+// Constraint rows at the velocity (impulse) level, acting on a tree's generalized velocities.
+//
+// A row is one scalar condition on the velocity after the step, v+ = v_free + M^-1 J^T lambda:
+//   w = J v+ - target + cfm * lambda,   lo <= lambda <= hi,
+//   w >= 0 where lambda = lo,  w <= 0 where lambda = hi,  w = 0 in between (a bounded MLCP).
+// J (1 x nv) is the rate of a position error C (dC/dt = J v); target is the velocity bias:
+//   Baumgarte / ERP  target = -(erp / h) C          (bilateral rows, and unilateral rows that penetrate)
+//   predicted error  target = -C / h when C > 0     (a unilateral gap C may close within the step, no more)
+//   restitution      target = -e J v when J v < -threshold
+// cfm softens the row (lambda = -w / cfm at the fixed point, a spring-damper); a friction row is tied to
+// its normal row and bounded by +-mu times that row's impulse. Rows keep their impulse for warm starting.
+//
+// Linear 1D rows: the velocity of a point along a direction, both in world coordinates; angular 1D rows:
+// the angular velocity about an axis. Each compares body A with body B (either may be the world, body 0):
+//   J v = n . (v_A(p) - v_B(p))   or   J v = a . (w_A - w_B).
+// Both are a world-frame wrench f paired with body motions: J v = f . (V_A - V_B), with V the bodies' spatial
+// velocities in world coordinates and f = [p x n; n] (linear) or [a; 0] (angular).
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "abdyn/model/data.hpp"
+
+namespace abdyn {
+
+struct ConstraintRow {
+  Eigen::VectorXd J;          // nv: the row's velocity is J.dot(v)
+  Eigen::VectorXd Minv_Jt;    // nv: M^-1 J^T (computeRowResponses*)
+  double target = 0.0;        // the velocity bias the row drives J v to
+  double cfm = 0.0;           // softness (constraint force mixing), >= 0
+  double lo = -std::numeric_limits<double>::infinity();  // impulse bounds
+  double hi = std::numeric_limits<double>::infinity();
+  int tie = -1;               // friction: index of the normal row whose impulse bounds this one
+  double mu = 0.0;            // friction: bounds are +-mu * impulse of row `tie`
+  double impulse = 0.0;       // accumulated impulse lambda (warm start in, solution out)
+  double error = 0.0;         // position error C (unilateral: the gap, negative when violated)
+  bool unilateral = false;    // error is a gap (only negative values violate)
+  std::int64_t key = -1;      // identity across steps for warm starting (-1: none)
+  double inv_k = 0.0;         // 1 / (J M^-1 J^T + cfm), set by the solver
+};
+
+/// A growable list of rows for one model; rows are reused between clear() calls, so building the
+/// same number of rows again allocates nothing.
+class RowSet {
+ public:
+  explicit RowSet(const Model& model) : nv_(model.nv()) {}
+
+  void clear() { size_ = 0; }
+  int size() const { return size_; }
+  ConstraintRow& operator[](int i) { return rows_[i]; }
+  const ConstraintRow& operator[](int i) const { return rows_[i]; }
+  /// Appends a bilateral row with J = 0, target = 0, cfm = 0, impulse = 0 and no tie.
+  ConstraintRow& add();
+
+ private:
+  int nv_;
+  int size_ = 0;
+  std::vector<ConstraintRow> rows_;
+};
+
+/// J += sign * f^T J_body: the power of the world-frame wrench f (about the world origin) on body
+/// `body`'s motion, per velocity coordinate. Needs data.X_world (forwardKinematics). O(depth).
+void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
+                    Eigen::VectorXd& J);
+
+/// A linear 1D row n . (v_A(p) - v_B(p)) at world point p along world direction n.
+ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
+                            const Vector3& p_world, const Vector3& n_world);
+/// An angular 1D row a . (w_A - w_B) about world axis a.
+ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
+                             const Vector3& a_world);
+
+/// The target of a unilateral row with gap C (>= 0 allowed): close at most the gap within the step
+/// (predicted error, -C / h) while apart; push out at the ERP rate (-(erp / h) C) once penetrating.
+inline double unilateralTarget(double gap, double erp, double h) { return gap > 0.0 ? -gap / h : -(erp / h) * gap; }
+
+/// Two unit vectors completing n (unit) to a right-handed orthonormal basis (t1, t2, n).
+void orthonormalComplement(const Vector3& n, Vector3& t1, Vector3& t2);
+
+}  // namespace abdyn

@@ -1,0 +1,86 @@
+#pragma once
+// Simulator: time stepping with constraint rows, Havok style. One step of length h (in `substeps` equal
+// parts) does, per part:
+//   1. v_free = v + h a(q, v, tau)                       (ABA: unconstrained acceleration)
+//   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
+//   3. M^-1 J^T per row (articulated-body propagation, or the dense mass matrix), then projected
+//      Gauss-Seidel with SOR: v = v_free + M^-1 J^T lambda
+//   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
+// The rows keep their impulses by key between steps to warm start the solver.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "abdyn/algorithms/dynamics_options.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
+#include "abdyn/constraints/row_joints.hpp"
+#include "abdyn/constraints/row_pgs.hpp"
+#include "abdyn/constraints/row_response.hpp"
+#include "abdyn/constraints/row_tree_joints.hpp"
+
+namespace abdyn {
+
+struct SimulatorSettings {
+  PgsSettings solver;
+  int substeps = 1;
+  double erp = 0.2;                // Baumgarte / ERP of bilateral rows and of limits once passed, per step
+                                   // (each of n sub-steps uses 1 - (1 - erp)^(1/n); likewise contact.erp)
+  double cfm = 0.0;                // softness of bilateral rows
+  bool joint_limits = false;       // enforce the model's position limits as rows
+  double limit_margin = 0.01;      // limit rows become active this close to a bound (rad or m)
+  bool joint_friction = true;      // Coulomb joint friction rows from Model::friction
+  bool mimic = true;               // rows for Model::mimics
+  bool ground = false;             // contacts with the plane z = contact.height
+  bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
+  GroundContactSettings contact;   // for ground and body contacts
+  bool dense_response = false;     // M^-1 J^T from the dense mass matrix instead of ABA propagation
+  DynamicsOptions dynamics;
+};
+
+struct StepStatistics {
+  int iterations = 0;          // solver sweeps, summed over sub-steps
+  double residual = 0.0;       // largest final solver residual over sub-steps
+  double constraint_error = 0.0;  // largest violation before the last sub-step's solve (bilateral |C|, unilateral max(0, -C))
+  int rows = 0;                // rows of the last sub-step
+  int contacts = 0;            // contact points (ground and bodies) of the last sub-step
+  double energy = 0.0;         // kinetic + potential energy after the step
+};
+
+class Simulator {
+ public:
+  /// Starts at the neutral configuration, at rest, with zero joint forces. Keeps a copy of the model.
+  explicit Simulator(Model model, const SimulatorSettings& settings = {});
+
+  const Model& model() const { return model_; }
+  SimulatorSettings& settings() { return settings_; }
+
+  Eigen::VectorXd q;    // configuration
+  Eigen::VectorXd v;    // velocity
+  Eigen::VectorXd tau;  // joint forces held over each step
+  std::vector<RowJoint> joints;  // two-body joints made of rows
+  std::vector<JointMotor> motors;
+
+  /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau.
+  const StepStatistics& step(double h);
+  const StepStatistics& statistics() const { return statistics_; }
+  /// The rows of the last sub-step (with their impulses).
+  const RowSet& rows() const { return rows_; }
+  double time() const { return time_; }
+
+ private:
+  void substep(double h);
+  void buildRows(double h);
+
+  Model model_;
+  SimulatorSettings settings_;
+  Data data_;
+  RowSet rows_;
+  RowResponse response_;
+  Eigen::VectorXd v_start_;
+  std::vector<std::pair<std::int64_t, double>> warm_;  // (key, impulse) of the previous solve, sorted
+  StepStatistics statistics_;
+  double time_ = 0.0;
+};
+
+}  // namespace abdyn

@@ -1,0 +1,273 @@
+#include "abdyn/constraints/loop_closure.hpp"
+
+#include <cmath>
+
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/error.hpp"
+#include "abdyn/spatial/rotation.hpp"
+#include "internal/checks.hpp"
+
+namespace abdyn {
+namespace {
+
+using Row6 = Eigen::Matrix<double, 1, 6>;
+
+LoopClosure make(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b) {
+  LoopClosure c;
+  c.name = std::move(name);
+  c.body_a = body_a;
+  c.R_a = X_Fa_a.E().transpose();
+  c.p_a = X_Fa_a.r();
+  c.body_b = body_b;
+  c.R_b = X_Fb_b.E().transpose();
+  c.p_b = X_Fb_b.r();
+  return c;
+}
+
+// Two unit vectors completing the unit vector n to an orthonormal basis.
+void complement(const Vector3& n, Vector3& t1, Vector3& t2) {
+  const Vector3 seed = std::abs(n.x()) < 0.9 ? Vector3::UnitX() : Vector3::UnitY();
+  t1 = n.cross(seed).normalized();
+  t2 = n.cross(t1);
+}
+
+Vector3 unitAxis(const Vector3& axis, const std::string& name) {
+  const double norm = axis.norm();
+  if (!(norm > 1e-12) || !axis.allFinite()) {
+    throw InvalidArgument("abdyn::LoopClosure '" + name + "': axis must be a finite non-zero vector");
+  }
+  return axis / norm;
+}
+
+Row6 angularRow(const Vector3& n) { return (Row6() << n.transpose(), 0, 0, 0).finished(); }
+Row6 linearRow(const Vector3& n) { return (Row6() << 0, 0, 0, n.transpose()).finished(); }
+
+// World pose and motion of a point frame fixed on a body (body 0: the world).
+struct FrameState {
+  Matrix3 R;       // R_0_F
+  Vector3 p;       // origin in world coordinates
+  Vector3 w;       // body angular velocity, world coordinates
+  Vector3 alpha;   // body angular acceleration, world coordinates
+  Vector3 pdot;    // velocity of the origin
+  Vector3 pddot;   // classical acceleration of the origin
+};
+
+FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const Vector3& p_body_F, bool motion) {
+  FrameState s;
+  if (body == 0) {
+    s.R = R_body_F;
+    s.p = p_body_F;
+    s.w = s.alpha = s.pdot = s.pddot = Vector3::Zero();
+    return s;
+  }
+  const Plx& X = data.X_world[body];
+  const Matrix3 R_0_body = X.E().transpose();
+  s.R = R_0_body * R_body_F;
+  s.p = X.r() + R_0_body * p_body_F;
+  if (motion) {
+    const Motion& v = data.v[body];
+    s.w = R_0_body * v.angular();
+    s.alpha = R_0_body * data.a[body].angular();
+    s.pdot = R_0_body * (v.linear() + v.angular().cross(p_body_F));
+    s.pddot = pointClassicalAcceleration(data, body, p_body_F);
+  }
+  return s;
+}
+
+// Adds sign * d(relative velocity in Fa)/dv for body `body`'s ancestor coordinates into G6 (6 x nv):
+// each world joint axis s = (s_w, s_o) (about the world origin) moves the point p_b with s_o + s_w x p_b.
+void addBodyColumns(const Model& model, const Matrix6X& S_world, int body, double sign, const Matrix3& R_0_Fa,
+                    const Vector3& p_b, Matrix6X& G6) {
+  for (int i = body; i > 0; i = model.parent(i)) {
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const Vector3 s_w = S_world.col(k).head<3>();
+      const Vector3 s_o = S_world.col(k).tail<3>();
+      G6.col(k).head<3>() += sign * (R_0_Fa.transpose() * s_w);
+      G6.col(k).tail<3>() += sign * (R_0_Fa.transpose() * (s_o + s_w.cross(p_b)));
+    }
+  }
+}
+
+void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
+              const Eigen::VectorXd& q, const Eigen::VectorXd* v) {
+  const bool with_bias = v != nullptr;
+  const auto& S = model.motionSubspace();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      ck.S_world.col(k) = data.X_world[i].applyInverse(Motion(S.col(k))).vector();
+    }
+  }
+  int row = 0;
+  Matrix6X& G6 = ck.G6;
+  for (const LoopClosure& c : constraints.loops) {
+    const FrameState a = frameState(data, c.body_a, c.R_a, c.p_a, with_bias);
+    const FrameState b = frameState(data, c.body_b, c.R_b, c.p_b, with_bias);
+    const Matrix3 R_rel = a.R.transpose() * b.R;
+    const Vector3 d = b.p - a.p;
+    const Vector3 phi = logSO3(R_rel);
+    Vector6 error;
+    error << phi, a.R.transpose() * d;
+    G6.setZero();
+    addBodyColumns(model, ck.S_world, c.body_b, 1.0, a.R, b.p, G6);
+    addBodyColumns(model, ck.S_world, c.body_a, -1.0, a.R, b.p, G6);
+    const int m = c.rows();
+    ck.C.segment(row, m) = c.directions * error;
+    ck.G.middleRows(row, m) = c.directions * G6;
+    // Exact derivative of the log: dphi/dt = Jl^-1(phi) w_rel, with Jl^-1(phi) = Jr^-1(-phi).
+    G6.topRows<3>() = rightJacobianInverseSO3(-phi) * G6.topRows<3>();
+    ck.G_exact.middleRows(row, m) = c.directions * G6;
+    if (with_bias) {
+      // Relative acceleration in Fa at qdd = 0 (data holds accelerations with qdd = 0):
+      //   d/dt R_Fa^T (w_b - w_a)              = R_Fa^T (dalpha - w_a x dw)
+      //   d/dt R_Fa^T (v_b(p_b) - v_a(p_b))    = R_Fa^T (du - w_a x u),
+      //   u = pdot_b - pdot_a - w_a x d,  du = pddot_b - pddot_a - alpha_a x d - w_a x (pdot_b - pdot_a).
+      const Vector3 dw = b.w - a.w;
+      const Vector3 u = b.pdot - a.pdot - a.w.cross(d);
+      const Vector3 du = b.pddot - a.pddot - a.alpha.cross(d) - a.w.cross(b.pdot - a.pdot);
+      Vector6 bias;
+      bias << a.R.transpose() * (b.alpha - a.alpha - a.w.cross(dw)), a.R.transpose() * (du - a.w.cross(u));
+      ck.gamma.segment(row, m) = -(c.directions * bias);
+    }
+    row += m;
+  }
+  for (const JointCoupling& c : constraints.couplings) {
+    const int f = model.joint(c.follower).idx_q, l = model.joint(c.leader).idx_q;
+    const int fv = model.joint(c.follower).idx_v, lv = model.joint(c.leader).idx_v;
+    ck.C[row] = q[f] - (c.multiplier * q[l] + c.offset);
+    ck.G.row(row).setZero();
+    ck.G(row, fv) = 1.0;
+    ck.G(row, lv) -= c.multiplier;
+    ck.G_exact.row(row) = ck.G.row(row);
+    if (with_bias) ck.gamma[row] = 0.0;
+    ++row;
+  }
+}
+
+void checkBody(const Model& model, int body, const std::string& what) {
+  if (body < 0 || body >= model.nbodies()) {
+    throw InvalidArgument("abdyn::ConstraintSet: " + what + " names body " + std::to_string(body) + ", the model has bodies 0.." +
+                          std::to_string(model.nbodies() - 1));
+  }
+}
+
+}  // namespace
+
+LoopClosure LoopClosure::fixed(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b) {
+  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
+  c.directions = Eigen::Matrix<double, 6, 6>::Identity();
+  return c;
+}
+
+LoopClosure LoopClosure::spherical(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b) {
+  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
+  c.directions.resize(3, 6);
+  c.directions << linearRow(Vector3::UnitX()), linearRow(Vector3::UnitY()), linearRow(Vector3::UnitZ());
+  return c;
+}
+
+LoopClosure LoopClosure::revolute(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b,
+                                  const Vector3& axis) {
+  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
+  Vector3 t1, t2;
+  complement(unitAxis(axis, c.name), t1, t2);
+  c.directions.resize(5, 6);
+  c.directions << angularRow(t1), angularRow(t2), linearRow(Vector3::UnitX()), linearRow(Vector3::UnitY()),
+      linearRow(Vector3::UnitZ());
+  return c;
+}
+
+LoopClosure LoopClosure::prismatic(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b,
+                                   const Vector3& axis) {
+  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
+  Vector3 t1, t2;
+  complement(unitAxis(axis, c.name), t1, t2);
+  c.directions.resize(5, 6);
+  c.directions << angularRow(Vector3::UnitX()), angularRow(Vector3::UnitY()), angularRow(Vector3::UnitZ()),
+      linearRow(t1), linearRow(t2);
+  return c;
+}
+
+int ConstraintSet::rows() const {
+  int m = static_cast<int>(couplings.size());
+  for (const LoopClosure& c : loops) m += c.rows();
+  return m;
+}
+
+void ConstraintSet::validate(const Model& model) const {
+  for (const LoopClosure& c : loops) {
+    const std::string what = "loop closure '" + c.name + "'";
+    checkBody(model, c.body_a, what);
+    checkBody(model, c.body_b, what);
+    if (c.body_a == c.body_b) throw InvalidArgument("abdyn::ConstraintSet: " + what + " joins body " + std::to_string(c.body_a) + " to itself");
+    if (!c.R_a.allFinite() || !c.R_b.allFinite() || !c.p_a.allFinite() || !c.p_b.allFinite() || !c.directions.allFinite()) {
+      throw InvalidArgument("abdyn::ConstraintSet: " + what + " has non-finite frames or directions");
+    }
+    if (!isRotation(c.R_a) || !isRotation(c.R_b)) {
+      throw InvalidArgument("abdyn::ConstraintSet: " + what + ": a frame orientation is not a rotation matrix");
+    }
+    for (int r = 0; r < c.rows(); ++r) {
+      const double ang = c.directions.row(r).head<3>().norm(), lin = c.directions.row(r).tail<3>().norm();
+      if (!((std::abs(ang - 1.0) < 1e-9 && lin == 0.0) || (std::abs(lin - 1.0) < 1e-9 && ang == 0.0))) {
+        throw InvalidArgument("abdyn::ConstraintSet: " + what + ": direction " + std::to_string(r) +
+                              " is not a unit angular or unit linear row");
+      }
+    }
+  }
+  for (const JointCoupling& c : couplings) {
+    const std::string what = "coupling '" + c.name + "'";
+    checkBody(model, c.follower, what);
+    checkBody(model, c.leader, what);
+    if (c.follower == 0 || c.leader == 0 || model.joint(c.follower).nv != 1 || model.joint(c.leader).nv != 1 ||
+        model.joint(c.follower).nq != 1 || model.joint(c.leader).nq != 1) {
+      throw InvalidArgument("abdyn::ConstraintSet: " + what + " must join two one-coordinate joints");
+    }
+    if (c.follower == c.leader) throw InvalidArgument("abdyn::ConstraintSet: " + what + " couples a joint to itself");
+    if (!std::isfinite(c.multiplier) || !std::isfinite(c.offset)) {
+      throw InvalidArgument("abdyn::ConstraintSet: " + what + " has a non-finite multiplier or offset");
+    }
+  }
+}
+
+ConstraintSet ConstraintSet::fromMimics(const Model& model) {
+  ConstraintSet set;
+  for (const MimicCoupling& m : model.mimics()) {
+    set.couplings.push_back({model.joint(m.follower).name, m.follower, m.leader, m.multiplier, m.offset});
+  }
+  return set;
+}
+
+ConstraintKinematics::ConstraintKinematics(const Model& model, const ConstraintSet& constraints)
+    : C(Eigen::VectorXd::Zero(constraints.rows())),
+      G(Eigen::MatrixXd::Zero(constraints.rows(), model.nv())),
+      G_exact(Eigen::MatrixXd::Zero(constraints.rows(), model.nv())),
+      gamma(Eigen::VectorXd::Zero(constraints.rows())),
+      S_world(6, model.nv()),
+      G6(6, model.nv()),
+      zero_nv(Eigen::VectorXd::Zero(model.nv())) {
+  constraints.validate(model);
+}
+
+void constraintJacobian(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
+                        const Eigen::VectorXd& q) {
+  internal::checkConfiguration(model, q, "abdyn::constraintJacobian");
+  if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
+    throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
+  }
+  forwardKinematics(model, data, q);
+  evaluate(model, data, constraints, ck, q, nullptr);
+}
+
+void constraintKinematics(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkConfiguration(model, q, "abdyn::constraintKinematics");
+  internal::checkVector(v, model.nv(), "abdyn::constraintKinematics", "v");
+  if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
+    throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
+  }
+  forwardKinematics(model, data, q, v, ck.zero_nv);
+  evaluate(model, data, constraints, ck, q, &v);
+}
+
+}  // namespace abdyn

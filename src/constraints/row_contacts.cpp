@@ -1,0 +1,204 @@
+#include "abdyn/constraints/row_contacts.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace abdyn {
+namespace {
+
+// The candidate points of one shape in world coordinates; returns how many (at most kContactPointsPerGeometry).
+// A sphere offers its centre with `inflation` = its radius (its surface point depends on the other shape);
+// other shapes offer surface points and inflation 0. `toward` (unit) points at the other shape: a
+// cylinder's first rim point on each cap lies furthest that way.
+int candidatePoints(const Geometry& g, const Plx& X_shape_world, const Vector3& toward, Vector3* points,
+                    double& inflation) {
+  const Matrix3 R = X_shape_world.E().transpose();  // shape axes in world coordinates
+  const Vector3& origin = X_shape_world.r();
+  inflation = 0.0;
+  switch (g.shape) {
+    case ShapeType::Sphere:
+      points[0] = origin;
+      inflation = g.size[0];
+      return 1;
+    case ShapeType::Box: {
+      int n = 0;
+      for (int c = 0; c < 8; ++c) {
+        const Vector3 corner(c & 1 ? 0.5 : -0.5, c & 2 ? 0.5 : -0.5, c & 4 ? 0.5 : -0.5);
+        points[n++] = origin + R * corner.cwiseProduct(g.size);
+      }
+      return n;
+    }
+    case ShapeType::Cylinder: {
+      const double radius = g.size[0], half_length = 0.5 * g.size[1];
+      const Vector3 axis = R.col(2);
+      // Rim directions: the one pointing most towards the other shape, then three more at 90 degree steps.
+      Vector3 out = toward - toward.dot(axis) * axis;
+      out = out.norm() > 1e-9 ? Vector3(out.normalized()) : Vector3(R.col(0));
+      const Vector3 side = axis.cross(out);
+      int n = 0;
+      for (double end : {-half_length, half_length}) {
+        const Vector3 centre = origin + end * axis;
+        points[n++] = centre + radius * out;
+        points[n++] = centre + radius * side;
+        points[n++] = centre - radius * out;
+        points[n++] = centre - radius * side;
+      }
+      return n;
+    }
+    case ShapeType::Mesh:
+      return 0;
+  }
+  return 0;
+}
+
+// Signed distance from world point p to shape g (negative inside) and the outward unit normal there, for
+// spheres, boxes and cylinders (false for meshes). Box and cylinder: the distance to the nearest face,
+// edge or rim, from the standard decomposition into per-axis excesses q = |p_local| - half extents.
+bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& p, double& distance, Vector3& normal) {
+  const Vector3 local = X_shape_world.applyToPoint(p);
+  Vector3 normal_local = Vector3::UnitZ();
+  switch (g.shape) {
+    case ShapeType::Sphere: {
+      const double r = local.norm();
+      distance = r - g.size[0];
+      normal_local = r > 1e-12 ? Vector3(local / r) : Vector3::UnitZ();
+      break;
+    }
+    case ShapeType::Box: {
+      const Vector3 q = local.cwiseAbs() - 0.5 * g.size;
+      const Vector3 sign = local.unaryExpr([](double x) { return x < 0.0 ? -1.0 : 1.0; });
+      if ((q.array() > 0.0).any()) {
+        const Vector3 outside = q.cwiseMax(0.0);
+        distance = outside.norm();
+        normal_local = sign.cwiseProduct(outside) / distance;
+      } else {
+        Eigen::Index face = 0;
+        distance = q.maxCoeff(&face);
+        normal_local = sign[face] * Vector3::Unit(face);
+      }
+      break;
+    }
+    case ShapeType::Cylinder: {
+      const double rho = local.head<2>().norm();
+      const Vector3 radial = rho > 1e-12 ? Vector3(local.x() / rho, local.y() / rho, 0.0) : Vector3::UnitX();
+      const Vector3 axial(0.0, 0.0, local.z() < 0.0 ? -1.0 : 1.0);
+      const double q_radial = rho - g.size[0], q_axial = std::abs(local.z()) - 0.5 * g.size[1];
+      if (q_radial > 0.0 || q_axial > 0.0) {
+        const double a = std::max(q_radial, 0.0), b = std::max(q_axial, 0.0);
+        distance = std::hypot(a, b);
+        normal_local = (a * radial + b * axial) / distance;
+      } else {
+        distance = std::max(q_radial, q_axial);
+        normal_local = q_radial > q_axial ? radial : axial;
+      }
+      break;
+    }
+    case ShapeType::Mesh:
+      return false;
+  }
+  normal = X_shape_world.E().transpose() * normal_local;
+  return true;
+}
+
+// One contact: a normal row (body_a moving away from body_b along n is positive) and two friction rows.
+void addContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v, int body_a,
+                    int body_b, const Vector3& point, const Vector3& n, double gap,
+                    const GroundContactSettings& settings, double h, std::int64_t key) {
+  const int normal_index = rows.size();
+  ConstraintRow& normal = addLinearRow(rows, model, data, body_a, body_b, point, n);
+  normal.lo = 0.0;
+  normal.unilateral = true;
+  normal.error = gap;
+  normal.target = std::min(unilateralTarget(gap, settings.erp, h), settings.max_push_velocity);
+  const double approach = normal.J.dot(v);
+  if (approach < -settings.restitution_threshold) {
+    normal.target = std::max(normal.target, -settings.restitution * approach);
+  }
+  normal.key = key;
+  Vector3 t1, t2;
+  orthonormalComplement(n, t1, t2);
+  for (int t = 0; t < 2; ++t) {
+    ConstraintRow& friction = addLinearRow(rows, model, data, body_a, body_b, point, t == 0 ? t1 : t2);
+    friction.tie = normal_index;
+    friction.mu = settings.mu;
+    friction.key = key + 1 + t;
+  }
+}
+
+}  // namespace
+
+int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                         const GroundContactSettings& settings, double h, std::int64_t key_base) {
+  const Vector3 up = Vector3::UnitZ();
+  Vector3 points[kContactPointsPerGeometry];
+  int contacts = 0;
+  const auto& geometries = model.geometries();
+  for (int gi = 0; gi < static_cast<int>(geometries.size()); ++gi) {
+    const Geometry& g = geometries[gi];
+    if (g.role != GeometryRole::Collision || g.body == 0) continue;
+    double inflation = 0.0;
+    const int n = candidatePoints(g, g.X_geometry_body * data.X_world[g.body], -up, points, inflation);
+    for (int c = 0; c < n; ++c) {
+      const Vector3 p = points[c] - inflation * up;
+      const double gap = p.dot(up) - settings.height;
+      if (gap >= settings.margin) continue;
+      addContactRows(rows, model, data, v, g.body, 0, p, up, gap, settings, h,
+                     key_base + 3 * (static_cast<std::int64_t>(kContactPointsPerGeometry) * gi + c));
+      ++contacts;
+    }
+  }
+  return contacts;
+}
+
+int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                       const GroundContactSettings& settings, double h, std::int64_t key_base) {
+  Vector3 points[kContactPointsPerGeometry];
+  int contacts = 0;
+  const auto& geometries = model.geometries();
+  const std::int64_t ngeometries = static_cast<std::int64_t>(geometries.size());
+  const auto collides = [&](const Geometry& g) {
+    return g.role == GeometryRole::Collision && g.body != 0 && g.shape != ShapeType::Mesh;
+  };
+  // Points of `from` against the surface of `to`; from's body is A (moving apart along the normal of `to`).
+  const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
+    const Geometry& from = geometries[from_index];
+    const Geometry& to = geometries[to_index];
+    const Plx X_from = from.X_geometry_body * data.X_world[from.body];
+    const Plx X_to = to.X_geometry_body * data.X_world[to.body];
+    const Vector3 between = X_to.r() - X_from.r();
+    const Vector3 toward = between.norm() > 1e-12 ? Vector3(between.normalized()) : Vector3::UnitZ();
+    double inflation = 0.0;
+    const int n = candidatePoints(from, X_from, toward, points, inflation);
+    for (int c = 0; c < n; ++c) {
+      double distance = 0.0;
+      Vector3 normal;
+      if (!signedDistance(to, X_to, points[c], distance, normal)) return;
+      const double gap = distance - inflation;
+      if (gap >= settings.margin) continue;
+      addContactRows(rows, model, data, v, from.body, to.body, points[c] - inflation * normal, normal, gap, settings, h,
+                     key + 3 * c);
+      ++contacts;
+    }
+  };
+  for (int i = 0; i < ngeometries; ++i) {
+    for (int j = i + 1; j < ngeometries; ++j) {
+      const Geometry& a = geometries[i];
+      const Geometry& b = geometries[j];
+      if (!collides(a) || !collides(b) || a.body == b.body) continue;
+      if (model.parent(a.body) == b.body || model.parent(b.body) == a.body) continue;  // jointed neighbours overlap
+      const std::int64_t key = key_base + 6 * kContactPointsPerGeometry * (ngeometries * i + j);
+      // A sphere is tested by its centre against the other shape; boxes and cylinders both ways.
+      if (a.shape == ShapeType::Sphere) {
+        pointsAgainst(i, j, key);
+      } else if (b.shape == ShapeType::Sphere) {
+        pointsAgainst(j, i, key);
+      } else {
+        pointsAgainst(i, j, key);
+        pointsAgainst(j, i, key + 3 * kContactPointsPerGeometry);
+      }
+    }
+  }
+  return contacts;
+}
+
+}  // namespace abdyn

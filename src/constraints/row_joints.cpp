@@ -1,0 +1,116 @@
+#include "abdyn/constraints/row_joints.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "abdyn/error.hpp"
+#include "abdyn/spatial/quaternion.hpp"
+#include "abdyn/spatial/rotation.hpp"
+
+namespace abdyn {
+namespace {
+
+// The joint frame on `body` as X_frame_0 (world to frame coordinates).
+Plx frameInWorld(const Data& data, int body, const Plx& X_frame_body) {
+  return body == 0 ? X_frame_body : X_frame_body * data.X_world[body];
+}
+
+void addLimitRow(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, const Vector3& axis,
+                 double gap, double erp, double h, std::int64_t key) {
+  ConstraintRow& row = addAngularRow(rows, model, data, joint.body_a, joint.body_b, axis);
+  row.lo = 0.0;
+  row.unilateral = true;
+  row.error = gap;
+  row.target = unilateralTarget(gap, erp, h);
+  row.key = key;
+}
+
+// Swing-cone and twist limits (see the header), keys key_base .. key_base + 2.
+void addLimitRows(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, const Matrix3& R_a,
+                  const Matrix3& R_b, double erp, double h, std::int64_t key_base) {
+  const Vector3 z_a = R_a.col(2), z_b = R_b.col(2);
+  if (std::isfinite(joint.swing_limit)) {
+    const Vector3 normal = z_b.cross(z_a);
+    const double theta = std::atan2(normal.norm(), z_a.dot(z_b));
+    const double gap = joint.swing_limit - theta;
+    // Near theta = 0 the opening direction is undefined, but then the cone is far from its bound.
+    if (gap < joint.limit_margin && normal.norm() > 1e-12) {
+      addLimitRow(rows, model, data, joint, -normal.normalized(), gap, erp, h, key_base);
+    }
+  }
+  if (std::isfinite(joint.twist_lower) || std::isfinite(joint.twist_upper)) {
+    const Quaternion q = Quaternion::fromRotationMatrix(R_a.transpose() * R_b);
+    const double psi = 2.0 * std::atan2(q.z(), q.w());
+    const Vector3 mean = z_a + z_b;
+    if (mean.norm() < 1e-9) return;  // B's axis points opposite A's: twist is undefined
+    const Vector3 a = mean.normalized();
+    const double lower_gap = psi - joint.twist_lower, upper_gap = joint.twist_upper - psi;
+    if (lower_gap < joint.limit_margin) addLimitRow(rows, model, data, joint, -a, lower_gap, erp, h, key_base + 1);
+    if (upper_gap < joint.limit_margin) addLimitRow(rows, model, data, joint, a, upper_gap, erp, h, key_base + 2);
+  }
+}
+
+}  // namespace
+
+void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, double erp, double cfm,
+                 double h, std::int64_t key_base) {
+  for (int body : {joint.body_a, joint.body_b}) {
+    if (body < 0 || body >= model.nbodies()) {
+      throw InvalidArgument("abdyn::addRowJoint: body " + std::to_string(body) + " is not in model '" + model.name() + "'");
+    }
+  }
+  const Plx Xa = frameInWorld(data, joint.body_a, joint.X_frame_a);
+  const Plx Xb = frameInWorld(data, joint.body_b, joint.X_frame_b);
+  const Matrix3 R_a = Xa.E().transpose(), R_b = Xb.E().transpose();  // frame axes in world coordinates
+  const Vector3& p_a = Xa.r();
+  const Vector3& p_b = Xb.r();
+  std::int64_t key = key_base;
+  const auto finish = [&](ConstraintRow& row, double C) {
+    row.error = C;
+    row.target = -(erp / h) * C;
+    row.cfm = cfm;
+    row.key = key++;
+  };
+  const auto linear = [&](const Vector3& n) {
+    finish(addLinearRow(rows, model, data, joint.body_a, joint.body_b, p_a, n), n.dot(p_a - p_b));
+  };
+  const Vector3 rotation_error = logSO3(R_a * R_b.transpose());
+  const auto angular = [&](const Vector3& a, double C) {
+    finish(addAngularRow(rows, model, data, joint.body_a, joint.body_b, a), C);
+  };
+  switch (joint.type) {
+    case RowJointType::Ball:
+      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      break;
+    case RowJointType::Hinge: {
+      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      const Vector3 misalignment = R_b.col(2).cross(R_a.col(2));
+      angular(R_a.col(0), R_a.col(0).dot(misalignment));
+      angular(R_a.col(1), R_a.col(1).dot(misalignment));
+      break;
+    }
+    case RowJointType::Slider:
+      linear(R_a.col(0));
+      linear(R_a.col(1));
+      for (int d = 0; d < 3; ++d) angular(Vector3::Unit(d), rotation_error[d]);
+      break;
+    case RowJointType::Fixed:
+      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      for (int d = 0; d < 3; ++d) angular(Vector3::Unit(d), rotation_error[d]);
+      break;
+    case RowJointType::Distance: {
+      const Vector3 gap = p_a - p_b;
+      const double distance = gap.norm();
+      if (!(distance > 1e-12)) {
+        throw InvalidArgument("abdyn::addRowJoint: distance joint between bodies " + std::to_string(joint.body_a) +
+                              " and " + std::to_string(joint.body_b) + " has coinciding anchors: no direction to keep");
+      }
+      const Vector3 u = gap / distance;
+      finish(addLinearRow(rows, model, data, joint.body_a, joint.body_b, p_a, u), distance - joint.length);
+      break;
+    }
+  }
+  addLimitRows(rows, model, data, joint, R_a, R_b, erp, h, key_base + 6);
+}
+
+}  // namespace abdyn

@@ -1,0 +1,116 @@
+#include "abdyn/integrators/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/center_of_mass.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/model/configuration.hpp"
+#include "internal/checks.hpp"
+
+namespace abdyn {
+namespace {
+
+// Key ranges of the row sources, far apart so keys never collide.
+constexpr std::int64_t kJointKeys = 0;
+constexpr std::int64_t kLimitKeys = std::int64_t(1) << 40;
+constexpr std::int64_t kMotorKeys = std::int64_t(2) << 40;
+constexpr std::int64_t kFrictionKeys = std::int64_t(3) << 40;
+constexpr std::int64_t kMimicKeys = std::int64_t(4) << 40;
+constexpr std::int64_t kContactKeys = std::int64_t(5) << 40;
+constexpr std::int64_t kBodyContactKeys = std::int64_t(6) << 40;
+
+// With n sub-steps each corrects by beta = 1 - (1 - ERP)^(1/n), so that the n of them together remove the
+// fraction ERP of an error in one full step, as one step would: (1 - beta)^n = 1 - ERP.
+double substepErp(double erp, int substeps) { return 1.0 - std::pow(1.0 - erp, 1.0 / substeps); }
+
+}  // namespace
+
+Simulator::Simulator(Model model, const SimulatorSettings& settings)
+    : q(neutral(model)),
+      v(Eigen::VectorXd::Zero(model.nv())),
+      tau(Eigen::VectorXd::Zero(model.nv())),
+      model_(std::move(model)),
+      settings_(settings),
+      data_(model_),
+      rows_(model_),
+      response_(model_),
+      v_start_(model_.nv()) {}
+
+void Simulator::buildRows(double h) {
+  const SimulatorSettings& s = settings_;
+  const double erp = substepErp(s.erp, s.substeps);
+  GroundContactSettings contact = s.contact;
+  contact.erp = substepErp(s.contact.erp, s.substeps);
+  rows_.clear();
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    addRowJoint(rows_, model_, data_, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
+  }
+  if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, erp, h, kLimitKeys);
+  for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows_, model_, motors[k], h, kMotorKeys + std::int64_t(k));
+  if (s.joint_friction) addJointFrictionRows(rows_, model_, h, kFrictionKeys);
+  if (s.mimic) addMimicRows(rows_, model_, q, erp, h, kMimicKeys);
+  statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, contact, h, kContactKeys) : 0;
+  if (s.body_contacts) {
+    statistics_.contacts += addBodyContactRows(rows_, model_, data_, v_start_, contact, h, kBodyContactKeys);
+  }
+  statistics_.rows = rows_.size();
+}
+
+void Simulator::substep(double h) {
+  v_start_ = v;
+  // Free velocity (ABA also leaves the articulated inertias the responses need), then the rows at q.
+  v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
+  forwardKinematics(model_, data_, q);
+  buildRows(h);
+  double worst = 0.0;
+  for (int r = 0; r < rows_.size(); ++r) {
+    ConstraintRow& row = rows_[r];
+    worst = std::max(worst, row.unilateral ? -row.error : std::abs(row.error));
+    const auto found = std::lower_bound(warm_.begin(), warm_.end(), std::make_pair(row.key, -HUGE_VAL));
+    row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
+  }
+  statistics_.constraint_error = worst;
+  if (settings_.dense_response) {
+    response_.dense(model_, data_, q, rows_, settings_.dynamics);
+  } else {
+    response_.articulated(model_, data_, rows_);
+  }
+  const PgsReport report = solveRowsPgs(rows_, v, settings_.solver);
+  statistics_.iterations += report.iterations;
+  statistics_.residual = std::max(statistics_.residual, report.residual);
+  warm_.clear();
+  for (int r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].key >= 0) warm_.emplace_back(rows_[r].key, rows_[r].impulse);
+  }
+  std::sort(warm_.begin(), warm_.end());
+  integrate(model_, q, v, h, q);
+  normalize(model_, q);
+}
+
+const StepStatistics& Simulator::step(double h) {
+  internal::checkTimeStep(h, "abdyn::Simulator::step");
+  internal::checkConfiguration(model_, q, "abdyn::Simulator::step");
+  internal::checkVector(v, model_.nv(), "abdyn::Simulator::step", "v");
+  internal::checkVector(tau, model_.nv(), "abdyn::Simulator::step", "tau");
+  if (settings_.substeps < 1) {
+    throw InvalidArgument("abdyn::Simulator::step: settings 'substeps' must be at least 1, got " +
+                          std::to_string(settings_.substeps));
+  }
+  for (double erp : {settings_.erp, settings_.contact.erp}) {
+    if (!(erp >= 0.0 && erp <= 1.0)) {
+      throw InvalidArgument("abdyn::Simulator::step: settings 'erp' and 'contact.erp' must lie in [0, 1], got " +
+                            std::to_string(erp));
+    }
+  }
+  statistics_.iterations = 0;
+  statistics_.residual = 0.0;
+  const double dt = h / settings_.substeps;
+  for (int s = 0; s < settings_.substeps; ++s) substep(dt);
+  time_ += h;
+  statistics_.energy = kineticEnergy(model_, data_, q, v) + potentialEnergy(model_, data_, q);
+  return statistics_;
+}
+
+}  // namespace abdyn

@@ -1,0 +1,222 @@
+#define BOOST_TEST_MODULE integrators
+#include <boost/test/unit_test.hpp>
+
+#include "abdyn/algorithms/center_of_mass.hpp"
+#include "abdyn/integrators/explicit_euler.hpp"
+#include "abdyn/integrators/implicit_midpoint.hpp"
+#include "abdyn/integrators/runge_kutta4.hpp"
+#include "abdyn/integrators/semi_implicit_euler.hpp"
+#include "abdyn/integrators/substeps.hpp"
+#include "abdyn/model/configuration.hpp"
+#include "abdyn/model/model_builder.hpp"
+#include "abdyn/model/random_model.hpp"
+#include "test_helpers.hpp"
+
+using namespace abdyn;
+using namespace abdyn::test;
+
+namespace {
+
+// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis.
+Model pendulum() {
+  ModelBuilder b("pendulum");
+  JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = Vector3::UnitY();
+  const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
+  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
+  return b.build();
+}
+
+// A 2 kg point-like slider on a horizontal prismatic x joint (gravity is along -z, so it does no work);
+// the spring tau = -k q is written here, as a joint force. Angular frequency w = sqrt(k / m) = 5 rad/s.
+constexpr double kMass = 2.0, kStiffness = 50.0;
+Model slider() {
+  ModelBuilder b("oscillator");
+  JointSpec joint;
+  joint.type = JointType::Prismatic;
+  joint.name = "slide";
+  joint.axis = Vector3::UnitX();
+  b.addBody(0, joint, Plx(), RigidBodyInertia(kMass, Vector3::Zero(), Matrix3::Identity() * 0.01), "mass");
+  return b.build();
+}
+void spring(const Eigen::VectorXd& q, const Eigen::VectorXd&, Eigen::VectorXd& tau) { tau = -kStiffness * q; }
+double oscillatorEnergy(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  return 0.5 * kMass * v[0] * v[0] + 0.5 * kStiffness * q[0] * q[0];
+}
+
+// The end state (exponential coordinates of q relative to q0, and v) after time T in `steps` steps.
+template <class Integrator>
+Eigen::VectorXd endState(Integrator& integrator, const Model& model, const Eigen::VectorXd& q0,
+                         const Eigen::VectorXd& v0, double T, int steps) {
+  Data data(model);
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+  Eigen::VectorXd q = q0, v = v0;
+  for (int k = 0; k < steps; ++k) integrator.step(model, data, q, v, tau, T / steps);
+  Eigen::VectorXd state(2 * model.nv());
+  state << difference(model, q0, q), v;
+  return state;
+}
+
+// Observed orders log2(e(N) / e(2N)) and log2(e(2N) / e(4N)) against a fine RK4 reference.
+template <class Integrator>
+std::pair<double, double> observedOrders(Integrator& integrator, const Model& model, const Eigen::VectorXd& q0,
+                                         const Eigen::VectorXd& v0, double T, int N, const char* label) {
+  RungeKutta4 rk(model);
+  const Eigen::VectorXd reference = endState(rk, model, q0, v0, T, 6400);
+  const double e1 = (endState(integrator, model, q0, v0, T, N) - reference).norm();
+  const double e2 = (endState(integrator, model, q0, v0, T, 2 * N) - reference).norm();
+  const double e3 = (endState(integrator, model, q0, v0, T, 4 * N) - reference).norm();
+  const std::pair<double, double> orders(std::log2(e1 / e2), std::log2(e2 / e3));
+  BOOST_TEST_MESSAGE(label << ": errors " << e1 << " " << e2 << " " << e3 << ", observed orders " << orders.first
+                           << " " << orders.second);
+  return orders;
+}
+
+}  // namespace
+
+// Orders of convergence on the frictionless pendulum (1 s from 1 rad at rest): halving h divides the
+// error by 2^p with p = 1, 1, 2, 4.
+BOOST_AUTO_TEST_CASE(pendulum_orders_of_convergence) {
+  const Model model = pendulum();
+  Eigen::VectorXd q0(1), v0(1);
+  q0 << 1.0;
+  v0 << 0.0;
+  ExplicitEuler explicit_euler(model);
+  SemiImplicitEuler semi_implicit_euler(model);
+  ImplicitMidpoint midpoint(model);
+  RungeKutta4 rk4(model);
+  const auto ee = observedOrders(explicit_euler, model, q0, v0, 1.0, 400, "explicit Euler");
+  const auto se = observedOrders(semi_implicit_euler, model, q0, v0, 1.0, 400, "semi-implicit Euler");
+  const auto im = observedOrders(midpoint, model, q0, v0, 1.0, 50, "implicit midpoint");
+  const auto rk = observedOrders(rk4, model, q0, v0, 1.0, 25, "RK4");
+  for (double p : {ee.first, ee.second, se.first, se.second}) BOOST_TEST(std::abs(p - 1.0) < 0.1);
+  for (double p : {im.first, im.second}) BOOST_TEST(std::abs(p - 2.0) < 0.1);
+  for (double p : {rk.first, rk.second}) BOOST_TEST(p > 3.7);
+}
+
+// The same orders on a floating random tree with every joint type (quaternion joints move through the
+// exponential map, so the orders hold on the manifold) and the quaternions stay unit.
+BOOST_AUTO_TEST_CASE(floating_tree_orders_on_the_manifold) {
+  std::mt19937 rng(11);
+  const Model model = randomTree({4, false, true, true, false}, rng);
+  const Eigen::VectorXd q0 = randomConfiguration(model, rng);
+  const Eigen::VectorXd v0 = Eigen::VectorXd::Random(model.nv());
+  ExplicitEuler explicit_euler(model);
+  SemiImplicitEuler semi_implicit_euler(model);
+  ImplicitMidpoint midpoint(model);
+  const auto ee = observedOrders(explicit_euler, model, q0, v0, 0.5, 800, "explicit Euler (floating tree)");
+  const auto se = observedOrders(semi_implicit_euler, model, q0, v0, 0.5, 800, "semi-implicit Euler (floating tree)");
+  const auto im = observedOrders(midpoint, model, q0, v0, 0.5, 50, "implicit midpoint (floating tree)");
+  for (double p : {ee.first, ee.second, se.first, se.second}) BOOST_TEST(std::abs(p - 1.0) < 0.15);
+  for (double p : {im.first, im.second}) BOOST_TEST(std::abs(p - 2.0) < 0.15);
+
+  Data data(model);
+  Eigen::VectorXd q = q0, v = v0;
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+  for (int k = 0; k < 200; ++k) midpoint.step(model, data, q, v, tau, 0.01);
+  Eigen::VectorXd q_normalized = q;
+  normalize(model, q_normalized);
+  BOOST_TEST((q - q_normalized).norm() < 1e-12);
+}
+
+// Harmonic oscillator over 20 periods at h w = 0.05: explicit Euler's energy grows by exactly
+// (1 + (h w)^2) per step (the update matrix [1 h; -w^2 h 1] has determinant 1 + (h w)^2 and, on this
+// system, scales the energy norm uniformly); symplectic Euler's stays within O(h w) of its start; implicit
+// midpoint's (a quadratic invariant) is conserved to the Newton tolerance.
+BOOST_AUTO_TEST_CASE(oscillator_energy_behaviour) {
+  const Model model = slider();
+  const double w = std::sqrt(kStiffness / kMass), h = 0.05 / w;
+  const int steps = static_cast<int>(std::round(20 * 2 * M_PI / w / h));
+  Eigen::VectorXd q0(1), v0(1);
+  q0 << 0.3;
+  v0 << 0.0;
+  const double E0 = oscillatorEnergy(q0, v0);
+  Data data(model);
+
+  ExplicitEuler explicit_euler(model);
+  Eigen::VectorXd q = q0, v = v0;
+  for (int k = 0; k < steps; ++k) explicit_euler.step(model, data, q, v, spring, h);
+  const double growth = oscillatorEnergy(q, v) / E0, expected_growth = std::pow(1.0 + h * h * w * w, steps);
+  BOOST_TEST_MESSAGE("explicit Euler: energy x" << growth << " after " << steps << " steps (closed form x" << expected_growth << ")");
+  BOOST_TEST(std::abs(growth - expected_growth) / expected_growth < 1e-9);
+  BOOST_TEST(growth > 1.5);
+
+  SemiImplicitEuler semi_implicit_euler(model);
+  q = q0, v = v0;
+  double worst_symplectic = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    semi_implicit_euler.step(model, data, q, v, spring, h);
+    worst_symplectic = std::max(worst_symplectic, std::abs(oscillatorEnergy(q, v) - E0) / E0);
+  }
+  BOOST_TEST_MESSAGE("semi-implicit Euler: worst relative energy error " << worst_symplectic);
+  // It conserves m v^2 + k q^2 - h k q v exactly, which differs from 2E by at most (h w / 2) 2E.
+  BOOST_TEST(worst_symplectic < 1.1 * 0.5 * h * w / (1.0 - 0.5 * h * w));
+
+  ImplicitMidpoint midpoint(model);
+  q = q0, v = v0;
+  double worst_midpoint = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    midpoint.step(model, data, q, v, spring, h);
+    worst_midpoint = std::max(worst_midpoint, std::abs(oscillatorEnergy(q, v) - E0) / E0);
+  }
+  BOOST_TEST_MESSAGE("implicit midpoint: worst relative energy error " << worst_midpoint);
+  BOOST_TEST(worst_midpoint < 1e-10);
+}
+
+// Sub-stepping: n steps of h / n, the same as the integrator called n times by hand; and explicit
+// Euler's error on the pendulum falls about tenfold with ten sub-steps (first order).
+BOOST_AUTO_TEST_CASE(substeps_refine_the_step) {
+  const Model model = pendulum();
+  Data data(model);
+  ExplicitEuler euler(model);
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(1);
+  Eigen::VectorXd q0(1), v0(1);
+  q0 << 1.0;
+  v0 << 0.0;
+  Eigen::VectorXd q_sub = q0, v_sub = v0, q_hand = q0, v_hand = v0;
+  stepWithSubsteps(euler, model, data, q_sub, v_sub, tau, 0.01, 4, DynamicsOptions{});
+  for (int k = 0; k < 4; ++k) euler.step(model, data, q_hand, v_hand, tau, 0.01 / 4);
+  BOOST_TEST((q_sub - q_hand).norm() < 1e-15);
+  BOOST_TEST((v_sub - v_hand).norm() < 1e-15);
+
+  RungeKutta4 rk(model);
+  const Eigen::VectorXd reference = endState(rk, model, q0, v0, 1.0, 2000);
+  const auto run = [&](int substeps) {
+    Eigen::VectorXd q = q0, v = v0;
+    for (int k = 0; k < 100; ++k) stepWithSubsteps(euler, model, data, q, v, tau, 0.01, substeps, DynamicsOptions{});
+    Eigen::VectorXd state(2);
+    state << difference(model, q0, q), v;
+    return (state - reference).norm();
+  };
+  const double ratio = run(1) / run(10);
+  BOOST_TEST_MESSAGE("explicit Euler error ratio, 1 vs 10 sub-steps: " << ratio);
+  BOOST_TEST(ratio > 8.0);
+  BOOST_TEST(ratio < 12.0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_throw) {
+  const Model model = slider();
+  Data data(model);
+  Eigen::VectorXd q(1), v(1);
+  q << 0.1;
+  v << 0.0;
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(1);
+  ExplicitEuler explicit_euler(model);
+  SemiImplicitEuler semi_implicit_euler(model);
+  ImplicitMidpoint midpoint(model);
+  BOOST_CHECK_THROW(explicit_euler.step(model, data, q, v, tau, 0.0), InvalidArgument);
+  BOOST_CHECK_THROW(semi_implicit_euler.step(model, data, q, v, tau, -1.0), InvalidArgument);
+  BOOST_CHECK_THROW(midpoint.step(model, data, q, v, tau, std::nan("")), InvalidArgument);
+  BOOST_CHECK_THROW(midpoint.step(model, data, q, v, Eigen::VectorXd::Zero(2), 0.01), InvalidArgument);
+  BOOST_CHECK_THROW(stepWithSubsteps(explicit_euler, model, data, q, v, tau, 0.01, 0, DynamicsOptions{}), InvalidArgument);
+  BOOST_CHECK_THROW(ImplicitMidpoint(model, ImplicitMidpointSettings{0.0, 10, 1e-7}), InvalidArgument);
+  // One Newton iteration cannot solve a nonlinear step of the pendulum to 1e-14.
+  const Model pend = pendulum();
+  Data pend_data(pend);
+  ImplicitMidpoint one_iteration(pend, ImplicitMidpointSettings{1e-14, 1, 1e-7});
+  Eigen::VectorXd qp(1), vp(1);
+  qp << 2.0;
+  vp << 3.0;
+  BOOST_CHECK_THROW(one_iteration.step(pend, pend_data, qp, vp, Eigen::VectorXd::Zero(1), 0.5), Error);
+}

@@ -1,0 +1,386 @@
+#define BOOST_TEST_MODULE rows
+#include <boost/test/unit_test.hpp>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/crba.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
+#include "abdyn/constraints/row_joints.hpp"
+#include "abdyn/error.hpp"
+#include "abdyn/constraints/row_pgs.hpp"
+#include "abdyn/constraints/row_response.hpp"
+#include "abdyn/constraints/row_tree_joints.hpp"
+#include "abdyn/model/configuration.hpp"
+#include "abdyn/model/model_builder.hpp"
+#include "abdyn/model/random_model.hpp"
+#include "test_helpers.hpp"
+
+using namespace abdyn;
+using namespace abdyn::test;
+
+namespace {
+
+// World position of a point fixed in `body` (given in body coordinates) at configuration q.
+Vector3 pointInWorld(const Model& model, Data& data, const Eigen::VectorXd& q, int body, const Vector3& p_body) {
+  forwardKinematics(model, data, q);
+  return data.X_world[body].applyInverseToPoint(p_body);
+}
+// World rotation of `body` at q.
+Matrix3 rotationInWorld(const Model& model, Data& data, const Eigen::VectorXd& q, int body) {
+  forwardKinematics(model, data, q);
+  return data.X_world[body].E().transpose();
+}
+
+}  // namespace
+
+// Linear and angular rows against central differences of the point's position and the body's rotation:
+// J v = n . (d/dt p_A - d/dt p_B) and a . (w_A - w_B), with w from R(q + eps v) R(q)^T. Tolerance 1e-7.
+BOOST_AUTO_TEST_CASE(row_jacobians_match_finite_differences) {
+  std::mt19937 rng(21);
+  const Model model = randomTree({8, false, true, true, false}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+  const int a = 5, b = 3;
+  const Vector3 p_a_body = randomVector3(rng), n = randomVector3(rng).normalized(), axis = randomVector3(rng).normalized();
+  const Vector3 p_world = pointInWorld(model, data, q, a, p_a_body);
+  const Vector3 p_b_body = data.X_world[b].applyToPoint(p_world);  // the same world point, fixed in B
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  const double J_lin_v = addLinearRow(rows, model, data, a, b, p_world, n).J.dot(v);
+  const double J_ang_v = addAngularRow(rows, model, data, a, b, axis).J.dot(v);
+  const double J_world_v = addLinearRow(rows, model, data, 0, b, p_world, n).J.dot(v);
+
+  const double eps = 1e-6;
+  const Eigen::VectorXd qp = integrate(model, q, v, eps), qm = integrate(model, q, v, -eps);
+  const Vector3 va = (pointInWorld(model, data, qp, a, p_a_body) - pointInWorld(model, data, qm, a, p_a_body)) / (2 * eps);
+  const Vector3 vb = (pointInWorld(model, data, qp, b, p_b_body) - pointInWorld(model, data, qm, b, p_b_body)) / (2 * eps);
+  // w = vee(dR - dR^T) / 2 / (2 eps) with dR = R(q + eps v) R(q - eps v)^T.
+  const auto omega = [&](int body) -> Vector3 {
+    const Matrix3 dR = rotationInWorld(model, data, qp, body) * rotationInWorld(model, data, qm, body).transpose();
+    const Matrix3 W = (dR - dR.transpose()) / (4 * eps);
+    return Vector3(W(2, 1), W(0, 2), W(1, 0));
+  };
+  BOOST_TEST(std::abs(J_lin_v - n.dot(va - vb)) < 1e-7);
+  BOOST_TEST(std::abs(J_ang_v - axis.dot(omega(a) - omega(b))) < 1e-7);
+  BOOST_TEST(std::abs(J_world_v + n.dot(vb)) < 1e-7);
+}
+
+// M^-1 J^T by articulated-body propagation, by the library's dense path and by Eigen's Cholesky of the
+// CRBA mass matrix written out here all agree (1e-10 relative), on a floating tree with every joint type
+// and armature.
+BOOST_AUTO_TEST_CASE(articulated_and_dense_responses_agree) {
+  std::mt19937 rng(22);
+  const Model model = randomTree({15, false, true, true, true}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+  forwardDynamics(model, data, q, v, Eigen::VectorXd::Zero(model.nv()));
+  RowSet rows(model);
+  for (int r = 0; r < 6; ++r) rows.add().J = Eigen::VectorXd::Random(model.nv());
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  std::vector<Eigen::VectorXd> articulated;
+  for (int r = 0; r < rows.size(); ++r) articulated.push_back(rows[r].Minv_Jt);
+  response.dense(model, data, q, rows);
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  const Eigen::LLT<Eigen::MatrixXd> llt(M);
+  for (int r = 0; r < rows.size(); ++r) {
+    const Eigen::VectorXd expected = llt.solve(rows[r].J);
+    ABDYN_CHECK_REL(articulated[r], expected, 1e-10);
+    ABDYN_CHECK_REL(rows[r].Minv_Jt, expected, 1e-10);
+  }
+}
+
+// With bilateral rows only, PGS converges to the Lagrange-multiplier solution of the dense KKT system
+//   [M J^T; J 0] [v+; -lambda] = [M v_free; target]
+// solved here by full-pivoting LU: impulses and velocities to 1e-8. Rows (independent, so lambda is unique):
+// a ball joint from a 9-link chain's tip to the world, a distance joint between two links and an angular
+// row about a random axis between two links.
+BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
+  std::mt19937 rng(23);
+  const Model model = randomTree({9, true, false, false, false}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
+  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  const double h = 0.01;
+  RowJoint ball{RowJointType::Ball, 9, 0, Plx::translation(Vector3(0.1, 0.2, 0.0)), Plx::translation(Vector3(0.3, 0.5, 1.0))};
+  RowJoint distance{RowJointType::Distance, 3, 6, Plx(), Plx::translation(Vector3(0.2, 0, 0)), 0.7};
+  addRowJoint(rows, model, data, ball, 0.2, 0.0, h, 0);
+  addRowJoint(rows, model, data, distance, 0.2, 0.0, h, 8);
+  addAngularRow(rows, model, data, 2, 7, randomVector3(rng).normalized()).target = 0.3;
+  BOOST_REQUIRE_EQUAL(rows.size(), 5);
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  Eigen::VectorXd v = v_free;
+  PgsSettings settings;
+  settings.max_iterations = 200000;
+  settings.tolerance = 1e-13;
+  settings.warm_start = false;
+  const PgsReport report = solveRowsPgs(rows, v, settings);
+  BOOST_TEST_MESSAGE("bilateral PGS: " << report.iterations << " sweeps, residual " << report.residual);
+
+  const int nv = model.nv(), m = rows.size();
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + m, nv + m);
+  Eigen::VectorXd rhs(nv + m);
+  K.topLeftCorner(nv, nv) = M;
+  rhs.head(nv) = M * v_free;
+  Eigen::VectorXd lambda(m);
+  for (int r = 0; r < m; ++r) {
+    K.block(nv + r, 0, 1, nv) = rows[r].J.transpose();
+    K.block(0, nv + r, nv, 1) = rows[r].J;
+    rhs[nv + r] = rows[r].target;
+    lambda[r] = rows[r].impulse;
+  }
+  BOOST_REQUIRE_EQUAL(K.bottomLeftCorner(m, nv).fullPivLu().rank(), m);
+  const Eigen::VectorXd x = K.fullPivLu().solve(rhs);
+  ABDYN_CHECK_REL(lambda, Eigen::VectorXd(-x.tail(m)), 1e-8);
+  ABDYN_CHECK_REL(v, Eigen::VectorXd(x.head(nv)), 1e-8);
+}
+
+// Each joint's position error is the stated C: a configuration that satisfies the joint gives C = 0, and
+// its rows' J lies in the constraint's velocity: moving along any v with J v = 0 keeps C at O(eps^2).
+BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
+  std::mt19937 rng(24);
+  const Model model = randomTree({4, false, true, false, false}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  forwardKinematics(model, data, q);
+  for (RowJointType type : {RowJointType::Ball, RowJointType::Hinge, RowJointType::Slider, RowJointType::Fixed,
+                            RowJointType::Distance}) {
+    // Body 3's frame, expressed as a frame on body 2 where they coincide now.
+    const Plx X_frame_a = Plx(randomRotation(rng), randomVector3(rng));
+    const Plx X_frame_b = X_frame_a * data.X_world[3] * data.X_world[2].inverse();
+    RowJoint joint{type, 3, 2, X_frame_a, X_frame_b, 0.0};
+    if (type == RowJointType::Distance) joint.X_frame_b = Plx::translation(Vector3(0.3, 0, 0)), joint.length = 0.0;
+    RowSet rows(model);
+    addRowJoint(rows, model, data, joint, 0.2, 0.0, 0.01, 0);
+    const double length = type == RowJointType::Distance ? rows[0].error : 0.0;
+    for (int r = 0; r < rows.size(); ++r) {
+      if (type != RowJointType::Distance) BOOST_TEST(std::abs(rows[r].error) < 1e-12);
+    }
+    // A velocity in the null space of all rows keeps every error at O(eps^2).
+    Eigen::MatrixXd J(rows.size(), model.nv());
+    for (int r = 0; r < rows.size(); ++r) J.row(r) = rows[r].J.transpose();
+    const Eigen::MatrixXd null_space = J.fullPivLu().kernel();
+    BOOST_REQUIRE(null_space.cols() > 0);
+    const Eigen::VectorXd v = null_space * Eigen::VectorXd::Random(null_space.cols());
+    const double eps = 1e-5;
+    const Eigen::VectorXd q_moved = integrate(model, q, v.normalized(), eps);
+    forwardKinematics(model, data, q_moved);
+    joint.length = length;
+    RowSet moved(model);
+    addRowJoint(moved, model, data, joint, 0.2, 0.0, 0.01, 0);
+    for (int r = 0; r < moved.size(); ++r) BOOST_TEST(std::abs(moved[r].error) < 1e-8);
+    forwardKinematics(model, data, q);
+  }
+}
+
+// Unilateral and tied rows: a limit row only pushes (impulse >= 0), and a friction row tied to it stays
+// within mu times its impulse; the solution satisfies complementarity to the tolerance.
+BOOST_AUTO_TEST_CASE(bounded_rows_respect_their_bounds) {
+  ModelBuilder b("slider");
+  JointSpec joint;
+  joint.type = JointType::Prismatic;
+  joint.axis = Vector3::UnitX();
+  joint.name = "x";
+  joint.lower = 0.0;
+  b.addBody(0, joint, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), Matrix3::Identity()), "cart");
+  joint.axis = Vector3::UnitY();
+  joint.name = "y";
+  joint.lower = -std::numeric_limits<double>::infinity();
+  b.addBody(1, joint, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity()), "top");
+  const Model model = b.build();
+  Data data(model);
+  Eigen::VectorXd q(2), v_free(2);
+  q << 0.001, 0.0;  // within the margin of the lower bound x >= 0
+  v_free << -1.0, 0.5;
+  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(2));
+  RowSet rows(model);
+  const double h = 0.01;
+  addJointLimitRows(rows, model, q, 0.01, 0.2, h, 0);
+  BOOST_REQUIRE_EQUAL(rows.size(), 1);
+  ConstraintRow& friction = rows.add();
+  friction.J << 0.0, 1.0;
+  friction.tie = 0;
+  friction.mu = 0.1;
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  Eigen::VectorXd v = v_free;
+  const PgsReport report = solveRowsPgs(rows, v, PgsSettings{100, 1e-12, 1.0, false});
+  BOOST_TEST(report.residual <= 1e-12);
+  // Closed form: the limit stops x at the gap (v_x = -gap / h = -0.1) with impulse m (v_x - v_free_x) = 1.8 on
+  // a 3 kg total mass; friction saturates at mu * 1.8 * ... on the 1 kg body: v_y = 0.5 - 0.1 * 1.8 * 3 / 1.
+  BOOST_TEST(std::abs(v[0] + 0.1) < 1e-12);
+  BOOST_TEST(std::abs(rows[0].impulse - 3.0 * 0.9) < 1e-12);
+  BOOST_TEST(std::abs(rows[1].impulse + 0.1 * rows[0].impulse) < 1e-12);
+  BOOST_TEST(std::abs(v[1] - (0.5 - 0.1 * 2.7 / 1.0)) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(bad_row_arguments_throw) {
+  std::mt19937 rng(25);
+  const Model model = randomTree({3, true, false, false, false}, rng);
+  Data data(model);
+  forwardKinematics(model, data, neutral(model));
+  RowSet rows(model);
+  BOOST_CHECK_THROW(addLinearRow(rows, model, data, 7, 0, Vector3::Zero(), Vector3::UnitX()), InvalidArgument);
+  BOOST_CHECK_THROW(addRowJoint(rows, model, data, RowJoint{RowJointType::Ball, 0, 9}, 0.2, 0.0, 0.01, 0), InvalidArgument);
+  BOOST_CHECK_THROW(addRowJoint(rows, model, data, RowJoint{RowJointType::Distance, 1, 1}, 0.2, 0.0, 0.01, 0),
+                    InvalidArgument);
+  BOOST_CHECK_THROW(addJointMotorRow(rows, model, JointMotor{5, 1.0, 1.0}, 0.01, 0), InvalidArgument);
+  BOOST_CHECK_THROW(addJointMotorRow(rows, model, JointMotor{0, 1.0, -1.0}, 0.01, 0), InvalidArgument);
+  rows.clear();
+  rows.add().J.setOnes();
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+  BOOST_CHECK_THROW(solveRowsPgs(rows, v, PgsSettings{10, 1e-6, 2.0, true}), InvalidArgument);
+  BOOST_CHECK_THROW(solveRowsPgs(rows, v, PgsSettings{0, 1e-6, 1.0, true}), InvalidArgument);
+  rows[0].tie = 3;
+  BOOST_CHECK_THROW(solveRowsPgs(rows, v, PgsSettings{}), InvalidArgument);
+  rows[0].tie = -1;
+  rows[0].lo = 1.0;
+  rows[0].hi = -1.0;
+  BOOST_CHECK_THROW(solveRowsPgs(rows, v, PgsSettings{}), InvalidArgument);
+  Eigen::VectorXd wrong(model.nv() + 1);
+  rows[0].lo = -1.0;
+  BOOST_CHECK_THROW(solveRowsPgs(rows, wrong, PgsSettings{}), InvalidArgument);
+}
+
+namespace {
+// A body on a spherical joint at the world origin (its quaternion is q) and a ball row joint between the
+// world (A) and it (B), with swing and twist limits. Returns the rows at q.
+Model sphericalBody() {
+  ModelBuilder b("spherical");
+  JointSpec ball;
+  ball.type = JointType::Spherical;
+  ball.name = "ball";
+  b.addBody(0, ball, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.1, 0.1, 0.01).asDiagonal()), "rod");
+  return b.build();
+}
+}  // namespace
+
+// Closed forms: with the body's rotation R = Rx(alpha) Rz(beta) (twist beta about the rod's own z, then a
+// swing alpha), the swing row's error is swing_limit - alpha and the upper twist row's is twist_upper - beta.
+BOOST_AUTO_TEST_CASE(swing_and_twist_errors_match_closed_forms) {
+  const Model model = sphericalBody();
+  Data data(model);
+  const double alpha = 0.7, beta = 0.4;
+  // q = q_x(alpha) (x) q_z(beta), written out.
+  const double ca = std::cos(alpha / 2), sa = std::sin(alpha / 2), cb = std::cos(beta / 2), sb = std::sin(beta / 2);
+  Eigen::VectorXd q(4);
+  q << ca * cb, sa * cb, sa * sb, ca * sb;
+  forwardKinematics(model, data, q);
+  RowJoint joint{RowJointType::Ball, 0, 1};
+  joint.swing_limit = alpha - 0.01;
+  joint.twist_lower = -1.0;
+  joint.twist_upper = beta - 0.005;
+  RowSet rows(model);
+  addRowJoint(rows, model, data, joint, 0.2, 0.0, 0.01, 0);
+  BOOST_REQUIRE_EQUAL(rows.size(), 5);  // 3 ball rows, swing, upper twist (the lower bound is far)
+  BOOST_TEST(rows[3].unilateral);
+  BOOST_TEST(std::abs(rows[3].error - (-0.01)) < 1e-12);
+  BOOST_TEST(std::abs(rows[4].error - (-0.005)) < 1e-12);
+  BOOST_TEST(rows[3].lo == 0.0);
+}
+
+// The limit rows' J is the rate of their error: J v against central differences of C along random v, for
+// the swing row at any orientation (exact) and the twist row without swing (where the mean axis is exact).
+BOOST_AUTO_TEST_CASE(swing_and_twist_rows_are_rates_of_their_errors) {
+  const Model model = sphericalBody();
+  Data data(model);
+  std::mt19937 rng(26);
+  // Ball rows, then either the swing row (always active at limit 0) or the twist row (always active).
+  const auto limitRows = [&](const Eigen::VectorXd& q, bool swing, RowSet& rows) {
+    forwardKinematics(model, data, q);
+    RowJoint joint{RowJointType::Ball, 0, 1};
+    if (swing) joint.swing_limit = 0.0;
+    if (!swing) joint.twist_upper = -10.0;
+    rows.clear();
+    addRowJoint(rows, model, data, joint, 0.2, 0.0, 0.01, 0);
+  };
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vector3 swing_axis(randomVector3(rng).x(), randomVector3(rng).y(), 0.0);
+    const double psi = 0.4 * (trial - 2) + 0.1;  // never zero: the rotation vector is normalised below
+    for (bool swung : {true, false}) {
+      const Vector3 rotation = swung ? Vector3(swing_axis.normalized() * 0.6) : Vector3(0, 0, psi);
+      Eigen::VectorXd q(4);
+      const double angle = rotation.norm();
+      q << std::cos(angle / 2), std::sin(angle / 2) * rotation / angle;
+      const Eigen::VectorXd v = randomVector3(rng);
+      RowSet rows(model), plus(model), minus(model);
+      limitRows(q, swung, rows);
+      const double eps = 1e-6;
+      limitRows(integrate(model, q, v, eps), swung, plus);
+      limitRows(integrate(model, q, v, -eps), swung, minus);
+      BOOST_REQUIRE_EQUAL(rows.size(), 4);
+      BOOST_REQUIRE_EQUAL(plus.size(), 4);
+      BOOST_REQUIRE_EQUAL(minus.size(), 4);
+      const int checked = 3;
+      const double rate = (plus[checked].error - minus[checked].error) / (2 * eps);
+      BOOST_TEST(std::abs(rows[checked].J.dot(v) - rate) < 1e-7, "row " << checked << ": " << rows[checked].J.dot(v) << " vs " << rate);
+    }
+  }
+}
+
+// The bounded MLCP with unilateral and friction rows: a floating box pressed onto the ground plane at 4
+// corners, sliding and spinning. After PGS, the conditions are checked independently with the dense mass
+// matrix: v+ = v_free + M^-1 J^T lambda (Cholesky here), and per row with w = J v+ - target:
+// lo <= lambda <= hi, w >= 0 where lambda = lo, w <= 0 where lambda = hi, w = 0 in between (1e-9).
+BOOST_AUTO_TEST_CASE(pgs_solves_the_bounded_mlcp) {
+  ModelBuilder b("box");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), Vector3(0.02, 0.03, 0.04).asDiagonal()), "box");
+  Geometry g;
+  g.name = "box";
+  g.body = body;
+  g.shape = ShapeType::Box;
+  g.size = Vector3(0.4, 0.3, 0.2);
+  b.addGeometry(g);
+  const Model model = b.build();
+  Data data(model);
+  Eigen::VectorXd q = neutral(model);
+  q[2] = 0.1 + 0.002;  // 2 mm above the ground: speculative rows
+  Eigen::VectorXd v(6);
+  v << 0.5, -0.3, 2.0, 1.0, 0.4, -3.0;  // spinning, sliding and falling
+  const double h = 1e-3;
+  const Eigen::VectorXd v_free = v + h * forwardDynamics(model, data, q, v, Eigen::VectorXd::Zero(6));
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  GroundContactSettings contact;
+  contact.mu = 0.4;
+  BOOST_REQUIRE_EQUAL(addGroundContactRows(rows, model, data, v, contact, h, 0), 4);
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  Eigen::VectorXd v_plus = v_free;
+  const PgsReport report = solveRowsPgs(rows, v_plus, PgsSettings{5000, 1e-12, 1.0, false});
+  BOOST_TEST_MESSAGE("box MLCP: " << report.iterations << " sweeps, residual " << report.residual);
+  BOOST_TEST(report.residual <= 1e-12);
+
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(6);
+  for (int r = 0; r < rows.size(); ++r) impulse += rows[r].J * rows[r].impulse;
+  const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
+  ABDYN_CHECK_NEAR(v_plus, v_check, 1e-12);
+  int active_normals = 0;
+  for (int r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
+    const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
+    const double w = row.J.dot(v_check) - row.target;
+    BOOST_TEST(row.impulse >= lo - 1e-12);
+    BOOST_TEST(row.impulse <= hi + 1e-12);
+    if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
+    if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
+    if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
+    if (row.tie < 0 && row.impulse > 0.0) ++active_normals;
+  }
+  BOOST_TEST(active_normals > 0);
+}

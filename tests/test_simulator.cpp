@@ -1,0 +1,528 @@
+#define BOOST_TEST_MODULE simulator
+#include <boost/test/unit_test.hpp>
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
+#include "abdyn/integrators/simulator.hpp"
+#include "abdyn/io/urdf.hpp"
+#include "abdyn/model/configuration.hpp"
+#include "abdyn/model/model_builder.hpp"
+#include "test_helpers.hpp"
+
+using namespace abdyn;
+using namespace abdyn::test;
+
+namespace {
+
+constexpr double kG = 9.81;
+
+// A 1 kg bob 1 m below a hinge about y (inertia 1e-3 about its centre), with position limits.
+Model limitedPendulum(double lower, double upper) {
+  ModelBuilder b("pendulum");
+  JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = Vector3::UnitY();
+  hinge.lower = lower;
+  hinge.upper = upper;
+  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Matrix3::Identity() * 1e-3), "bob");
+  return b.build();
+}
+
+// A floating box of mass m and edge lengths `size` whose collision box is itself.
+Model floatingBox(const Vector3& size, double mass, const Vector3& gravity) {
+  ModelBuilder b("box");
+  b.setGravity(gravity);
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const Vector3 s2 = size.cwiseProduct(size);
+  const Vector3 I = mass / 12.0 * Vector3(s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]);
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), I.asDiagonal()), "box");
+  Geometry g;
+  g.name = "box_collision";
+  g.link = "box";
+  g.body = body;
+  g.shape = ShapeType::Box;
+  g.size = size;
+  b.addGeometry(g);
+  return b.build();
+}
+
+// Speed of the floating base: the norm of its linear velocity (v[3..5], body coordinates).
+double baseSpeed(const Eigen::VectorXd& v) { return v.segment<3>(3).norm(); }
+
+}  // namespace
+
+// A pendulum driven by 5 N m into its upper limit 0.3 rad: it never passes the limit by more than the
+// margin (1e-2 rad), and comes to rest on it with the limit's impulse per step balancing the drive and
+// gravity: lambda / h = tau - m g d sin(q) (d = 1 m), to 1e-6 relative.
+BOOST_AUTO_TEST_CASE(pendulum_rests_on_its_limit) {
+  SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.limit_margin = 1e-2;
+  settings.solver.tolerance = 1e-12;
+  Simulator sim(limitedPendulum(-1.0, 0.3), settings);
+  sim.tau[0] = 5.0;
+  const double h = 1e-3;
+  double highest = -1.0;
+  for (int k = 0; k < 3000; ++k) {
+    sim.step(h);
+    highest = std::max(highest, sim.q[0]);
+  }
+  BOOST_TEST_MESSAGE("pendulum: highest angle " << highest << " rad against the limit 0.3, final rate " << sim.v[0]);
+  BOOST_TEST(highest <= 0.3 + settings.limit_margin);
+  BOOST_TEST(std::abs(sim.v[0]) < 1e-6);
+  BOOST_REQUIRE_EQUAL(sim.rows().size(), 1);
+  const double expected = 5.0 - kG * std::sin(sim.q[0]);
+  BOOST_TEST(std::abs(sim.rows()[0].impulse / h - expected) < 1e-6 * expected);
+}
+
+// A wheel (0.5 kg m^2 about its z axis, gravity along it) under a motor with target 2 rad/s and maximum
+// effort 3 N m: it accelerates at exactly 3 / 0.5 = 6 rad/s^2 until it reaches 2 rad/s and then holds it;
+// the motor's impulse never exceeds 3 N m * h.
+BOOST_AUTO_TEST_CASE(motor_reaches_its_target_within_its_effort) {
+  ModelBuilder b("wheel");
+  JointSpec axle;
+  axle.name = "axle";
+  b.addBody(0, axle, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 0.5), "wheel");
+  SimulatorSettings settings;
+  settings.solver.tolerance = 1e-12;
+  Simulator sim(b.build(), settings);
+  sim.motors.push_back(JointMotor{0, 2.0, 3.0});
+  const double h = 1e-3;
+  double worst_rate = 0.0, worst_effort = 0.0;
+  for (int k = 1; k <= 1000; ++k) {
+    sim.step(h);
+    worst_rate = std::max(worst_rate, std::abs(sim.v[0] - std::min(6.0 * k * h, 2.0)));
+    worst_effort = std::max(worst_effort, std::abs(sim.rows()[0].impulse) / h);
+  }
+  BOOST_TEST_MESSAGE("motor: worst rate error " << worst_rate << " rad/s, largest effort " << worst_effort << " N m");
+  BOOST_TEST(worst_rate < 1e-9);
+  BOOST_TEST(worst_effort <= 3.0 * (1.0 + 1e-12));
+  BOOST_TEST(std::abs(sim.v[0] - 2.0) < 1e-12);
+}
+
+// A 0.4 x 0.4 x 0.1 m box on a plane tilted by theta (gravity tilted instead, along +x down the slope).
+// With tan(theta) < mu it sticks; otherwise it slides with a = g (sin(theta) - mu cos(theta)), measured
+// from the velocity between t = 0.5 s and t = 1 s, within 1%.
+BOOST_AUTO_TEST_CASE(box_on_incline_sticks_or_slides) {
+  const auto run = [](double theta, double mu, double& displacement, double& acceleration) {
+    const Vector3 g = kG * Vector3(std::sin(theta), 0.0, -std::cos(theta));
+    SimulatorSettings settings;
+    settings.ground = true;
+    settings.contact.mu = mu;
+    settings.solver.max_iterations = 200;
+    settings.solver.tolerance = 1e-10;
+    Simulator sim(floatingBox(Vector3(0.4, 0.4, 0.1), 1.0, g), settings);
+    sim.q[2] = 0.05;
+    const double h = 1e-3;
+    double v_half = 0.0;
+    for (int k = 1; k <= 1000; ++k) {
+      sim.step(h);
+      if (k == 500) v_half = sim.v[3];
+    }
+    displacement = sim.q[0];
+    acceleration = (sim.v[3] - v_half) / 0.5;
+  };
+  double x = 0.0, a = 0.0;
+  run(20.0 * M_PI / 180.0, 0.5, x, a);
+  BOOST_TEST_MESSAGE("incline 20 deg, mu 0.5 (tan 0.364): displacement " << x << " m after 1 s");
+  BOOST_TEST(std::abs(x) < 1e-4);
+  for (double theta_deg : {25.0, 35.0}) {
+    const double theta = theta_deg * M_PI / 180.0, mu = 0.3;
+    run(theta, mu, x, a);
+    const double expected = kG * (std::sin(theta) - mu * std::cos(theta));
+    BOOST_TEST_MESSAGE("incline " << theta_deg << " deg, mu 0.3: acceleration " << a << " m/s^2, analytic " << expected);
+    BOOST_TEST(std::abs(a - expected) < 0.01 * expected);
+  }
+}
+
+// A box dropped from 0.5 m with a tilt onto the ground: after 2 s it rests (speed below 1e-3 m/s) and
+// penetrates less than the contact margin.
+BOOST_AUTO_TEST_CASE(dropped_box_comes_to_rest) {
+  SimulatorSettings settings;
+  settings.ground = true;
+  settings.solver.max_iterations = 50;
+  Simulator sim(floatingBox(Vector3(0.2, 0.3, 0.1), 2.0, Vector3(0, 0, -kG)), settings);
+  sim.q[2] = 0.5;
+  const Eigen::Vector3d axis = Eigen::Vector3d(1, 2, 0).normalized();
+  const double angle = 0.4;
+  sim.q.segment<4>(3) << std::cos(angle / 2), std::sin(angle / 2) * axis;
+  double deepest = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    const StepStatistics& stats = sim.step(2e-3);
+    deepest = std::max(deepest, stats.constraint_error);
+  }
+  BOOST_TEST_MESSAGE("dropped box: speed " << baseSpeed(sim.v) << " m/s, angular " << sim.v.head<3>().norm()
+                                           << " rad/s after 2 s; deepest penetration " << deepest << " m");
+  BOOST_TEST(baseSpeed(sim.v) < 1e-3);
+  BOOST_TEST(sim.v.head<3>().norm() < 1e-2);
+  BOOST_TEST(deepest < settings.contact.margin);
+}
+
+// The humanoid as a ragdoll: floating, URDF limits as rows, ground contacts with its collision geometry,
+// started 5 cm above the ground and tipping over. Over 2 s at 500 Hz: no NaN, total energy never increases
+// after the first contact (by more than 1e-9 J per step), and it settles (joint speeds below 1e-3).
+// ERP is off: the predicted-error targets keep contacts and limits from passing, and Baumgarte's push-out
+// of residual penetration would itself add energy (with ERP 0.2 that work was up to 2e-7 J per step).
+BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
+  UrdfOptions options;
+  options.floating_base = true;
+  SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  settings.solver.max_iterations = 200;
+  settings.solver.tolerance = 1e-9;
+  settings.erp = 0.0;
+  settings.contact.erp = 0.0;
+  Simulator sim(loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options), settings);
+  // Lift the neutral pose so that its lowest collision point is 5 cm above the ground.
+  Data data(sim.model());
+  forwardKinematics(sim.model(), data, sim.q);
+  double lowest = HUGE_VAL;
+  for (const Geometry& g : sim.model().geometries()) {
+    if (g.role != GeometryRole::Collision || g.body == 0) continue;
+    lowest = std::min(lowest, (g.X_geometry_body * data.X_world[g.body]).r().z() - g.size.maxCoeff());
+  }
+  sim.q[2] += 0.05 - lowest;
+  sim.v.head<3>() << 0.8, 0.5, 0.2;  // angular velocity of the pelvis: tips it over
+  double previous = 0.0, worst_increase = 0.0, max_iterations = 0;
+  bool touched = false, finite = true;
+  for (int k = 0; k < 1000; ++k) {
+    const StepStatistics& stats = sim.step(2e-3);
+    finite = finite && sim.q.allFinite() && sim.v.allFinite() && std::isfinite(stats.energy);
+    if (touched) worst_increase = std::max(worst_increase, stats.energy - previous);
+    touched = touched || stats.contacts > 0;
+    previous = stats.energy;
+    max_iterations = std::max<double>(max_iterations, stats.iterations);
+  }
+  BOOST_TEST_MESSAGE("ragdoll: largest energy increase after contact " << worst_increase << " J, final speed "
+                     << sim.v.norm() << ", contacts " << sim.statistics().contacts << ", rows " << sim.statistics().rows
+                     << ", most sweeps " << max_iterations);
+  BOOST_TEST(finite);
+  BOOST_TEST(touched);
+  BOOST_TEST(worst_increase <= 1e-9);
+  BOOST_TEST(sim.v.norm() < 1e-3);
+}
+
+// SOR on a chain of 50 hinge joints made of rows: 50 free rods (floating bodies), each hinged to the
+// previous one's end (the first to the world), in one step from rest under gravity, solved from zero
+// impulses to the same residual 1e-5 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps
+// than plain Gauss-Seidel.
+BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
+  const int links = 50;
+  const double length = 0.2;
+  ModelBuilder b("rod_chain");
+  JointSpec free;
+  free.type = JointType::Floating;
+  std::vector<RowJoint> hinges;
+  for (int i = 0; i < links; ++i) {
+    free.name = "free" + std::to_string(i);
+    // Rod i hangs along -z from (0, 0, -i length), its centre of mass half way down.
+    const int body = b.addBody(0, free, Plx::translation(Vector3(0, 0, -i * length)),
+                               RigidBodyInertia(1.0, Vector3(0, 0, -0.5 * length),
+                                                Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
+                               "rod" + std::to_string(i));
+    // Hinge about world x at the rod's top: on the rod at its origin, on the previous rod at its end.
+    const Matrix3 x_as_z = (Matrix3() << 0, 0, -1, 0, 1, 0, 1, 0, 0).finished();  // E with E^T e_z = e_x
+    hinges.push_back(RowJoint{RowJointType::Hinge, body, body - 1, Plx::rotation(x_as_z),
+                              Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
+  }
+  SimulatorSettings settings;
+  settings.solver.tolerance = 1e-5;
+  settings.solver.max_iterations = 20000;
+  settings.solver.warm_start = false;
+  std::vector<std::pair<double, int>> counts;
+  for (double omega : {1.0, 1.2, 1.4, 1.6}) {
+    settings.solver.omega = omega;
+    Simulator sim(b.build(), settings);
+    sim.joints = hinges;
+    sim.v.setZero();
+    const StepStatistics& stats = sim.step(1e-3);
+    BOOST_TEST(stats.residual <= 1e-5);
+    counts.emplace_back(omega, stats.iterations);
+    BOOST_TEST_MESSAGE("hinge chain (" << stats.rows << " rows): omega " << omega << " needs " << stats.iterations << " sweeps");
+  }
+  for (std::size_t k = 1; k < counts.size(); ++k) BOOST_TEST(counts[k].second < counts[0].second);
+}
+
+// The dense response path (CRBA mass matrix) steps the limited pendulum and the dropped box to the same
+// states as articulated-body propagation (to 1e-9 (1 + |x|) after 200 steps), and bad inputs throw.
+BOOST_AUTO_TEST_CASE(dense_and_articulated_steps_agree_and_bad_input_throws) {
+  for (bool box : {false, true}) {
+    SimulatorSettings settings;
+    settings.ground = box;
+    settings.joint_limits = !box;
+    settings.solver.tolerance = 1e-12;
+    settings.solver.max_iterations = 500;
+    Simulator articulated(box ? floatingBox(Vector3(0.2, 0.3, 0.1), 2.0, Vector3(0, 0, -kG)) : limitedPendulum(-1.0, 0.3),
+                          settings);
+    settings.dense_response = true;
+    Simulator dense(articulated.model(), settings);
+    for (Simulator* sim : {&articulated, &dense}) {
+      if (box) sim->q.head<3>() << 0.0, 0.0, 0.1;
+      sim->v.setConstant(0.7);
+    }
+    for (int k = 0; k < 200; ++k) {
+      articulated.step(2e-3);
+      dense.step(2e-3);
+    }
+    ABDYN_CHECK_NEAR(dense.q, articulated.q, 1e-9);
+    ABDYN_CHECK_NEAR(dense.v, articulated.v, 1e-9);
+  }
+  Simulator sim(limitedPendulum(-1.0, 0.3));
+  BOOST_CHECK_THROW(sim.step(0.0), InvalidArgument);
+  sim.settings().substeps = 0;
+  BOOST_CHECK_THROW(sim.step(1e-3), InvalidArgument);
+  sim.settings().substeps = 2;
+  sim.tau.resize(3);
+  BOOST_CHECK_THROW(sim.step(1e-3), InvalidArgument);
+  sim.tau.setZero(1);
+  sim.motors.push_back(JointMotor{4, 1.0, 1.0});
+  BOOST_CHECK_THROW(sim.step(1e-3), InvalidArgument);
+}
+
+// A free rod (floating body) held at the world origin by a ball joint of rows, with a swing cone of
+// 0.4 rad and twist limits of +-0.2 rad, kicked to swing at 4 rad/s and spin at 3 rad/s: over 2 s the
+// swing angle (between the rod's z and the world's) and the twist never pass their bounds by more than
+// the margin (0.02 rad), and the ball joint's anchor stays within 1 mm.
+BOOST_AUTO_TEST_CASE(ball_joint_swing_cone_and_twist_limits_hold) {
+  ModelBuilder b("rod");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.08, 0.08, 0.01).asDiagonal()), "rod");
+  SimulatorSettings settings;
+  settings.solver.max_iterations = 50;
+  Simulator sim(b.build(), settings);
+  RowJoint ball{RowJointType::Ball, 0, 1};
+  ball.swing_limit = 0.4;
+  ball.twist_lower = -0.2;
+  ball.twist_upper = 0.2;
+  sim.joints.push_back(ball);
+  sim.v.head<3>() << 4.0, 0.0, 3.0;  // angular velocity in the rod's coordinates
+  double worst_swing = 0.0, worst_twist = 0.0, worst_anchor = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    sim.step(2e-3);
+    const Eigen::Quaterniond orientation(sim.q[3], sim.q[4], sim.q[5], sim.q[6]);
+    const Matrix3 R = orientation.toRotationMatrix();
+    worst_swing = std::max(worst_swing, std::acos(std::min(1.0, R(2, 2))));
+    // Twist of the rod about its own z after its swing: 2 atan2(q_z, q_w) of R (the world frame is A).
+    worst_twist = std::max(worst_twist, std::abs(2.0 * std::atan2(orientation.z() * (orientation.w() < 0 ? -1 : 1),
+                                                                   std::abs(orientation.w()))));
+    worst_anchor = std::max(worst_anchor, sim.q.head<3>().norm());
+  }
+  BOOST_TEST_MESSAGE("swing cone: largest swing " << worst_swing << " rad (limit 0.4), twist " << worst_twist
+                                                  << " rad (limit 0.2), anchor drift " << worst_anchor << " m");
+  BOOST_TEST(worst_swing <= 0.4 + 0.02);
+  BOOST_TEST(worst_twist <= 0.2 + 0.02);
+  BOOST_TEST(worst_anchor < 1e-3);
+}
+
+namespace {
+// Adds a floating body carrying one collision shape (sphere: size = (r, 0, 0); box: edge lengths;
+// cylinder: (r, length, 0)), with the inertia of a solid sphere of the same mass for simplicity.
+int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType shape, const Vector3& size, double mass) {
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = name + "_free";
+  const double I = 0.4 * mass * 0.01;
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), Matrix3::Identity() * I), name);
+  Geometry g;
+  g.name = name;
+  g.link = name;
+  g.body = body;
+  g.shape = shape;
+  g.size = size;
+  b.addGeometry(g);
+  return body;
+}
+
+// The rows between the model's bodies at q (all velocities zero but v).
+RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts) {
+  Data data(model);
+  forwardKinematics(model, data, q);
+  RowSet rows(model);
+  contacts = addBodyContactRows(rows, model, data, v, GroundContactSettings{}, 1e-3, 0);
+  return rows;
+}
+}  // namespace
+
+// Signed distances between shapes, against closed forms: shape B (box 0.4 m, or cylinder r 0.1 m, length
+// 0.4 m, or sphere r 0.2 m) at the origin, a sphere A placed so that the gap is 5 mm (or 1.4 mm at a box edge).
+// One contact with that gap, and its normal row measures A's velocity along the outward normal.
+BOOST_AUTO_TEST_CASE(sphere_contacts_with_shapes_have_closed_form_gaps) {
+  struct Case {
+    ShapeType shape;
+    Vector3 size, centre, normal;
+    double radius, gap;
+  };
+  const double edge = std::sqrt(0.02);  // distance from (0.3, 0.3, 0) to the box edge at (0.2, 0.2, z)
+  const std::vector<Case> cases = {
+      {ShapeType::Box, Vector3(0.4, 0.4, 0.4), Vector3(0.3, 0.05, 0.02), Vector3::UnitX(), 0.095, 0.005},
+      {ShapeType::Box, Vector3(0.4, 0.4, 0.4), Vector3(0.3, 0.3, 0.0), Vector3(1, 1, 0).normalized(), edge - 0.0014, 0.0014},
+      {ShapeType::Cylinder, Vector3(0.1, 0.4, 0.0), Vector3(0.15, 0.0, 0.1), Vector3::UnitX(), 0.045, 0.005},
+      {ShapeType::Cylinder, Vector3(0.1, 0.4, 0.0), Vector3(0.0, 0.05, -0.25), -Vector3::UnitZ(), 0.045, 0.005},
+      {ShapeType::Sphere, Vector3(0.2, 0.0, 0.0), Vector3(0.0, 0.18, 0.24), Vector3(0, 0.6, 0.8), 0.095, 0.005},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder b("pair");
+    b.setGravity(Vector3::Zero());
+    addFloatingShape(b, "target", c.shape, c.size, 1.0);
+    addFloatingShape(b, "ball", ShapeType::Sphere, Vector3(c.radius, 0, 0), 1.0);
+    const Model model = b.build();
+    Eigen::VectorXd q = neutral(model);
+    q.segment<3>(7) = c.centre;
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+    v.segment<3>(9) << 0.3, -0.2, 0.5;  // the ball's linear velocity (body axes = world axes here)
+    int contacts = 0;
+    const RowSet rows = bodyContacts(model, q, v, contacts);
+    BOOST_REQUIRE_EQUAL(contacts, 1);
+    BOOST_TEST(std::abs(rows[0].error - c.gap) < 1e-12);
+    BOOST_TEST(std::abs(rows[0].J.dot(v) - c.normal.dot(Vector3(0.3, -0.2, 0.5))) < 1e-12);
+  }
+}
+
+// Box on box: a 0.2 m cube resting 1 mm above a 0.6 m cube's top face touches it at its four bottom corners.
+BOOST_AUTO_TEST_CASE(box_on_box_touches_at_four_corners) {
+  ModelBuilder b("boxes");
+  addFloatingShape(b, "base", ShapeType::Box, Vector3::Constant(0.6), 5.0);
+  addFloatingShape(b, "top", ShapeType::Box, Vector3::Constant(0.2), 1.0);
+  const Model model = b.build();
+  Eigen::VectorXd q = neutral(model);
+  q.segment<3>(7) << 0.1, -0.05, 0.3 + 0.1 + 0.001;
+  int contacts = 0;
+  const RowSet rows = bodyContacts(model, q, Eigen::VectorXd::Zero(model.nv()), contacts);
+  BOOST_TEST(contacts == 4);
+  for (int r = 0; r < rows.size(); r += 3) BOOST_TEST(std::abs(rows[r].error - 0.001) < 1e-12);
+}
+
+// Two equal spheres (1 kg, r 0.1 m) in zero gravity, A at 2 m/s towards B at rest: an inelastic impact
+// leaves both at 1 m/s (momentum conserved); with restitution 1 (threshold 0) they exchange velocities.
+BOOST_AUTO_TEST_CASE(colliding_spheres_conserve_momentum) {
+  ModelBuilder b("spheres");
+  b.setGravity(Vector3::Zero());
+  addFloatingShape(b, "a", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  addFloatingShape(b, "b", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  for (double e : {0.0, 1.0}) {
+    SimulatorSettings settings;
+    settings.body_contacts = true;
+    settings.contact.restitution = e;
+    settings.contact.restitution_threshold = 0.0;
+    settings.solver.tolerance = 1e-12;
+    Simulator sim(b.build(), settings);
+    sim.q.segment<3>(7) << 0.5, 0.0, 0.0;
+    sim.v[3] = 2.0;
+    for (int k = 0; k < 300; ++k) sim.step(1e-3);
+    BOOST_TEST_MESSAGE("restitution " << e << ": velocities " << sim.v[3] << " and " << sim.v[9] << " m/s");
+    BOOST_TEST(std::abs(sim.v[3] - (e == 0.0 ? 1.0 : 0.0)) < 1e-9);
+    BOOST_TEST(std::abs(sim.v[9] - (e == 0.0 ? 1.0 : 2.0)) < 1e-9);
+    BOOST_TEST(sim.q[7] - sim.q[0] >= 0.2 - settings.contact.margin);
+  }
+}
+
+// A ball (r 0.1 m) dropped onto a box (0.4 m) that stands on the ground: both come to rest with the ball
+// on the box's top, its centre 0.5 m up to within the margin.
+BOOST_AUTO_TEST_CASE(ball_settles_on_a_box) {
+  ModelBuilder b("stack");
+  addFloatingShape(b, "box", ShapeType::Box, Vector3::Constant(0.4), 5.0);
+  addFloatingShape(b, "ball", ShapeType::Sphere, Vector3(0.1, 0, 0), 1.0);
+  SimulatorSettings settings;
+  settings.ground = true;
+  settings.body_contacts = true;
+  Simulator sim(b.build(), settings);
+  sim.q[2] = 0.2;
+  sim.q.segment<3>(7) << 0.05, 0.0, 0.8;
+  for (int k = 0; k < 1000; ++k) sim.step(2e-3);
+  BOOST_TEST_MESSAGE("ball on box: centre at " << sim.q[9] << " m, speed " << sim.v.norm());
+  BOOST_TEST(std::abs(sim.q[9] - 0.5) < settings.contact.margin);
+  BOOST_TEST(sim.v.norm() < 1e-3);
+}
+
+// ERP over sub-steps: a free 1 kg body (zero gravity) whose ball-joint anchor is 0.1 m from its world
+// anchor closes the fraction ERP = 0.2 of the error in one step, with 1 or 4 sub-steps (each of the 4
+// uses 1 - 0.8^(1/4)): the error after the step is 0.08 m.
+BOOST_AUTO_TEST_CASE(erp_is_per_step_with_substeps) {
+  ModelBuilder b("free");
+  b.setGravity(Vector3::Zero());
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 0.01), "body");
+  for (int substeps : {1, 4}) {
+    SimulatorSettings settings;
+    settings.substeps = substeps;
+    settings.solver.tolerance = 1e-14;
+    Simulator sim(b.build(), settings);
+    sim.joints.push_back(RowJoint{RowJointType::Ball, 1, 0, Plx(), Plx::translation(Vector3(0.1, 0.0, 0.0))});
+    sim.step(1e-2);
+    BOOST_TEST_MESSAGE(substeps << " sub-steps: error after one step " << 0.1 - sim.q[0] << " m");
+    BOOST_TEST(std::abs((0.1 - sim.q[0]) - 0.08) < 1e-12);
+  }
+  Simulator bad(b.build());
+  bad.settings().erp = 1.5;
+  BOOST_CHECK_THROW(bad.step(1e-3), InvalidArgument);
+}
+
+// Coulomb joint friction from Model::friction: a wheel (0.5 kg m^2) spinning at 3 rad/s against 2 N m
+// of friction decelerates at exactly 4 rad/s^2 and stops at t = 0.75 s, then stays still.
+BOOST_AUTO_TEST_CASE(joint_friction_stops_a_wheel) {
+  ModelBuilder b("wheel");
+  JointSpec axle;
+  axle.name = "axle";
+  axle.friction = 2.0;
+  b.addBody(0, axle, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 0.5), "wheel");
+  SimulatorSettings settings;
+  settings.solver.tolerance = 1e-12;
+  Simulator sim(b.build(), settings);
+  sim.v[0] = 3.0;
+  const double h = 1e-3;
+  double worst = 0.0;
+  for (int k = 1; k <= 1000; ++k) {
+    sim.step(h);
+    worst = std::max(worst, std::abs(sim.v[0] - std::max(3.0 - 4.0 * k * h, 0.0)));
+  }
+  BOOST_TEST_MESSAGE("joint friction: worst rate error " << worst);
+  BOOST_TEST(worst < 1e-9);
+}
+
+// A mimic coupling q_follower = 2 q_leader + 0.1 as a row: the leader is driven at 1 rad/s by a motor and
+// the follower keeps the relation (ERP removes its initial 0.1 rad error) to 1e-6 rad after 1 s.
+BOOST_AUTO_TEST_CASE(mimic_row_couples_two_joints) {
+  ModelBuilder b("gears");
+  JointSpec axle;
+  axle.name = "leader";
+  b.addBody(0, axle, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 0.5), "gear1");
+  axle.name = "follower";
+  b.addBody(0, axle, Plx::translation(Vector3(1, 0, 0)), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 0.2), "gear2");
+  b.addMimic("follower", "leader", 2.0, 0.1);
+  SimulatorSettings settings;
+  settings.solver.tolerance = 1e-12;
+  Simulator sim(b.build(), settings);
+  sim.motors.push_back(JointMotor{0, 1.0, 100.0});
+  for (int k = 0; k < 1000; ++k) sim.step(1e-3);
+  BOOST_TEST_MESSAGE("mimic: leader " << sim.q[0] << " rad, follower " << sim.q[1] << " rad");
+  BOOST_TEST(std::abs(sim.q[1] - (2.0 * sim.q[0] + 0.1)) < 1e-6);
+  BOOST_TEST(std::abs(sim.v[1] - 2.0) < 1e-6);
+}
+
+// Warm starting: for a box resting on the ground, a step started from the previous step's impulses needs
+// fewer sweeps to reach the residual 1e-10 than one started from zero.
+BOOST_AUTO_TEST_CASE(warm_start_saves_sweeps_at_rest) {
+  SimulatorSettings settings;
+  settings.ground = true;
+  settings.solver.tolerance = 1e-10;
+  settings.solver.max_iterations = 1000;
+  Simulator sim(floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0, 0, -kG)), settings);
+  sim.q[2] = 0.1;
+  for (int k = 0; k < 200; ++k) sim.step(2e-3);
+  const Eigen::VectorXd q = sim.q, v = sim.v;
+  const int warm = sim.step(2e-3).iterations;
+  sim.q = q;
+  sim.v = v;
+  sim.settings().solver.warm_start = false;
+  const int cold = sim.step(2e-3).iterations;
+  BOOST_TEST_MESSAGE("box at rest: " << warm << " sweeps warm started, " << cold << " from zero");
+  BOOST_TEST(warm < cold);
+}
