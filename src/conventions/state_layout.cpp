@@ -1,0 +1,210 @@
+#include "abdyn/conventions/state_layout.hpp"
+
+#include <cmath>
+
+#include "abdyn/error.hpp"
+#include "abdyn/spatial/quaternion.hpp"
+
+namespace abdyn {
+
+namespace {
+
+// Where one joint's coordinates sit in the other library's vectors.
+struct Slot {
+  int body;
+  int q;   // first q coordinate of the joint's own slot
+  int v;   // first v (qdd, tau) coordinate
+  int w;   // q index of the quaternion's w when it is stored after all other coordinates, else -1
+  bool cos_sin;  // a continuous joint's angle stored as (cos, sin)
+};
+
+struct Plan {
+  std::vector<Slot> slots;
+  int nq = 0;  // length of the other library's q
+};
+
+Plan plan(const Model& model, const StateLayout& layout, const JointOrder& order) {
+  const int njoints = model.nbodies() - 1;
+  std::vector<int> bodies;
+  if (order.empty()) {
+    for (int i = 1; i <= njoints; ++i) bodies.push_back(i);
+  } else {
+    if (static_cast<int>(order.size()) != njoints) {
+      throw Error(layout.library + " joint order: lists " + std::to_string(order.size()) + " joints, the model '" +
+                  model.name() + "' has " + std::to_string(njoints));
+    }
+    std::vector<bool> seen(model.nbodies(), false);
+    for (const std::string& name : order) {
+      const int i = model.jointId(name);
+      if (seen[i]) throw Error(layout.library + " joint order: joint '" + name + "' is listed twice");
+      seen[i] = true;
+      bodies.push_back(i);
+    }
+  }
+  Plan p;
+  int q = 0, v = 0, nw = 0;
+  for (int i : bodies) {
+    const Joint& joint = model.joint(i);
+    if (joint.type == JointType::Planar) {
+      throw Error(layout.library + " state layout: joint '" + joint.name +
+                  "' is planar, which has no counterpart there");
+    }
+    Slot s{i, q, v, -1, joint.continuous && layout.continuous_as_cos_sin};
+    if (s.cos_sin) {
+      q += 2;
+    } else if (joint.hasQuaternion() && layout.quaternion_w_at_end_of_q) {
+      // Quaternion joints have nq = nv + 1, every other joint nq = nv: the own slots fill nv coordinates.
+      s.w = model.nv() + nw++;
+      q += joint.nq - 1;
+    } else {
+      q += joint.nq;
+    }
+    v += joint.nv;
+    p.slots.push_back(s);
+  }
+  p.nq = q + nw;
+  return p;
+}
+
+void checkSize(const Eigen::VectorXd& x, int n, bool optional, const char* name, const std::string& context) {
+  if ((optional && x.size() == 0) || x.size() == n) return;
+  throw InvalidArgument(context + ": " + name + " has " + std::to_string(x.size()) + " coordinates, expected " +
+                        std::to_string(n) + (optional ? " (or none)" : ""));
+}
+
+void checkState(const Model& model, const State& s, int nq, const std::string& context) {
+  checkSize(s.q, nq, false, "q", context);
+  checkSize(s.v, model.nv(), true, "v", context);
+  checkSize(s.qdd, model.nv(), true, "qdd", context);
+  checkSize(s.tau, model.nv(), true, "tau", context);
+  if (s.qdd.size() != 0 && s.v.size() == 0) throw InvalidArgument(context + ": qdd needs v (free joints)");
+}
+
+void resizeLike(const State& in, int nq, State& out) {
+  out.q.resize(nq);
+  out.v.resize(in.v.size());
+  out.qdd.resize(in.qdd.size());
+  out.tau.resize(in.tau.size());
+}
+
+// Writes the abdyn quaternion (w, x, y, z) at q_abdyn into the other layout, slot starting at q_other.
+void writeQuaternion(const StateLayout& layout, const double* wxyz, const Slot& s, int q_other, Eigen::VectorXd& out) {
+  if (s.w >= 0) {
+    out.segment<3>(q_other) << wxyz[1], wxyz[2], wxyz[3];
+    out(s.w) = wxyz[0];
+  } else if (layout.quaternion_w_last) {
+    out.segment<4>(q_other) << wxyz[1], wxyz[2], wxyz[3], wxyz[0];
+  } else {
+    out.segment<4>(q_other) << wxyz[0], wxyz[1], wxyz[2], wxyz[3];
+  }
+}
+
+// Reads the other layout's quaternion into abdyn's (w, x, y, z) order.
+Vector4 readQuaternion(const StateLayout& layout, const Eigen::VectorXd& in, const Slot& s, int q_other) {
+  if (s.w >= 0) return Vector4(in(s.w), in(q_other), in(q_other + 1), in(q_other + 2));
+  if (layout.quaternion_w_last) return Vector4(in(q_other + 3), in(q_other), in(q_other + 1), in(q_other + 2));
+  return in.segment<4>(q_other);
+}
+
+// Orientation R_world_body of a floating joint from abdyn's q.
+Matrix3 floatingRotation(const Eigen::VectorXd& q_abdyn, const Joint& joint) {
+  const double* c = q_abdyn.data() + joint.idx_q + 3;
+  return Quaternion(c[0], c[1], c[2], c[3]).toRotationMatrix();
+}
+
+}  // namespace
+
+State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layout, const JointOrder& order) {
+  const std::string context = "stateFromAbdyn (" + layout.library + ")";
+  checkState(model, a, model.nq(), context);
+  const Plan p = plan(model, layout, order);
+  State o;
+  resizeLike(a, p.nq, o);
+  for (const Slot& s : p.slots) {
+    const Joint& j = model.joint(s.body);
+    const int n = j.nv;
+    if (j.type == JointType::Spherical) {
+      writeQuaternion(layout, a.q.data() + j.idx_q, s, s.q, o.q);
+    } else if (j.type == JointType::Floating) {
+      o.q.segment<3>(s.q) = a.q.segment<3>(j.idx_q);
+      writeQuaternion(layout, a.q.data() + j.idx_q + 3, s, s.q + 3, o.q);
+    } else if (s.cos_sin) {
+      o.q(s.q) = std::cos(a.q(j.idx_q));
+      o.q(s.q + 1) = std::sin(a.q(j.idx_q));
+    } else {
+      o.q.segment(s.q, j.nq) = a.q.segment(j.idx_q, j.nq);
+    }
+    // Spherical and one-DoF joints: v, qdd and tau are in the same frame and order everywhere.
+    if (j.type != JointType::Floating || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
+      if (a.v.size()) o.v.segment(s.v, n) = a.v.segment(j.idx_v, n);
+      if (a.qdd.size()) o.qdd.segment(s.v, n) = a.qdd.segment(j.idx_v, n);
+      if (a.tau.size()) o.tau.segment(s.v, n) = a.tau.segment(j.idx_v, n);
+      continue;
+    }
+    const bool world = layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular;
+    const Matrix3 R = world ? floatingRotation(a.q, j) : Matrix3::Identity();
+    // abdyn [angular; linear] -> other [linear'; angular], linear' = R linear (+ the frame-rate term for qdd).
+    if (a.v.size()) {
+      o.v.segment<3>(s.v) = R * a.v.segment<3>(j.idx_v + 3);
+      o.v.segment<3>(s.v + 3) = a.v.segment<3>(j.idx_v);
+    }
+    if (a.qdd.size()) {
+      Vector3 lin = a.qdd.segment<3>(j.idx_v + 3);
+      if (world) lin += Vector3(a.v.segment<3>(j.idx_v)).cross(Vector3(a.v.segment<3>(j.idx_v + 3)));
+      o.qdd.segment<3>(s.v) = R * lin;
+      o.qdd.segment<3>(s.v + 3) = a.qdd.segment<3>(j.idx_v);
+    }
+    if (a.tau.size()) {
+      o.tau.segment<3>(s.v) = R * a.tau.segment<3>(j.idx_v + 3);
+      o.tau.segment<3>(s.v + 3) = a.tau.segment<3>(j.idx_v);
+    }
+  }
+  return o;
+}
+
+State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout, const JointOrder& order) {
+  const std::string context = "stateToAbdyn (" + layout.library + ")";
+  const Plan p = plan(model, layout, order);
+  checkState(model, o, p.nq, context);
+  State a;
+  resizeLike(o, model.nq(), a);
+  for (const Slot& s : p.slots) {
+    const Joint& j = model.joint(s.body);
+    const int n = j.nv;
+    if (j.type == JointType::Spherical) {
+      a.q.segment<4>(j.idx_q) = readQuaternion(layout, o.q, s, s.q);
+    } else if (j.type == JointType::Floating) {
+      a.q.segment<3>(j.idx_q) = o.q.segment<3>(s.q);
+      a.q.segment<4>(j.idx_q + 3) = readQuaternion(layout, o.q, s, s.q + 3);
+    } else if (s.cos_sin) {
+      a.q(j.idx_q) = std::atan2(o.q(s.q + 1), o.q(s.q));
+    } else {
+      a.q.segment(j.idx_q, j.nq) = o.q.segment(s.q, j.nq);
+    }
+    if (j.type != JointType::Floating || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
+      if (o.v.size()) a.v.segment(j.idx_v, n) = o.v.segment(s.v, n);
+      if (o.qdd.size()) a.qdd.segment(j.idx_v, n) = o.qdd.segment(s.v, n);
+      if (o.tau.size()) a.tau.segment(j.idx_v, n) = o.tau.segment(s.v, n);
+      continue;
+    }
+    const bool world = layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular;
+    const Matrix3 Rt = world ? Matrix3(floatingRotation(a.q, j).transpose()) : Matrix3::Identity();
+    if (o.v.size()) {
+      a.v.segment<3>(j.idx_v) = o.v.segment<3>(s.v + 3);
+      a.v.segment<3>(j.idx_v + 3) = Rt * o.v.segment<3>(s.v);
+    }
+    if (o.qdd.size()) {
+      a.qdd.segment<3>(j.idx_v) = o.qdd.segment<3>(s.v + 3);
+      Vector3 lin = Rt * o.qdd.segment<3>(s.v);
+      if (world) lin -= Vector3(a.v.segment<3>(j.idx_v)).cross(Vector3(a.v.segment<3>(j.idx_v + 3)));
+      a.qdd.segment<3>(j.idx_v + 3) = lin;
+    }
+    if (o.tau.size()) {
+      a.tau.segment<3>(j.idx_v) = o.tau.segment<3>(s.v + 3);
+      a.tau.segment<3>(j.idx_v + 3) = Rt * o.tau.segment<3>(s.v);
+    }
+  }
+  return a;
+}
+
+}  // namespace abdyn

@@ -1,0 +1,91 @@
+#define BOOST_TEST_MODULE reference_rbdl
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "abdyn/abdyn.hpp"
+#include "test_helpers.hpp"
+
+// abdyn against RBDL 3.3.1's outputs on the same URDFs (tests/reference/README.md), in RBDL's native
+// layout, converted only through abdyn::rbdl::stateToAbdyn / stateFromAbdyn: the floating base's w at
+// the end of q, its velocity, acceleration and force linear in the world and angular in the body.
+// RBDL's dynamics have no armature and no joint damping.
+
+using namespace abdyn;
+using nlohmann::json;
+
+namespace {
+
+Eigen::VectorXd vec(const json& j) {
+  Eigen::VectorXd x(j.size());
+  for (size_t k = 0; k < j.size(); ++k) x[static_cast<Eigen::Index>(k)] = j[k].get<double>();
+  return x;
+}
+
+// abdyn's joint names in RBDL's order: the floating base (its six __root__ coordinates) first.
+JointOrder rbdlOrder(const json& dof_names, bool floating) {
+  JointOrder order;
+  if (floating) order.push_back("root_joint");
+  for (const auto& n : dof_names) {
+    const std::string name = n.get<std::string>();
+    if (name.rfind("__root__:", 0) != 0) order.push_back(name);
+  }
+  return order;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
+  const std::string root = ABDYN_SOURCE_DIR;
+  const DynamicsOptions rbdl_terms{false, false};
+  int files = 0, floating_files = 0;
+  double worst_fd = 0, worst_id = 0, worst_Mx = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/rbdl")) {
+    std::ifstream in(entry.path());
+    const json ref = json::parse(in);
+    const std::string name = ref["model"].get<std::string>();
+    UrdfOptions options;
+    options.floating_base = ref["base"] == "floating";
+    options.accept_invalid_inertia = true;  // ANYmal's published inertias are degenerate
+    const Model model = loadUrdf(root + "/bench/models/" + name + ".urdf", options);
+    BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());
+    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
+    const JointOrder order = rbdlOrder(ref["dof_names"], options.floating_base);
+    const Eigen::VectorXd x_rbdl = vec(ref["Mx_x"]);
+    Data data(model);
+    for (const json& s : ref["states"]) {
+      // Forward dynamics: RBDL's (Q, QDot, Tau) in, abdyn's qdd out in RBDL's layout.
+      State st = rbdl::stateToAbdyn(model, {vec(s["q"]), vec(s["v"]), {}, vec(s["tau"])}, order);
+      st.qdd = forwardDynamics(model, data, st.q, st.v, st.tau, rbdl_terms);
+      const double e_fd = test::relErr(rbdl::stateFromAbdyn(model, st, order).qdd, vec(s["fd_qdd"]));
+      // Inverse dynamics with RBDL's QDDot.
+      st = rbdl::stateToAbdyn(model, {vec(s["q"]), vec(s["v"]), vec(s["acc"]), {}}, order);
+      st.tau = inverseDynamics(model, data, st.q, st.v, st.qdd, rbdl_terms);
+      st.qdd.resize(0);
+      const double e_id = test::relErr(rbdl::stateFromAbdyn(model, st, order).tau, vec(s["id_tau"]));
+      // RBDL's mass matrix (native layout; the file's Mx is in the canonical one) times x: x is a
+      // velocity in RBDL's layout, M x a generalized force, so M_rbdl = T^-T M T^-1 for v_rbdl = T v.
+      Eigen::MatrixXd M_rbdl(model.nv(), model.nv());
+      for (int r = 0; r < model.nv(); ++r) M_rbdl.row(r) = vec(s["M"][static_cast<size_t>(r)]).transpose();
+      st = rbdl::stateToAbdyn(model, {vec(s["q"]), x_rbdl, {}, {}}, order);
+      st.tau = massMatrix(model, data, st.q, rbdl_terms) * st.v;
+      const Eigen::VectorXd Mx_rbdl = M_rbdl * x_rbdl;
+      const double e_Mx = test::relErr(rbdl::stateFromAbdyn(model, st, order).tau, Mx_rbdl);
+      BOOST_TEST(e_fd <= 1e-9, entry.path().filename() << ": ABA " << e_fd);
+      BOOST_TEST(e_id <= 1e-9, entry.path().filename() << ": RNEA " << e_id);
+      BOOST_TEST(e_Mx <= 1e-9, entry.path().filename() << ": CRBA " << e_Mx);
+      worst_fd = std::max(worst_fd, e_fd);
+      worst_id = std::max(worst_id, e_id);
+      worst_Mx = std::max(worst_Mx, e_Mx);
+    }
+    ++files;
+    floating_files += options.floating_base;
+  }
+  BOOST_TEST(files == 6);  // every file in tests/reference/rbdl
+  BOOST_TEST(floating_files == 2);
+  BOOST_TEST_MESSAGE(files << " files; worst relative errors against RBDL: ABA " << worst_fd << ", RNEA " << worst_id
+                           << ", M x " << worst_Mx);
+}
