@@ -104,6 +104,6 @@ BOOST_AUTO_TEST_CASE(forward_dynamics_agrees_with_mujoco) {
     mj_deleteModel(m);
     ++files;
   }
-  BOOST_TEST(files == 6);
+  BOOST_TEST(files >= 6);  // every URDF in models/ was compared (a refused one fails above)
   BOOST_TEST_MESSAGE(files << " models; worst relative error against MuJoCo " << mj_versionString() << ": " << worst);
 }
