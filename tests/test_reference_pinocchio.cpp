@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "abdyn/abdyn.hpp"
+#include "reference_json.hpp"
 #include "test_helpers.hpp"
 
 // abdyn against Pinocchio 3.7.0's outputs on the same URDFs (tests/reference/README.md), converted only
@@ -17,26 +18,7 @@
 using namespace abdyn;
 using nlohmann::json;
 
-namespace {
-
-Eigen::VectorXd vec(const json& j) {
-  Eigen::VectorXd x(j.size());
-  for (size_t k = 0; k < j.size(); ++k) x[static_cast<Eigen::Index>(k)] = j[k].get<double>();
-  return x;
-}
-
-// abdyn's joint names in Pinocchio's order: the free flyer (its six __root__ coordinates) first.
-JointOrder pinocchioOrder(const json& dof_names, bool floating) {
-  JointOrder order;
-  if (floating) order.push_back("root_joint");
-  for (const auto& n : dof_names) {
-    const std::string name = n.get<std::string>();
-    if (name.rfind("__root__:", 0) != 0) order.push_back(name);
-  }
-  return order;
-}
-
-}  // namespace
+using test::vec;
 
 BOOST_AUTO_TEST_CASE(agrees_with_pinocchio) {
   const std::string root = ABDYN_SOURCE_DIR;
@@ -52,7 +34,7 @@ BOOST_AUTO_TEST_CASE(agrees_with_pinocchio) {
     options.accept_invalid_inertia = true;  // Talos' and ANYmal's published inertias are degenerate
     const Model model = loadUrdf(root + "/bench/models/" + name + ".urdf", options);
     BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    const JointOrder order = pinocchioOrder(ref["dof_names"], options.floating_base);
+    const JointOrder order = test::peerJointOrder(ref["dof_names"], options.floating_base);
     Data data(model);
     for (const json& s : ref["states"]) {
       const Eigen::VectorXd q_pin = vec(s["q"]);

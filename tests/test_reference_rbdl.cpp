@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "abdyn/abdyn.hpp"
+#include "reference_json.hpp"
 #include "test_helpers.hpp"
 
 // abdyn against RBDL 3.3.1's outputs on the same URDFs (tests/reference/README.md), in RBDL's native
@@ -17,26 +18,7 @@
 using namespace abdyn;
 using nlohmann::json;
 
-namespace {
-
-Eigen::VectorXd vec(const json& j) {
-  Eigen::VectorXd x(j.size());
-  for (size_t k = 0; k < j.size(); ++k) x[static_cast<Eigen::Index>(k)] = j[k].get<double>();
-  return x;
-}
-
-// abdyn's joint names in RBDL's order: the floating base (its six __root__ coordinates) first.
-JointOrder rbdlOrder(const json& dof_names, bool floating) {
-  JointOrder order;
-  if (floating) order.push_back("root_joint");
-  for (const auto& n : dof_names) {
-    const std::string name = n.get<std::string>();
-    if (name.rfind("__root__:", 0) != 0) order.push_back(name);
-  }
-  return order;
-}
-
-}  // namespace
+using test::vec;
 
 BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
   const std::string root = ABDYN_SOURCE_DIR;
@@ -53,7 +35,7 @@ BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
     const Model model = loadUrdf(root + "/bench/models/" + name + ".urdf", options);
     BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());
     BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    const JointOrder order = rbdlOrder(ref["dof_names"], options.floating_base);
+    const JointOrder order = test::peerJointOrder(ref["dof_names"], options.floating_base);
     const Eigen::VectorXd x_rbdl = vec(ref["Mx_x"]);
     Data data(model);
     for (const json& s : ref["states"]) {
