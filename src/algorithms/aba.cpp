@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
 
 namespace abdyn {
@@ -23,7 +24,7 @@ using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 //   IA, pA articulated-body inertia and bias force of the subtree at body i
 //   U, D   IA S and S^T IA S;  u = tau - S^T pA
 //   a      body acceleration, starting from a_0 = -gravity so that gravity needs no other term
-void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
          const std::vector<Force>* f_ext, const DynamicsOptions& options) {
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();
@@ -38,7 +39,7 @@ void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::
     data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
     data.c[i] = data.v[i].cross(vJ);
     const RigidBodyInertia& I = model.inertia(i);
-    data.IA[i] = ArticulatedBodyInertia(I);
+    data.IA[i] = ArticulatedBodyInertia::fromMatrixUnchecked(model.inertiaMatrix(i));
     data.pA[i] = data.v[i].crossDual(I * data.v[i]);
     if (f_ext) data.pA[i] -= (*f_ext)[i];
   }

@@ -1,10 +1,12 @@
 #include "abdyn/algorithms/crba.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 
 namespace abdyn {
 
-const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q, const DynamicsOptions& options) {
+ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                const DynamicsOptions& options) {
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
   // Composite-rigid-body algorithm in world coordinates: with every joint axis S_k and every composite
   // inertia Ic_i moved to the world once, entry M(l, k) for an ancestor coordinate l of k is the dot

@@ -1,12 +1,13 @@
 #include "abdyn/algorithms/kinematics.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
 
 namespace abdyn {
 namespace {
 
-void positions(const Model& model, Data& data, const Eigen::VectorXd& q) {
+ABDYN_FLATTEN void positions(const Model& model, Data& data, const Eigen::VectorXd& q) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));

@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/rnea.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
 
 namespace abdyn {
@@ -9,7 +10,7 @@ namespace {
 // Featherstone's RNEA. v_i, a_i: body velocity and acceleration (a_0 = -gravity, so gravity acts
 // through the accelerations); f_i: force transmitted across joint i, all in body-i coordinates.
 // `zero_velocity` skips the velocity products (gravityTorques).
-void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd* v, const Eigen::VectorXd* qdd,
+ABDYN_FLATTEN void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd* v, const Eigen::VectorXd* qdd,
           const std::vector<Force>* f_ext, const DynamicsOptions& options) {
   data.v[0] = Motion::Zero();
   data.a[0] = -model.gravity();

@@ -1,6 +1,7 @@
 #include "abdyn/constraints/row_response.hpp"
 
 #include "abdyn/algorithms/crba.hpp"
+#include "internal/flatten.hpp"
 
 namespace abdyn {
 namespace {
@@ -11,7 +12,7 @@ using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 RowResponse::RowResponse(const Model& model)
     : p_(model.nbodies(), Force::Zero()), a_(model.nbodies(), Motion::Zero()), u_(model.nv()) {}
 
-void RowResponse::applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x,
+ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x,
                                    Eigen::VectorXd& out) {
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();

@@ -189,6 +189,9 @@ Model ModelBuilder::build() const {
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
   }
 
+  m.inertia_matrix_.clear();
+  for (const RigidBodyInertia& I : m.inertia_) m.inertia_matrix_.push_back(I.matrix());
+
   m.dof_run_start_.resize(m.nv_);
   for (int k = 0; k < m.nv_; ++k) m.dof_run_start_[k] = (k > 0 && m.dof_parent_[k] == k - 1) ? m.dof_run_start_[k - 1] : k;
 

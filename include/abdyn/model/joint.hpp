@@ -75,7 +75,7 @@ inline Plx jointTransform(const Joint& joint, const double* q_joint);
 /// X_J(q) * X_tree, the transform from the parent body to the child, with the product specialised for
 /// axis-aligned one-DoF joints (a revolute joint mixes two rows of X_tree's rotation; a prismatic one
 /// only shifts its origin).
-inline Plx jointTransformTimes(const Joint& joint, const double* q_joint, const Plx& X_tree);
+ABDYN_ALWAYS_INLINE Plx jointTransformTimes(const Joint& joint, const double* q_joint, const Plx& X_tree);
 
 namespace detail {
 /// The rotation by angle (cosine c, sine s) about a unit axis a: c 1 + s ax + (1 - c) a a^T.
@@ -137,7 +137,7 @@ inline Plx jointTransform(const Joint& joint, const double* q) {
   return Plx();
 }
 
-inline Plx jointTransformTimes(const Joint& joint, const double* q, const Plx& X_tree) {
+ABDYN_ALWAYS_INLINE Plx jointTransformTimes(const Joint& joint, const double* q, const Plx& X_tree) {
   const Matrix3& ET = X_tree.E();
   switch (joint.type) {
     case JointType::RevoluteX:

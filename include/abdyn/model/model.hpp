@@ -50,6 +50,8 @@ class Model {
   int jointId(const std::string& name) const;
   const Plx& Xtree(int i) const { return X_tree_[i]; }
   const RigidBodyInertia& inertia(int i) const { return inertia_[i]; }
+  /// inertia(i) as its 6x6 matrix (angular first), formed once when the model is built.
+  const Matrix6& inertiaMatrix(int i) const { return inertia_matrix_[i]; }
   const std::string& bodyName(int i) const { return body_names_[i]; }
   /// The body with this name; throws abdyn::Error if there is none (naming the body a merged link
   /// belongs to when the name is a frame).
@@ -111,6 +113,7 @@ class Model {
   std::vector<Joint> joints_;
   std::vector<Plx> X_tree_;
   std::vector<RigidBodyInertia> inertia_;
+  std::vector<Matrix6> inertia_matrix_;
   std::vector<std::string> body_names_;
   std::vector<std::vector<int>> children_;
   std::vector<Frame> frames_;

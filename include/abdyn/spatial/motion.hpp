@@ -57,7 +57,7 @@ class Motion {
   }
 
   /// Spatial cross product with a motion, this x m (Featherstone's crm(this) * m).
-  Motion cross(const Motion& m) const { return Motion(w_.cross(m.w_), w_.cross(m.v_) + v_.cross(m.w_)); }
+  ABDYN_ALWAYS_INLINE Motion cross(const Motion& m) const { return Motion(w_.cross(m.w_), w_.cross(m.v_) + v_.cross(m.w_)); }
   /// Dual cross product with a force, this x* f (Featherstone's crf(this) * f).
   inline Force crossDual(const Force& f) const;
 
@@ -80,7 +80,7 @@ inline std::ostream& operator<<(std::ostream& os, const Motion& m) {
 
 namespace abdyn {
 
-inline Force Motion::crossDual(const Force& f) const {
+ABDYN_ALWAYS_INLINE Force Motion::crossDual(const Force& f) const {
   return Force(w_.cross(f.angular()) + v_.cross(f.linear()), w_.cross(f.linear()));
 }
 

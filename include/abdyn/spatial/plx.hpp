@@ -52,20 +52,20 @@ class Plx {
   }
 
   /// X m = [E w; E (v - r x w)].
-  Motion apply(const Motion& m) const {
+  ABDYN_ALWAYS_INLINE Motion apply(const Motion& m) const {
     return Motion(E_ * m.angular(), E_ * (m.linear() - r_.cross(m.angular())));
   }
   /// X* f = [E (n - r x f); E f].
-  Force apply(const Force& f) const {
+  ABDYN_ALWAYS_INLINE Force apply(const Force& f) const {
     return Force(E_ * (f.angular() - r_.cross(f.linear())), E_ * f.linear());
   }
   /// X^-1 m = [E^T w; E^T v + r x E^T w].
-  Motion applyInverse(const Motion& m) const {
+  ABDYN_ALWAYS_INLINE Motion applyInverse(const Motion& m) const {
     const Vector3 w = E_.transpose() * m.angular();
     return Motion(w, E_.transpose() * m.linear() + r_.cross(w));
   }
   /// X^T f = [E^T n + r x E^T f; E^T f].
-  Force applyInverse(const Force& f) const {
+  ABDYN_ALWAYS_INLINE Force applyInverse(const Force& f) const {
     const Vector3 lin = E_.transpose() * f.linear();
     return Force(E_.transpose() * f.angular() + r_.cross(lin), lin);
   }
@@ -119,7 +119,7 @@ class Plx {
   Vector3 r_;  // origin of B in A coordinates
 };
 
-inline ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const {
+ABDYN_ALWAYS_INLINE ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const {
   // With I = [A B; B^T C], shifting the reference point by r (X = rot(E) xlt(r)) gives
   // A' = A + B rx - rx B^T - rx C rx, B' = B - rx C, C' = C; then each block turns to E (.) E^T.
   const Matrix3 rx = skew(r_);
@@ -138,7 +138,7 @@ inline ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const 
   return out;
 }
 
-inline ArticulatedBodyInertia Plx::applyInverse(const ArticulatedBodyInertia& I) const {
+ABDYN_ALWAYS_INLINE ArticulatedBodyInertia Plx::applyInverse(const ArticulatedBodyInertia& I) const {
   // X^T I X = xlt(r)^T (rot(E)^T I rot(E)) xlt(r): rotate the blocks back with E^T (.) E, then
   // A'' = A - B rx + rx B^T - rx C rx, B'' = B + rx C, C'' = C.
   const Matrix3 rx = skew(r_);

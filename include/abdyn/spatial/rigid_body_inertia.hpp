@@ -67,7 +67,7 @@ class RigidBodyInertia {
 
   /// Momentum I * m: linear p = m (v - c x w) (mass times the centre-of-mass velocity),
   /// angular Ic w + c x p (about the frame origin).
-  Force operator*(const Motion& motion) const {
+  ABDYN_ALWAYS_INLINE Force operator*(const Motion& motion) const {
     const Vector3 p = m_ * (motion.linear() - c_.cross(motion.angular()));
     return Force(Ic_ * motion.angular() + c_.cross(p), p);
   }

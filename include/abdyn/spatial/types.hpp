@@ -8,6 +8,14 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+// The small spatial operations (transforms, cross products, inertia products) are forced inline into
+// the algorithms' loops, where GCC's size heuristics otherwise leave calls (docs/performance.md).
+#if defined(__GNUC__)
+#define ABDYN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ABDYN_ALWAYS_INLINE inline
+#endif
+
 namespace abdyn {
 
 using Vector3 = Eigen::Vector3d;

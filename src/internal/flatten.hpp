@@ -1,0 +1,11 @@
+#pragma once
+// ABDYN_FLATTEN on an algorithm's kernel inlines every call inside it that the compiler can see: the
+// spatial operations and Eigen's fixed-size kernels. Left to its heuristics, GCC keeps some of them as
+// calls that pass 3- and 6-vectors through memory, which made the ABA up to 2x slower
+// (docs/performance.md).
+
+#if defined(__GNUC__)
+#define ABDYN_FLATTEN __attribute__((flatten))
+#else
+#define ABDYN_FLATTEN
+#endif
