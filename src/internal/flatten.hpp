@@ -3,8 +3,12 @@
 // spatial operations and Eigen's fixed-size kernels. Left to its heuristics, GCC keeps some of them as
 // calls that pass 3- and 6-vectors through memory, which made the ABA up to 2x slower
 // (docs/performance.md).
+//
+// Only in optimised, uninstrumented builds: at -O0 flattening buys nothing, and under AddressSanitizer
+// or ThreadSanitizer the fully inlined, instrumented kernels took GCC 12 more than ten minutes per file.
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define ABDYN_FLATTEN __attribute__((flatten))
 #else
 #define ABDYN_FLATTEN
