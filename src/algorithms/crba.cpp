@@ -1,5 +1,7 @@
 #include "abdyn/algorithms/crba.hpp"
 
+#include <algorithm>
+
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 
@@ -8,19 +10,27 @@ namespace abdyn {
 ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const DynamicsOptions& options) {
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
-  // Composite-rigid-body algorithm in world coordinates: with every joint axis S_k and every composite
-  // inertia Ic_i moved to the world once, entry M(l, k) for an ancestor coordinate l of k is the dot
-  // product S_l^0 . (Ic_i^0 S_k^0), one 6-vector product instead of a transform per ancestor.
+  // Composite-rigid-body algorithm in one frame per subtree: with every joint axis S_k and every
+  // composite inertia Ic_i moved once into the coordinates of r, the body at the top of i's subtree, entry
+  // M(l, k) for an ancestor coordinate l of k is the dot product S_l . (Ic_i S_k), one 6-vector product
+  // instead of a transform per ancestor. The entries do not depend on the common frame, and no entry couples
+  // two subtrees of the world; r's own coordinates (rather than the world's) spare r's transforms and keep a
+  // floating base's axes the unit vectors.
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
-    data.I_composite[i] = data.X_world[i].applyInverse(model.inertia(i));
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      data.S_world.col(k) = data.X_world[i].applyInverse(Motion(S.col(k))).vector();
+    if (p > 0) {
+      data.X_subtree[i] = model.parent(p) == 0 ? data.X_up[i] : data.X_up[i] * data.X_subtree[p];
+      data.I_composite[i] = data.X_subtree[i].applyInverse(model.inertia(i));
+      for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+        data.S_subtree.col(k) = data.X_subtree[i].applyInverse(Motion(S.col(k))).vector();
+      }
+    } else {
+      data.I_composite[i] = model.inertia(i);
+      data.S_subtree.middleCols(j.idx_v, j.nv) = S.middleCols(j.idx_v, j.nv);
     }
   }
   // Only entries of ancestor pairs are written, into both triangles at once. Every other entry is zero by
@@ -28,19 +38,41 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, 
   // traffic instead of two passes over all n^2 entries.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
+    const int p = model.parent(i);
+    if (p == 0 && j.type == JointType::Floating) {
+      // A floating base's axes in its own coordinates are the unit vectors: its block is Ic itself,
+      // mirrored from the upper triangle so that M is symmetric to the last bit.
+      auto block = data.M.block<6, 6>(j.idx_v, j.idx_v);
+      block = data.I_composite[i].matrix();
+      for (int r = 1; r < 6; ++r) {
+        for (int c = 0; c < r; ++c) block(r, c) = block(c, r);
+      }
+      continue;
+    }
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Vector6 F = (data.I_composite[i] * Motion(Vector6(data.S_world.col(k)))).vector();
+      const Vector6 F = (data.I_composite[i] * Motion(Vector6(data.S_subtree.col(k)))).vector();
       // Ancestor coordinates come in runs of consecutive indices (a whole chain is one run), each
       // handled by one transposed matrix-vector product.
       for (int l = k; l >= 0;) {
-        const int start = model.dofRunStart(l), length = l - start + 1;
-        auto column = data.M.col(k).segment(start, length);
-        column.noalias() = data.S_world.middleCols(start, length).transpose() * F;
-        data.M.row(k).segment(start, length) = column.transpose();
-        l = model.dofParent(start);
+        int start = model.dofRunStart(l);
+        const int run_start = start;
+        const int top = model.dofBody(start);
+        if (model.parent(top) == 0 && model.joint(top).type == JointType::Floating) {
+          // The same unit axes: the floating base's entries are F's.
+          const int length = std::min(l - start + 1, 6);
+          data.M.col(k).segment(start, length) = F.head(length);
+          data.M.row(k).segment(start, length) = F.head(length).transpose();
+          start += length;
+        }
+        if (start <= l) {
+          const int length = l - start + 1;
+          auto column = data.M.col(k).segment(start, length);
+          column.noalias() = data.S_subtree.middleCols(start, length).transpose() * F;
+          data.M.row(k).segment(start, length) = column.transpose();
+        }
+        l = model.dofParent(run_start);
       }
     }
-    const int p = model.parent(i);
     if (p > 0) data.I_composite[p] += data.I_composite[i];
   }
   if (options.armature) data.M.diagonal() += model.armature();

@@ -7,6 +7,7 @@ Data::Data(const Model& model) {
   const int nv = model.nv();
   X_up.assign(n, Plx());
   X_world.assign(n, Plx());
+  X_subtree.assign(n, Plx());
   v.assign(n, Motion());
   a.assign(n, Motion());
   J.setZero(6, nv);
@@ -16,7 +17,7 @@ Data::Data(const Model& model) {
   subtree_moment.assign(n, Vector3::Zero());
   f.assign(n, Force());
   I_composite.assign(n, RigidBodyInertia());
-  S_world.setZero(6, nv);
+  S_subtree.setZero(6, nv);
   IA.assign(n, ArticulatedBodyInertia());
   pA.assign(n, Force());
   c.assign(n, Motion());

@@ -23,7 +23,7 @@ class Data {
  public:
   explicit Data(const Model& model);
 
-  // Forward kinematics (all algorithms fill these as they go).
+  // Kinematics: forwardKinematics fills X_world; every algorithm fills X_up, and v and a where it uses them.
   std::vector<Plx> X_up;     // X_i_lambda(i): parent-body coordinates to body-i coordinates
   std::vector<Plx> X_world;  // X_i_0: world coordinates to body-i coordinates (pose: X_world[i].toPose())
   std::vector<Motion> v;     // body velocities
@@ -39,8 +39,10 @@ class Data {
 
   // Dynamics: RNEA, CRBA, ABA.
   std::vector<Force> f;                        // joint forces transmitted from parent to body
-  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias, world coordinates (CRBA)
-  Matrix6X S_world;                            // 6 x nv: each joint axis in world coordinates (CRBA)
+  // CRBA works per subtree hanging from the world, in the coordinates of that subtree's root body r.
+  std::vector<Plx> X_subtree;                  // X_i_r: r's coordinates to body-i coordinates (CRBA)
+  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias, r's coordinates (CRBA)
+  Matrix6X S_subtree;                          // 6 x nv: each joint axis in r's coordinates (CRBA)
   std::vector<ArticulatedBodyInertia> IA;      // articulated-body inertias (ABA)
   std::vector<Force> pA;                       // articulated-body bias forces (ABA)
   std::vector<Motion> c;                       // velocity-product accelerations v x S qdot (ABA)
