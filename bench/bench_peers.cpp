@@ -48,6 +48,8 @@ const ModelFile kModels[] = {
     {"talos_reduced_floating", "bench/models/talos_reduced.urdf", true, true},
     {"quadruped_floating", "models/quadruped.urdf", true, false},
     {"humanoid_floating", "models/humanoid.urdf", true, false},
+    {"chain_30", "bench/models/chain_30.urdf", false, false},
+    {"tree_30", "bench/models/tree_30.urdf", false, false},
     {"chain_100", "bench/models/chain_100.urdf", false, false},
     {"tree_100", "bench/models/tree_100.urdf", false, false},
     {"chain_1000", "bench/models/chain_1000.urdf", false, false},
