@@ -7,8 +7,9 @@
 # 1. installs the already built tree <build> into <scratch>/prefix-main;
 # 2. builds tests/downstream (find_package(abdyn)) against it twice, with -march=native and with no
 #    -march at all, and runs each program;
-# 3. builds the library a second time from <src> with ABDYN_NATIVE toggled (library only, at -O0 to
-#    save CI time: the layout choices that make up the ABI follow -march, not the optimisation level),
+# 3. builds the library a second time from <src> with ABDYN_NATIVE toggled (library only, at -O0 and as a
+#    unity build to save CI time: the layout choices that make up the ABI follow -march, not the
+#    optimisation level or how sources are grouped),
 #    installs it into <scratch>/prefix-alt, and builds and runs the consumer against it the same two ways.
 # So both mixes (native library + plain program, plain library + native program) and both matching
 # pairs are exercised. Every step runs even after a failure; the test fails at the end if any did.
@@ -152,8 +153,8 @@ else()
 endif()
 
 # 3. The library again with the opposite -march choice, and the consumer against it both ways. -O0
-# (keeping NDEBUG where the build type has it) compiles several times faster than -O3; what decides
-# the ABI (Eigen's alignment and vectorisation macros) depends on -march only.
+# (keeping NDEBUG where the build type has it) in a unity build compiles several times faster than the
+# main build; what decides the ABI (Eigen's alignment and vectorisation macros) depends on -march only.
 string(TOUPPER "${BUILD_TYPE}" build_type_upper)
 if(build_type_upper MATCHES "^(RELEASE|RELWITHDEBINFO|MINSIZEREL)$")
   set(alt_opt_flags "-O0 -DNDEBUG")
@@ -165,7 +166,7 @@ set(prefix_alt "${WORK_DIR}/prefix-alt")
 run_command(ok out "configure the library with ABDYN_NATIVE=${alt_native}"
   ${CMAKE_COMMAND} -S ${ABDYN_SOURCE_DIR} -B ${lib_alt} -G ${GENERATOR}
     -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-    "-DCMAKE_CXX_FLAGS_${build_type_upper}=${alt_opt_flags}"
+    "-DCMAKE_CXX_FLAGS_${build_type_upper}=${alt_opt_flags}" -DCMAKE_UNITY_BUILD=ON
     -DABDYN_NATIVE=${alt_native} "-DABDYN_SANITIZE=${ABDYN_SANITIZE}" -DABDYN_WERROR=OFF
     -DABDYN_BUILD_TESTS=OFF -DABDYN_BUILD_EXAMPLES=OFF -DABDYN_BUILD_BENCH=OFF -DABDYN_BUILD_APP=OFF)
 if(ok)
