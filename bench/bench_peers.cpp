@@ -13,6 +13,12 @@
 //
 //   ./build-bench/bench/bench_peers --benchmark_filter=ABA/kuka_iiwa [--source DIR] [--models a,b,...]
 // --models sets up only the named models (setup of every library on the 1000-body models is slow).
+//
+// Constrained/<scene>/<library>: forward dynamics with loop closures (Lagrange multipliers, no
+// stabilisation) on states that satisfy the closures (assembled by abdyn::projectPositions and
+// projectVelocities from random perturbations). abdyn's articulated solver ("abdyn") and its KKT solver
+// ("abdyn_direct") against Pinocchio's constraintDynamics and constrainedABA and RBDL's
+// ForwardDynamicsConstraintsDirect. Scenes: the humanoid standing on both feet welded to the ground.
 
 #include <benchmark/benchmark.h>
 
@@ -59,6 +65,40 @@ const ModelFile kModels[] = {
 struct AbdynCase {
   abdyn::Model model;
   std::vector<Eigen::VectorXd> q, v, tau, qdd;
+  abdyn::ConstraintSet constraints;  // constrained scenes only
+};
+
+// A constrained scene: a model file and the closures on its model at its reference configuration.
+struct ConstrainedScene {
+  const char* label;
+  const char* path;  // relative to the source directory
+  bool floating_base;
+  /// The reference configuration q (closed) and the closures on it, in abdyn's and in plain form.
+  void (*close)(const abdyn::Model& model, abdyn::Data& data, Eigen::VectorXd& q, abdyn::ConstraintSet& constraints,
+                std::vector<abdyn_bench::Closure>& closures);
+};
+
+// The humanoid with its pelvis 1 m up and both feet welded to the world where they are.
+void weldFeet(const abdyn::Model& model, abdyn::Data& data, Eigen::VectorXd& q, abdyn::ConstraintSet& constraints,
+              std::vector<abdyn_bench::Closure>& closures) {
+  q = abdyn::neutral(model);
+  q[2] = 1.0;
+  abdyn::forwardKinematics(model, data, q);
+  for (const char* foot : {"left_foot", "right_foot"}) {
+    const int body = model.bodyId(foot);
+    constraints.loops.push_back(abdyn::LoopClosure::fixed(foot, 0, data.X_world[body], body, abdyn::Plx()));
+    const Eigen::Isometry3d pose = data.X_world[body].toPose();
+    abdyn_bench::Closure closure;
+    closure.link_b = foot;
+    const Eigen::Matrix3d& R = pose.linear();
+    closure.R_a = {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)};
+    closure.p_a = {pose.translation().x(), pose.translation().y(), pose.translation().z()};
+    closures.push_back(closure);
+  }
+}
+
+const ConstrainedScene kConstrainedScenes[] = {
+    {"humanoid_welded", "models/humanoid.urdf", true, weldFeet},
 };
 
 std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
@@ -99,6 +139,83 @@ abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, 
     p.qdd.push_back(toStd(c.qdd.back()));
   }
   return p;
+}
+
+// The constrained scene's model, closures and states: random perturbations of the closed reference
+// configuration and random velocities, projected back onto the closures.
+abdyn_bench::Problem makeConstrainedProblem(const ConstrainedScene& scene, const std::string& dir, AbdynCase& c) {
+  abdyn::UrdfOptions options;
+  options.floating_base = scene.floating_base;
+  abdyn_bench::Problem p;
+  p.label = scene.label;
+  p.urdf = dir + "/" + scene.path;
+  p.floating_base = scene.floating_base;
+  p.gravity = {options.gravity.x(), options.gravity.y(), options.gravity.z()};
+  c.model = abdyn::loadUrdf(p.urdf, options);
+  p.nq = c.model.nq();
+  p.nv = c.model.nv();
+  for (int i = 1; i < c.model.nbodies(); ++i) {
+    const abdyn::Joint& joint = c.model.joint(i);
+    p.joints.push_back({joint.name, c.model.bodyName(i), joint.idx_q, joint.idx_v, joint.nq, joint.nv,
+                        joint.type == abdyn::JointType::Floating});
+  }
+  abdyn::Data data(c.model);
+  Eigen::VectorXd reference;
+  scene.close(c.model, data, reference, c.constraints, p.closures);
+  abdyn::ConstrainedDynamicsData cd(c.model, c.constraints);
+  std::mt19937 rng(4321);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto randomVector = [&](int n) {
+    Eigen::VectorXd x(n);
+    for (int k = 0; k < n; ++k) x[k] = u(rng);
+    return x;
+  };
+  for (int s = 0; s < kStates; ++s) {
+    Eigen::VectorXd q = abdyn::integrate(c.model, reference, randomVector(p.nv), 0.1);
+    abdyn::projectPositions(c.model, data, cd, c.constraints, q);
+    Eigen::VectorXd v = randomVector(p.nv);
+    abdyn::projectVelocities(c.model, data, cd, c.constraints, q, v, kOptions);
+    c.q.push_back(q);
+    c.v.push_back(v);
+    c.tau.push_back(randomVector(p.nv));
+    c.qdd.push_back(Eigen::VectorXd::Zero(p.nv));
+    p.q.push_back(toStd(c.q.back()));
+    p.v.push_back(toStd(c.v.back()));
+    p.tau.push_back(toStd(c.tau.back()));
+    p.qdd.push_back(toStd(c.qdd.back()));
+  }
+  return p;
+}
+
+abdyn::ConstrainedDynamicsSettings constrainedSettings(abdyn::ConstrainedSolver solver) {
+  abdyn::ConstrainedDynamicsSettings settings;
+  settings.solver = solver;
+  settings.dynamics = kOptions;
+  return settings;
+}
+
+// Registers Constrained/<label>/abdyn (articulated solver) and abdyn_direct; returns abdyn's qdd on state 0.
+abdyn_bench::Outputs registerAbdynConstrained(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
+  for (const auto& [library, solver] : {std::pair{"abdyn", abdyn::ConstrainedSolver::Articulated},
+                                        std::pair{"abdyn_direct", abdyn::ConstrainedSolver::Direct}}) {
+    const abdyn::ConstrainedDynamicsSettings settings = constrainedSettings(solver);
+    benchmark::RegisterBenchmark(("Constrained/" + label + "/" + library).c_str(), [c, settings](benchmark::State& state) {
+      abdyn::Data data(c->model);
+      abdyn::ConstrainedDynamicsData cd(c->model, c->constraints);
+      int s = 0;
+      for (auto _ : state) {
+        benchmark::DoNotOptimize(abdyn::forwardDynamicsConstrained(c->model, data, cd, c->constraints, c->q[s], c->v[s], c->tau[s], settings).data());
+        benchmark::ClobberMemory();
+        s = (s + 1) % kStates;
+      }
+    });
+  }
+  abdyn::Data data(c->model);
+  abdyn::ConstrainedDynamicsData cd(c->model, c->constraints);
+  abdyn_bench::Outputs out;
+  out.qdd = toStd(abdyn::forwardDynamicsConstrained(c->model, data, cd, c->constraints, c->q[0], c->v[0], c->tau[0],
+                                                    constrainedSettings(abdyn::ConstrainedSolver::Articulated)));
+  return out;
 }
 
 void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
@@ -153,6 +270,7 @@ void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& rep
     context = "not run: " + report.error;
     std::snprintf(row, sizeof row, "%-24s %-16s %s", label.c_str(), report.library.c_str(), context.c_str());
   } else {
+    // Constrained cases compare qdd only (their tau and M are empty on both sides: error 0).
     const double aba = relativeError(report.outputs.qdd, reference.qdd);
     const double rnea = relativeError(report.outputs.tau, reference.tau);
     const double crba = relativeError(report.outputs.mass_matrix, reference.mass_matrix);
@@ -209,6 +327,21 @@ int main(int argc, char** argv) {
 #endif
 #ifdef ABDYN_BENCH_WITH_MUJOCO
     for (auto& r : abdyn_bench::addMujoco(problem)) reports.push_back(std::move(r));
+#endif
+    for (const auto& report : reports) checkAgreement(problem.label, report, reference);
+    std::cout << std::flush;
+  }
+  for (const ConstrainedScene& scene : kConstrainedScenes) {
+    if (!models.empty() && models.find("," + std::string(scene.label) + ",") == std::string::npos) continue;
+    auto c = std::make_shared<AbdynCase>();
+    const abdyn_bench::Problem problem = makeConstrainedProblem(scene, dir, *c);
+    const abdyn_bench::Outputs reference = registerAbdynConstrained(problem.label, c);
+    std::vector<abdyn_bench::PeerReport> reports;
+#ifdef ABDYN_BENCH_WITH_PINOCCHIO
+    for (auto& r : abdyn_bench::addPinocchio(problem)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_RBDL
+    for (auto& r : abdyn_bench::addRbdl(problem)) reports.push_back(std::move(r));
 #endif
     for (const auto& report : reports) checkAgreement(problem.label, report, reference);
     std::cout << std::flush;

@@ -100,6 +100,16 @@ std::vector<double> Layout::force(const std::vector<double>& q, const std::vecto
   return out;
 }
 
+std::vector<double> Layout::configurationFromPeer(const std::vector<double>& peer_q) const {
+  std::vector<double> out(nq_);
+  for (int i = 0; i < nq_; ++i) out[i] = peer_q[q_map_[i]];
+  return out;
+}
+
+std::vector<double> Layout::velocityFromPeer(const std::vector<double>& q, const std::vector<double>& peer_v) const {
+  return forceFromPeer(q, peer_v);  // the same map: the linear part rotated back into the root body
+}
+
 std::vector<double> Layout::accelerationFromPeer(const std::vector<double>& q, const std::vector<double>& v,
                                                  const std::vector<double>& peer_qdd) const {
   std::vector<double> out(nv_);

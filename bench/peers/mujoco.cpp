@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "mujoco_load.hpp"
 #include "peer.hpp"
 
 namespace abdyn_bench {
@@ -36,55 +37,14 @@ namespace abdyn_bench {
 namespace {
 
 struct MujocoCase {
-  std::unique_ptr<mjModel, decltype(&mj_deleteModel)> model{nullptr, mj_deleteModel};
+  MujocoModel model{nullptr, mj_deleteModel};
   std::vector<std::vector<mjtNum>> q, v, tau, qdd;
 };
 
-constexpr const char* kRepair = " balanceinertia=\"true\" boundmass=\"1e-9\" boundinertia=\"1e-12\"";
-
-// The URDF text with the MuJoCo compiler section (and the floating joint) added after <robot ...>.
-std::string mujocoUrdf(const Problem& problem, bool repair, std::string& error) {
-  std::ifstream file(problem.urdf);
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string xml = text.str();
-  const auto robot = xml.find("<robot");
-  const auto open_end = robot == std::string::npos ? robot : xml.find('>', robot);
-  if (open_end == std::string::npos) {
-    error = "no <robot> element in " + problem.urdf;
-    return {};
-  }
-  std::string extra = std::string("<mujoco><compiler inertiafromgeom=\"false\"") + (repair ? kRepair : "") + "/></mujoco>";
-  for (const JointSlice& joint : problem.joints) {
-    if (joint.floating) {
-      extra += "<link name=\"world\"/><joint name=\"" + joint.name + "\" type=\"floating\"><parent link=\"world\"/>" +
-               "<child link=\"" + joint.child_link + "\"/></joint>";
-    }
-  }
-  return xml.insert(open_end + 1, extra);
-}
-
-std::unique_ptr<mjModel, decltype(&mj_deleteModel)> loadModel(const Problem& problem, bool repair, std::string& error) {
-  std::unique_ptr<mjModel, decltype(&mj_deleteModel)> none(nullptr, mj_deleteModel);
+MujocoModel loadModel(const Problem& problem, bool repair, std::string& error) {
   const std::string xml = mujocoUrdf(problem, repair, error);
-  if (!error.empty()) return none;
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const char* name = "model.urdf";
-  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) {
-    error = "mj_makeEmptyFileVFS failed";
-    return none;
-  }
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name)], xml.data(), xml.size());
-  char message[1000] = "";
-  std::unique_ptr<mjModel, decltype(&mj_deleteModel)> model(mj_loadXML(name, vfs.get(), message, sizeof message),
-                                                            mj_deleteModel);
-  mj_deleteVFS(vfs.get());
-  if (!model) {
-    error = std::string("mj_loadXML: ") + message;
-    std::replace(error.begin(), error.end(), '\n', ' ');
-  }
-  return model;
+  if (!error.empty()) return {nullptr, mj_deleteModel};
+  return loadMujocoText(xml, "model.urdf", error);
 }
 
 using Data = std::unique_ptr<mjData, decltype(&mj_deleteData)>;
@@ -120,6 +80,9 @@ void massMatrix(const mjModel* m, mjData* d, const MujocoCase& c, int s) {
 }  // namespace
 
 std::vector<PeerReport> addMujoco(const Problem& problem) {
+  if (!problem.closures.empty()) {
+    return {{"mujoco", "not timed: MuJoCo's equality constraints are soft (solref, solimp), another problem", {}, {}}};
+  }
   auto c = std::make_shared<MujocoCase>();
   std::string error, note;
   c->model = loadModel(problem, false, error);

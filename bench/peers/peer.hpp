@@ -28,6 +28,16 @@ struct JointSlice {
   bool floating = false;
 };
 
+/// A loop closure of the constrained-dynamics cases: frame Fa on link_a (empty: the world) and Fb on
+/// link_b coincide (`fixed`, six rows) or share their origin (three rows). Each frame is placed in its
+/// link's frame: R (row-major, the frame's axes in link coordinates) and p (its origin).
+struct Closure {
+  std::string link_a, link_b;
+  std::array<double, 9> R_a{1, 0, 0, 0, 1, 0, 0, 0, 1}, R_b{1, 0, 0, 0, 1, 0, 0, 0, 1};
+  std::array<double, 3> p_a{}, p_b{};
+  bool fixed = true;
+};
+
 /// A model and the states every library is timed on, in abdyn's coordinates.
 struct Problem {
   std::string label;  // benchmark name component, e.g. "talos_reduced_floating"
@@ -39,6 +49,10 @@ struct Problem {
   std::vector<JointSlice> joints;
   /// kStates entries each: joint forces for ABA, joint accelerations for RNEA.
   std::vector<std::vector<double>> q, v, tau, qdd;
+  /// Non-empty for a constrained case: the states satisfy the closures (C(q) = 0, G v = 0), the
+  /// benchmark is "Constrained/<label>/<library>" (forward dynamics with the closures' multipliers,
+  /// no stabilisation) and Outputs holds qdd only.
+  std::vector<Closure> closures;
 };
 
 /// A library's results on state 0 of a Problem, converted to abdyn's coordinates.
@@ -80,6 +94,8 @@ class Layout {
                                    const std::vector<double>& qdd) const;
   std::vector<double> force(const std::vector<double>& q, const std::vector<double>& tau) const;
 
+  std::vector<double> configurationFromPeer(const std::vector<double>& peer_q) const;
+  std::vector<double> velocityFromPeer(const std::vector<double>& q, const std::vector<double>& peer_v) const;
   std::vector<double> accelerationFromPeer(const std::vector<double>& q, const std::vector<double>& v,
                                            const std::vector<double>& peer_qdd) const;
   std::vector<double> forceFromPeer(const std::vector<double>& q, const std::vector<double>& peer_tau) const;
@@ -98,8 +114,8 @@ class Layout {
 };
 
 /// The adapters, each compiled in when CMake enables its peer: load problem.urdf into the library,
-/// register the Google Benchmark cases "<ABA|RNEA|CRBA>/<label>/<library>", and report the results on
-/// state 0 for the agreement check.
+/// register the Google Benchmark cases "<ABA|RNEA|CRBA>/<label>/<library>" (or "Constrained/..."),
+/// and report the results on state 0 for the agreement check.
 std::vector<PeerReport> addPinocchio(const Problem& problem);
 std::vector<PeerReport> addRbdl(const Problem& problem);
 std::vector<PeerReport> addMujoco(const Problem& problem);

@@ -2,10 +2,20 @@
 // default convention (Convention::LOCAL) and, for ABA and CRBA, also in Convention::WORLD (the
 // variant Pinocchio's own benchmark/timings.cpp reports as well), as "pinocchio_world".
 //
+// Constrained cases (Problem::closures): pinocchio::constraintDynamics (the sparse Cholesky factorisation
+// of the KKT system, Carpentier et al., RSS 2021) as "pinocchio", and pinocchio::constrainedABA (the
+// Popov-Vereshchagin solver of Sathya et al. 2024) as "pinocchio_pv", both with proximal settings
+// mu = 0 and one iteration (an exact solve of a full-rank system) and zero corrector gains. A closure
+// becomes a RigidConstraintModel CONTACT_6D (fixed) or CONTACT_3D (point) between the parent joints of
+// the two links' frames, in the LOCAL reference frame.
+//
 // Coordinates: free-flyer q = [x y z qx qy qz qw], v = [linear; angular] in the root-body frame.
 
 #include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/constrained-dynamics.hpp>
+#include <pinocchio/algorithm/contact-info.hpp>
 #include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/pv.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/multibody/data.hpp>
 #include <pinocchio/multibody/model.hpp>
@@ -40,6 +50,89 @@ std::vector<double> fullMassMatrix(const pinocchio::Data& data) {
   Eigen::MatrixXd M = data.M;
   M.triangularView<Eigen::StrictlyLower>() = M.transpose();
   return {M.data(), M.data() + M.size()};
+}
+
+using ConstraintModels = PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(pinocchio::RigidConstraintModel);
+using ConstraintDatas = PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(pinocchio::RigidConstraintData);
+
+// A closure frame as (parent joint, placement in that joint's frame); the world when link is empty.
+void closureFrame(const pinocchio::Model& model, const std::string& link, const std::array<double, 9>& R,
+                  const std::array<double, 3>& p, pinocchio::JointIndex& joint, pinocchio::SE3& placement) {
+  Eigen::Matrix3d rotation;
+  rotation << R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8];
+  const pinocchio::SE3 in_link(rotation, Eigen::Vector3d(p[0], p[1], p[2]));
+  if (link.empty()) {
+    joint = 0;
+    placement = in_link;
+    return;
+  }
+  const pinocchio::Frame& frame = model.frames[model.getFrameId(link, pinocchio::BODY)];
+  joint = frame.parentJoint;
+  placement = frame.placement * in_link;
+}
+
+std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared_ptr<PinocchioCase>& c, const Layout& layout) {
+  const pinocchio::Model& model = c->model;
+  auto constraints = std::make_shared<ConstraintModels>();
+  for (const Closure& closure : problem.closures) {
+    if (!closure.link_a.empty() && !model.existBodyName(closure.link_a)) return {{"pinocchio", "no link " + closure.link_a, {}, {}}};
+    if (!model.existBodyName(closure.link_b)) return {{"pinocchio", "no link " + closure.link_b, {}, {}}};
+    pinocchio::JointIndex ja = 0, jb = 0;
+    pinocchio::SE3 pa, pb;
+    closureFrame(model, closure.link_a, closure.R_a, closure.p_a, ja, pa);
+    closureFrame(model, closure.link_b, closure.R_b, closure.p_b, jb, pb);
+    constraints->emplace_back(closure.fixed ? pinocchio::CONTACT_6D : pinocchio::CONTACT_3D, model, jb, pb, ja, pa, pinocchio::LOCAL);
+  }
+  using Solve = const Eigen::VectorXd& (*)(const pinocchio::Model&, pinocchio::Data&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                           const Eigen::VectorXd&, const ConstraintModels&, ConstraintDatas&,
+                                           pinocchio::ProximalSettings&);
+  struct Variant {
+    const char* library;
+    void (*init)(const pinocchio::Model&, pinocchio::Data&, const ConstraintModels&);
+    Solve solve;
+  };
+  const Variant variants[] = {
+      {"pinocchio", [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initConstraintDynamics(m, d, cm); },
+       [](const pinocchio::Model& m, pinocchio::Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+          const ConstraintModels& cm, ConstraintDatas& cd, pinocchio::ProximalSettings& settings) -> const Eigen::VectorXd& {
+         return pinocchio::constraintDynamics(m, d, q, v, tau, cm, cd, settings);
+       }},
+      {"pinocchio_pv", [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initPvSolver(m, d, cm); },
+       [](const pinocchio::Model& m, pinocchio::Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+          const ConstraintModels& cm, ConstraintDatas& cd, pinocchio::ProximalSettings& settings) -> const Eigen::VectorXd& {
+         return pinocchio::constrainedABA(m, d, q, v, tau, cm, cd, settings);
+       }},
+  };
+  std::vector<PeerReport> reports;
+  for (const Variant& variant : variants) {
+    PeerReport report{variant.library, {}, {}, {}};
+    {
+      pinocchio::Data data(model);
+      ConstraintDatas datas;
+      for (const auto& cm : *constraints) datas.emplace_back(cm);
+      pinocchio::ProximalSettings settings(1e-12, 0.0, 1);
+      variant.init(model, data, *constraints);
+      report.outputs.qdd = layout.accelerationFromPeer(
+          problem.q[0], problem.v[0], toStd(variant.solve(model, data, c->q[0], c->v[0], c->tau[0], *constraints, datas, settings)));
+    }
+    benchmark::RegisterBenchmark(("Constrained/" + problem.label + "/" + variant.library).c_str(),
+                                 [c, constraints, variant](benchmark::State& state) {
+                                   pinocchio::Data data(c->model);
+                                   ConstraintDatas datas;
+                                   for (const auto& cm : *constraints) datas.emplace_back(cm);
+                                   pinocchio::ProximalSettings settings(1e-12, 0.0, 1);
+                                   variant.init(c->model, data, *constraints);
+                                   int s = 0;
+                                   for (auto _ : state) {
+                                     benchmark::DoNotOptimize(
+                                         variant.solve(c->model, data, c->q[s], c->v[s], c->tau[s], *constraints, datas, settings).data());
+                                     benchmark::ClobberMemory();
+                                     s = (s + 1) % kStates;
+                                   }
+                                 });
+    reports.push_back(std::move(report));
+  }
+  return reports;
 }
 
 }  // namespace
@@ -94,6 +187,7 @@ std::vector<PeerReport> addPinocchio(const Problem& problem) {
     c->tau.push_back(toEigen(layout.force(problem.q[s], problem.tau[s])));
     c->qdd.push_back(toEigen(layout.acceleration(problem.q[s], problem.v[s], problem.qdd[s])));
   }
+  if (!problem.closures.empty()) return addConstrained(problem, c, layout);
 
   const auto outputs = [&](pinocchio::Convention convention) {
     pinocchio::Data data(model);

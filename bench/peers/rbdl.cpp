@@ -4,6 +4,10 @@
 // Coordinates: the floating base is a TranslationXYZ joint (q = world position, v = world linear
 // velocity) carrying a Spherical joint (q = [qx qy qz] with qw at the end of q, v = angular velocity
 // in the root-body frame). The other bodies are found by the name of the link their joint moves.
+//
+// Constrained cases (Problem::closures): ForwardDynamicsConstraintsDirect (the dense KKT system from
+// CRBA), each closure as AddLoopConstraint rows along the unit axes of Fa (six for a fixed closure,
+// the three linear ones for a point), without Baumgarte stabilisation.
 
 #include <rbdl/addons/urdfreader/urdfreader.h>
 #include <rbdl/rbdl.h>
@@ -34,6 +38,62 @@ rbd::Math::VectorNd toEigen(const std::vector<double>& x) {
 }
 
 std::vector<double> toStd(const rbd::Math::VectorNd& x) { return {x.data(), x.data() + x.size()}; }
+
+// A closure frame as (moving body, transform from its coordinates into the frame's); the world when link is empty.
+bool closureFrame(const rbd::Model& model, const std::string& link, const std::array<double, 9>& R,
+                  const std::array<double, 3>& p, unsigned int& body, rbd::Math::SpatialTransform& X) {
+  rbd::Math::Matrix3d E;
+  E << R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8];  // R^T
+  X = rbd::Math::SpatialTransform(E, rbd::Math::Vector3d(p[0], p[1], p[2]));
+  if (link.empty()) {
+    body = 0;
+    return true;
+  }
+  body = model.GetBodyId(link.c_str());
+  if (body == std::numeric_limits<unsigned int>::max()) return false;
+  if (model.IsFixedBodyId(body)) {
+    const rbd::FixedBody& fixed = model.mFixedBodies[body - model.fixed_body_discriminator];
+    X = X * fixed.mParentTransform;
+    body = fixed.mMovableParent;
+  }
+  return true;
+}
+
+std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared_ptr<RbdlCase>& c, const Layout& layout) {
+  auto constraints = std::make_shared<rbd::ConstraintSet>();
+  for (const Closure& closure : problem.closures) {
+    unsigned int a = 0, b = 0;
+    rbd::Math::SpatialTransform Xa, Xb;
+    if (!closureFrame(c->model, closure.link_a, closure.R_a, closure.p_a, a, Xa)) return {{"rbdl", "no link " + closure.link_a, {}, {}}};
+    if (!closureFrame(c->model, closure.link_b, closure.R_b, closure.p_b, b, Xb)) return {{"rbdl", "no link " + closure.link_b, {}, {}}};
+    for (int k = closure.fixed ? 0 : 3; k < 6; ++k) {
+      rbd::Math::SpatialVector axis = rbd::Math::SpatialVector::Zero();
+      axis[k] = 1.0;
+      constraints->AddLoopConstraint(a, b, Xa, Xb, axis);
+    }
+  }
+  constraints->Bind(c->model);
+  PeerReport report{"rbdl", {}, {}, {}};
+  {
+    rbd::Model model = c->model;
+    rbd::ConstraintSet set = *constraints;
+    rbd::Math::VectorNd qdd = rbd::Math::VectorNd::Zero(model.qdot_size);
+    rbd::ForwardDynamicsConstraintsDirect(model, c->q[0], c->v[0], c->tau[0], set, qdd);
+    report.outputs.qdd = layout.accelerationFromPeer(problem.q[0], problem.v[0], toStd(qdd));
+  }
+  benchmark::RegisterBenchmark(("Constrained/" + problem.label + "/rbdl").c_str(), [c, constraints](benchmark::State& state) {
+    rbd::Model model = c->model;
+    rbd::ConstraintSet set = *constraints;
+    rbd::Math::VectorNd qdd = rbd::Math::VectorNd::Zero(model.qdot_size);
+    int s = 0;
+    for (auto _ : state) {
+      rbd::ForwardDynamicsConstraintsDirect(model, c->q[s], c->v[s], c->tau[s], set, qdd);
+      benchmark::DoNotOptimize(qdd.data());
+      s = (s + 1) % kStates;
+    }
+  });
+  return {report};
+}
 
 }  // namespace
 
@@ -89,6 +149,7 @@ std::vector<PeerReport> addRbdl(const Problem& problem) {
     c->tau.push_back(toEigen(layout.force(problem.q[s], problem.tau[s])));
     c->qdd.push_back(toEigen(layout.acceleration(problem.q[s], problem.v[s], problem.qdd[s])));
   }
+  if (!problem.closures.empty()) return addConstrained(problem, c, layout);
 
   PeerReport report{"rbdl", {}, {}, {}};
   {

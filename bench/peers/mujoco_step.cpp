@@ -1,0 +1,202 @@
+// MuJoCo in bench_step_peers: the scene's URDF compiled by MuJoCo (as in bench_peers), saved as MJCF,
+// given a ground plane and compiled again; then stepped by mj_step (semi-implicit Euler, joint damping
+// implicit). Two variants: "mujoco" with MuJoCo's default solver (Newton, up to 100 iterations, soft
+// contacts with its default solref/solimp) and "mujoco_pgs" with its PGS solver at the scene's
+// iteration count. The joint limits, damping and Coulomb friction (frictionloss) and the friction
+// coefficient are set from the scene, not left to MuJoCo's URDF reader; shapes touch only the ground
+// (contype 1 / conaffinity 0 on the robot, the reverse on the plane), as in abdyn's scene.
+
+#include <mujoco/mujoco.h>
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mujoco_load.hpp"
+#include "step_scene.hpp"
+
+namespace abdyn_bench {
+
+namespace {
+
+using Data = std::unique_ptr<mjData, decltype(&mj_deleteData)>;
+
+std::string toString(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+// The scene as MJCF: MuJoCo's own translation of the URDF plus a ground plane named "abdyn_ground".
+MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& note) {
+  MujocoModel none(nullptr, mj_deleteModel);
+  std::string urdf = mujocoUrdf(scene.problem, false, error);
+  if (!error.empty()) return none;
+  MujocoModel tree = loadMujocoText(urdf, "model.urdf", error);
+  if (!tree) {
+    // Massless moving bodies (a universal joint's cross) need the compiler's repair, as in bench_peers.
+    note = "compiler repairs on (" + error + ")";
+    error.clear();
+    urdf = mujocoUrdf(scene.problem, true, error);
+    if (error.empty()) tree = loadMujocoText(urdf, "model.urdf", error);
+  }
+  if (!tree) return none;
+  char path[] = "/tmp/abdyn_bench_step_XXXXXX.xml";
+  const int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    error = "cannot create a temporary file";
+    return none;
+  }
+  close(fd);
+  char message[1000] = "";
+  const int saved = mj_saveLastXML(path, tree.get(), message, sizeof message);
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  std::remove(path);
+  if (!saved) {
+    error = std::string("mj_saveLastXML: ") + message;
+    return none;
+  }
+  std::string mjcf = text.str();
+  const auto world = mjcf.find("<worldbody>");
+  if (world == std::string::npos) {
+    error = "no <worldbody> in MuJoCo's MJCF";
+    return none;
+  }
+  std::ostringstream ground;
+  ground.precision(17);
+  ground << "<geom name=\"abdyn_ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " << scene.ground_height << "\"/>";
+  mjcf.insert(world + std::string("<worldbody>").size(), ground.str());
+  if (!note.empty()) {
+    // The saved MJCF holds the URDF's inertias, not the repaired ones: repair again.
+    const auto root = mjcf.find('>', mjcf.find("<mujoco"));
+    mjcf.insert(root + 1, "<compiler balanceinertia=\"true\" boundmass=\"1e-9\" boundinertia=\"1e-12\"/>");
+  }
+  return loadMujocoText(mjcf, "scene.xml", error);
+}
+
+struct MujocoScene {
+  MujocoModel model{nullptr, mj_deleteModel};
+  Layout layout;
+  std::vector<mjtNum> q0, v0;
+};
+
+void setState(const mjModel* m, mjData* d, const MujocoScene& s) {
+  mj_resetData(m, d);
+  mju_copy(d->qpos, s.q0.data(), m->nq);
+  mju_copy(d->qvel, s.v0.data(), m->nv);
+}
+
+}  // namespace
+
+std::vector<StepReport> addMujocoStep(const StepScene& scene) {
+  StepReport fail;
+  fail.library = "mujoco";
+  std::string repair;
+  auto base = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, fail.error, repair), Layout(scene.problem), {}, {}});
+  if (!base->model) return {fail};
+  mjModel* m = base->model.get();
+  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.gravity[k];
+  m->opt.timestep = scene.h;
+  const int ground = mj_name2id(m, mjOBJ_GEOM, "abdyn_ground");
+  for (int g = 0; g < m->ngeom; ++g) {
+    m->geom_contype[g] = g == ground ? 0 : 1;
+    m->geom_conaffinity[g] = g == ground ? 1 : 0;
+    m->geom_friction[3 * g] = scene.mu;  // MuJoCo takes the larger of the two
+  }
+  for (const StepBody& b : scene.bodies) {
+    const int id = mj_name2id(m, mjOBJ_JOINT, b.joint.name.c_str());
+    if (id < 0) {
+      fail.error = "no joint " + b.joint.name;
+      return {fail};
+    }
+    const int iq = m->jnt_qposadr[id], iv = m->jnt_dofadr[id];
+    if (b.joint.floating) {
+      base->layout.mapFloating(b.joint, {iq, iq + 1, iq + 2, iq + 3, iq + 4, iq + 5, iq + 6}, {iv, iv + 1, iv + 2},
+                               {iv + 3, iv + 4, iv + 5}, true);
+      continue;
+    }
+    base->layout.mapJoint(b.joint, iq, iv);
+    m->dof_damping[iv] = b.damping;
+    m->dof_frictionloss[iv] = b.friction;
+    m->jnt_limited[id] = b.lower < b.upper;
+    m->jnt_range[2 * id] = b.lower;
+    m->jnt_range[2 * id + 1] = b.upper;
+  }
+  fail.error = base->layout.check();
+  if (!fail.error.empty()) return {fail};
+  base->q0 = base->layout.configuration(scene.q0);
+  base->v0 = base->layout.velocity(scene.q0, scene.v0);
+
+  // The model check: accelerations at (q_check, v_check) with the constraint solver and passive forces off.
+  std::vector<double> free_qdd;
+  {
+    const int flags = m->opt.disableflags;
+    m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_PASSIVE;
+    Data d(mj_makeData(m), mj_deleteData);
+    mj_resetData(m, d.get());
+    const std::vector<double> q = base->layout.configuration(scene.q_check);
+    const std::vector<double> v = base->layout.velocity(scene.q_check, scene.v_check);
+    mju_copy(d->qpos, q.data(), m->nq);
+    mju_copy(d->qvel, v.data(), m->nv);
+    mj_forward(m, d.get());
+    free_qdd = base->layout.accelerationFromPeer(scene.q_check, scene.v_check, {d->qacc, d->qacc + m->nv});
+    std::fill(free_qdd.begin(), free_qdd.begin() + 6, 0.0);
+    m->opt.disableflags = flags;
+  }
+
+  std::vector<StepReport> reports;
+  for (const bool pgs : {false, true}) {
+    auto s = std::make_shared<MujocoScene>(MujocoScene{MujocoModel(mj_copyModel(nullptr, m), mj_deleteModel), base->layout,
+                                                       base->q0, base->v0});
+    mjModel* model = s->model.get();
+    StepReport report;
+    report.library = pgs ? "mujoco_pgs" : "mujoco";
+    if (pgs) {
+      model->opt.solver = mjSOL_PGS;
+      model->opt.iterations = scene.iterations;
+    }
+    report.note = std::string(pgs ? "PGS" : "Newton") + " solver, " + std::to_string(model->opt.iterations) +
+                  " iterations at most, tolerance " + toString(model->opt.tolerance) + ", MuJoCo " + mj_versionString() +
+                  (repair.empty() ? "" : "; " + repair);
+    report.free_qdd = free_qdd;
+    {
+      Data d(mj_makeData(model), mj_deleteData);
+      setState(model, d.get(), *s);
+      long contacts = 0;
+      for (int k = 0; k < scene.steps; ++k) {
+        mj_step(model, d.get());
+        contacts += d->ncon;
+      }
+      report.q_end = s->layout.configurationFromPeer({d->qpos, d->qpos + model->nq});
+      report.v_end = s->layout.velocityFromPeer(report.q_end, {d->qvel, d->qvel + model->nv});
+      report.mean_contacts = static_cast<double>(contacts) / scene.steps;
+    }
+    benchmark::RegisterBenchmark(("StepRun/" + scene.label + "/" + report.library).c_str(), [s, &scene](benchmark::State& state) {
+      const mjModel* model = s->model.get();
+      Data d(mj_makeData(model), mj_deleteData);
+      for (auto _ : state) {
+        state.PauseTiming();
+        setState(model, d.get(), *s);
+        state.ResumeTiming();
+        for (int k = 0; k < scene.steps; ++k) mj_step(model, d.get());
+        benchmark::DoNotOptimize(d->qpos);
+      }
+      state.counters["per_step"] = benchmark::Counter(static_cast<double>(scene.steps) * state.iterations(),
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    });
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+}  // namespace abdyn_bench

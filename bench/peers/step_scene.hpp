@@ -1,0 +1,78 @@
+#pragma once
+// The interface between bench_step_peers.cpp (abdyn) and the simulation-step adapters for Bullet's
+// btMultiBody and MuJoCo: one scene, described with plain C++ types, that every engine builds and runs.
+//
+// Frames: every body has abdyn's body frame (the URDF link frame after fixed-joint merging). Rotation
+// matrices are row-major; R_a_b has b's axes as columns in a's coordinates. States are in abdyn's
+// coordinates (peer.hpp): the floating root q = [x y z qw qx qy qz], v = [angular; linear] in the root
+// body frame, then one coordinate per revolute joint.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "peer.hpp"
+
+namespace abdyn_bench {
+
+using Mat3 = std::array<double, 9>;  // row-major
+using Vec3 = std::array<double, 3>;
+
+/// A collision shape on a body. Box: size = edge lengths; cylinder: (radius, length, 0) along its z;
+/// sphere: (radius, 0, 0).
+struct StepShape {
+  enum class Type { Box, Cylinder, Sphere } type = Type::Box;
+  Mat3 R_body_shape{};  // the shape's axes in body coordinates
+  Vec3 p_body_shape{};  // the shape's centre in body coordinates
+  Vec3 size{};
+};
+
+/// A body and the joint that moves it: the floating root (parent -1) or a revolute joint.
+struct StepBody {
+  std::string name;
+  int parent = -1;      // index in StepScene::bodies
+  Mat3 R_parent_body{}; // the body frame at q = 0 in the parent's frame
+  Vec3 p_parent_body{};
+  Vec3 axis{};          // revolute axis in the body frame (the joint turns the body by +q about it)
+  double mass = 0.0;
+  Vec3 com{};           // centre of mass in the body frame
+  Mat3 inertia{};       // rotational inertia about the centre of mass, body axes
+  double lower = 0.0, upper = 0.0;  // position limits (rad)
+  double damping = 0.0;             // viscous joint damping (N m s / rad), applied explicitly
+  double friction = 0.0;            // Coulomb joint friction (N m)
+  JointSlice joint;
+  std::vector<StepShape> shapes;
+};
+
+/// A scene: one articulated body over a horizontal ground plane, run for `steps` steps of h from (q0, v0).
+struct StepScene {
+  std::string label;
+  Problem problem;  // the URDF file and abdyn's joint layout (for MuJoCo, which loads the URDF itself)
+  std::vector<StepBody> bodies;
+  Vec3 gravity{};
+  double ground_height = 0.0;
+  double mu = 0.8;        // Coulomb friction between the shapes and the ground
+  double h = 2e-3;        // time step (s)
+  int steps = 1000;
+  int iterations = 20;    // solver iterations (sweeps) per step
+  std::vector<double> q0, v0;
+  std::vector<double> q_check, v_check;  // a random state for the model check
+};
+
+/// What an engine reports: its joint accelerations at (q_check, v_check) without contacts, limits,
+/// friction or damping (the model check), and the state after a run of the scene, in abdyn's coordinates.
+struct StepReport {
+  std::string library;
+  std::string error;   // empty on success
+  std::string note;    // settings the engine needed, for the record
+  std::vector<double> free_qdd;        // joint accelerations at (q_check, v_check); the root's entries are 0
+  std::vector<double> q_end, v_end;    // state after scene.steps steps
+  double mean_contacts = 0.0;          // contact points per step, averaged over the run
+};
+
+/// Each adapter builds the scene in its engine, registers the Google Benchmark case
+/// "StepRun/<label>/<library>" (one iteration = the whole run from (q0, v0)) and reports one run.
+std::vector<StepReport> addBulletStep(const StepScene& scene);
+std::vector<StepReport> addMujocoStep(const StepScene& scene);
+
+}  // namespace abdyn_bench
