@@ -81,7 +81,10 @@ inline void compareBundled(const nlohmann::json& ref, const Model& model, const 
         P_ref(r, 3) = pose["p"][static_cast<size_t>(r)].get<double>();
       }
       const double e = relErr(P, P_ref);
-      if (e >= e_pose) e_pose = e, worst_link = link;
+      if (e >= e_pose) {
+        e_pose = e;
+        worst_link = link;
+      }
     }
     BOOST_TEST(s["link_poses"].size() == ref["links"].size());
     BOOST_TEST(e_fd <= tol, label << ": ABA " << e_fd);
