@@ -1,11 +1,13 @@
 #pragma once
 // Reading the peer reference files of tests/reference/ (JSON written by Pinocchio and RBDL runs).
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "abdyn/abdyn.hpp"
+#include "test_helpers.hpp"
 
 namespace abdyn::test {
 
@@ -25,6 +27,75 @@ inline JointOrder peerJointOrder(const nlohmann::json& dof_names, bool floating)
     if (name.rfind("__root__:", 0) != 0) order.push_back(name);
   }
   return order;
+}
+
+/// A whole-state conversion of one adapter (abdyn::pinocchio::stateToAbdyn and the like).
+using StateConversion = State (*)(const Model&, const State&, const JointOrder&);
+
+/// Worst relative errors over the states compared so far.
+struct Worst {
+  double fd = 0, id = 0, M = 0, pose = 0;
+};
+
+/// Compares abdyn with one file of tests/reference/bundled/ (written by tools/reference/): ABA, RNEA and
+/// the full mass matrix in the peer's layout, converted only through `to` and `from`, and the world
+/// pose of every link named in the file against abdyn's frame of that name. A pose's error is the
+/// relative error of the 3x4 matrix [R p], whose norm is at least sqrt(3), so it is never 0/0.
+inline void compareBundled(const nlohmann::json& ref, const Model& model, const DynamicsOptions& terms,
+                           StateConversion to, StateConversion from, double tol, Worst& worst) {
+  const std::string label = ref["model"].get<std::string>() + " (" + ref["base"].get<std::string>() + ")";
+  const JointOrder order = peerJointOrder(ref["dof_names"], ref["base"] == "floating");
+  Data data(model);
+  const int nv = model.nv();
+  for (const nlohmann::json& s : ref["states"]) {
+    const Eigen::VectorXd q = vec(s["q"]);
+    State st = to(model, {q, vec(s["v"]), {}, vec(s["tau"])}, order);
+    st.qdd = forwardDynamics(model, data, st.q, st.v, st.tau, terms);
+    const double e_fd = relErr(from(model, st, order).qdd, vec(s["fd_qdd"]));
+
+    st = to(model, {q, vec(s["v"]), vec(s["acc"]), {}}, order);
+    st.tau = inverseDynamics(model, data, st.q, st.v, st.qdd, terms);
+    st.qdd.resize(0);
+    const double e_id = relErr(from(model, st, order).tau, vec(s["id_tau"]));
+
+    // Column k of the peer's M is M times its unit velocity e_k, as a generalized force in its layout.
+    const Eigen::MatrixXd M = massMatrix(model, data, st.q, terms);
+    Eigen::MatrixXd M_peer(nv, nv), M_ref(nv, nv);
+    for (int k = 0; k < nv; ++k) {
+      State e = to(model, {q, Eigen::VectorXd::Unit(nv, k), {}, {}}, order);
+      e.tau = M * e.v;
+      M_peer.col(k) = from(model, e, order).tau;
+      M_ref.row(k) = vec(s["M"][static_cast<size_t>(k)]).transpose();
+    }
+    const double e_M = relErr(M_peer, M_ref);
+
+    forwardKinematics(model, data, st.q);
+    double e_pose = 0;
+    std::string worst_link;
+    for (const auto& [link, pose] : s["link_poses"].items()) {
+      const Eigen::Isometry3d T = framePose(model, data, model.frameId(link));
+      Eigen::Matrix<double, 3, 4> P, P_ref;
+      P << T.linear(), T.translation();
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) P_ref(r, c) = pose["R"][static_cast<size_t>(3 * r + c)].get<double>();
+        P_ref(r, 3) = pose["p"][static_cast<size_t>(r)].get<double>();
+      }
+      const double e = relErr(P, P_ref);
+      if (e >= e_pose) {
+        e_pose = e;
+        worst_link = link;
+      }
+    }
+    BOOST_TEST(s["link_poses"].size() == ref["links"].size());
+    BOOST_TEST(e_fd <= tol, label << ": ABA " << e_fd);
+    BOOST_TEST(e_id <= tol, label << ": RNEA " << e_id);
+    BOOST_TEST(e_M <= tol, label << ": CRBA " << e_M);
+    BOOST_TEST(e_pose <= tol, label << ": pose of " << worst_link << " " << e_pose);
+    worst.fd = std::max(worst.fd, e_fd);
+    worst.id = std::max(worst.id, e_id);
+    worst.M = std::max(worst.M, e_M);
+    worst.pose = std::max(worst.pose, e_pose);
+  }
 }
 
 }  // namespace abdyn::test

@@ -71,3 +71,29 @@ BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
   BOOST_TEST_MESSAGE(files << " files; worst relative errors against RBDL: ABA " << worst_fd << ", RNEA " << worst_id
                            << ", M x " << worst_Mx);
 }
+
+// The bundled models (models/*.urdf) against RBDL's outputs in tests/reference/bundled/rbdl/, written by
+// tools/reference/reference_rbdl: ABA, RNEA, the full mass matrix and every link's world pose, in RBDL's
+// native layout, converted only through the adapter.
+BOOST_AUTO_TEST_CASE(bundled_models_agree_with_rbdl) {
+  const std::string root = ABDYN_SOURCE_DIR;
+  const DynamicsOptions rbdl_terms{false, false};
+  int files = 0, floating_files = 0;
+  test::Worst worst;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/bundled/rbdl")) {
+    std::ifstream in(entry.path());
+    const json ref = json::parse(in);
+    UrdfOptions options;
+    options.floating_base = ref["base"] == "floating";
+    const Model model = loadUrdf(root + "/models/" + ref["model"].get<std::string>() + ".urdf", options);
+    BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());
+    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
+    test::compareBundled(ref, model, rbdl_terms, &rbdl::stateToAbdyn, &rbdl::stateFromAbdyn, 1e-9, worst);
+    ++files;
+    floating_files += options.floating_base;
+  }
+  BOOST_TEST(files == 11);  // eight bundled models fixed, three of them floating too
+  BOOST_TEST(floating_files == 3);
+  BOOST_TEST_MESSAGE(files << " bundled files; worst relative errors against RBDL: ABA " << worst.fd << ", RNEA "
+                           << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
+}
