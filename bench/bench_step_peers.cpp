@@ -2,8 +2,8 @@
 // Benchmark): the humanoid as a ragdoll (floating base, 30 revolute joints with their URDF limits,
 // damping and Coulomb friction) dropped with a sideways push onto a ground plane, where it falls and
 // comes to rest; 1000 steps of 2 ms. Every engine uses its own collision detection on the same boxes,
-// cylinders and sphere, friction coefficient 0.8, 20 solver iterations per step (MuJoCo also with its
-// default Newton solver). One benchmark iteration is the whole run from the same initial state; the
+// cylinders and sphere, friction coefficient 0.8, 20 solver iterations per step (abdyn also with 10,
+// MuJoCo also with its default Newton solver). One benchmark iteration is the whole run from the same initial state; the
 // counter per_step is the time per step. Built with -DABDYN_BENCH_PEERS=ON (docs/performance.md).
 //
 // Before timing, two checks are printed and stored in the JSON context:
@@ -42,13 +42,20 @@ abdyn_bench::Vec3 array3(const Eigen::Vector3d& v) { return {v.x(), v.y(), v.z()
 std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
 Eigen::VectorXd toEigen(const std::vector<double>& x) { return Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size())); }
 
-abdyn::SimulatorSettings abdynSettings(const StepScene& scene) {
+// abdyn at the scene's iteration count ("abdyn") and at half of it ("abdyn_half": speed for accuracy).
+struct AbdynVariant {
+  const char* library;
+  int divisor;
+};
+constexpr AbdynVariant kAbdynVariants[] = {{"abdyn", 1}, {"abdyn_half", 2}};
+
+abdyn::SimulatorSettings abdynSettings(const StepScene& scene, const AbdynVariant& variant) {
   abdyn::SimulatorSettings settings;
   settings.joint_limits = true;
   settings.ground = true;
   settings.contact.height = scene.ground_height;
   settings.contact.mu = scene.mu;
-  settings.solver.max_iterations = scene.iterations;
+  settings.solver.max_iterations = scene.iterations / variant.divisor;
   return settings;
 }
 
@@ -119,16 +126,16 @@ StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
   return s;
 }
 
-StepReport runAbdyn(const StepScene& scene, const abdyn::Model& model) {
+StepReport runAbdyn(const StepScene& scene, const abdyn::Model& model, const AbdynVariant& variant) {
   StepReport report;
-  report.library = "abdyn";
+  report.library = variant.library;
   abdyn::Data data(model);
   const abdyn::DynamicsOptions no_damping{true, false};
   Eigen::VectorXd qdd = abdyn::forwardDynamics(model, data, toEigen(scene.q_check), toEigen(scene.v_check),
                                                Eigen::VectorXd::Zero(model.nv()), no_damping);
   qdd.head<6>().setZero();  // joint accelerations only
   report.free_qdd = toStd(qdd);
-  abdyn::Simulator sim(model, abdynSettings(scene));
+  abdyn::Simulator sim(model, abdynSettings(scene, variant));
   sim.q = toEigen(scene.q0);
   sim.v = toEigen(scene.v0);
   long contacts = 0, iterations = 0;
@@ -141,18 +148,19 @@ StepReport runAbdyn(const StepScene& scene, const abdyn::Model& model) {
   report.v_end = toStd(sim.v);
   report.mean_contacts = static_cast<double>(contacts) / scene.steps;
   char note[200];
-  std::snprintf(note, sizeof note, "PGS, %d sweeps at most, tolerance %g m/s (mean %.1f sweeps per step)", scene.iterations,
-                sim.settings().solver.tolerance, static_cast<double>(iterations) / scene.steps);
+  std::snprintf(note, sizeof note, "PGS, %d sweeps at most, tolerance %g m/s (mean %.1f sweeps per step)",
+                sim.settings().solver.max_iterations, sim.settings().solver.tolerance,
+                static_cast<double>(iterations) / scene.steps);
   report.note = note;
   return report;
 }
 
-void registerAbdyn(const StepScene& scene, const abdyn::Model& model) {
-  benchmark::RegisterBenchmark(("StepRun/" + scene.label + "/abdyn").c_str(), [&scene, &model](benchmark::State& state) {
+void registerAbdyn(const StepScene& scene, const abdyn::Model& model, const AbdynVariant& variant) {
+  benchmark::RegisterBenchmark(("StepRun/" + scene.label + "/" + variant.library).c_str(), [&scene, &model, variant](benchmark::State& state) {
     long rows = 0, iterations = 0;
     for (auto _ : state) {
       state.PauseTiming();
-      auto sim = std::make_unique<abdyn::Simulator>(model, abdynSettings(scene));
+      auto sim = std::make_unique<abdyn::Simulator>(model, abdynSettings(scene, variant));
       sim->q = toEigen(scene.q0);
       sim->v = toEigen(scene.v0);
       state.ResumeTiming();
@@ -249,9 +257,12 @@ int main(int argc, char** argv) {
 
   static const abdyn::Model model = loadModel(dir);
   static const StepScene scene = makeScene(dir, model);
-  const StepReport reference = runAbdyn(scene, model);
-  registerAbdyn(scene, model);
-  std::vector<StepReport> reports{reference};
+  std::vector<StepReport> reports;
+  for (const AbdynVariant& variant : kAbdynVariants) {
+    reports.push_back(runAbdyn(scene, model, variant));
+    registerAbdyn(scene, model, variant);
+  }
+  const StepReport reference = reports.front();
 #ifdef ABDYN_BENCH_WITH_BULLET
   for (auto& r : abdyn_bench::addBulletStep(scene)) reports.push_back(std::move(r));
 #endif

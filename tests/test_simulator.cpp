@@ -256,9 +256,10 @@ BOOST_AUTO_TEST_CASE(dense_and_articulated_steps_agree_and_bad_input_throws) {
     settings.joint_limits = !box;
     settings.solver.tolerance = 1e-12;
     settings.solver.max_iterations = 500;
+    settings.response = ResponseMethod::Articulated;
     Simulator articulated(box ? floatingBox(Vector3(0.2, 0.3, 0.1), 2.0, Vector3(0, 0, -kG)) : limitedPendulum(-1.0, 0.3),
                           settings);
-    settings.dense_response = true;
+    settings.response = ResponseMethod::Factorized;
     Simulator dense(articulated.model(), settings);
     for (Simulator* sim : {&articulated, &dense}) {
       if (box) sim->q.head<3>() << 0.0, 0.0, 0.1;

@@ -1,6 +1,10 @@
 // RBDL 3 in bench_peers: ForwardDynamics (ABA), InverseDynamics (RNEA) and
 // CompositeRigidBodyAlgorithm (CRBA), on models loaded by RBDL's URDF reader addon.
 //
+// RBDL's URDF reader refuses rotated inertial frames on non-root links (and drops the rotation on the
+// root link): the file is given to it with each such rotation folded into the inertia tensor
+// (tools/reference/common.hpp, as for the reference outputs), the same rigid bodies.
+//
 // Coordinates: the floating base is a TranslationXYZ joint (q = world position, v = world linear
 // velocity) carrying a Spherical joint (q = [qx qy qz] with qw at the end of q, v = angular velocity
 // in the root-body frame). The other bodies are found by the name of the link their joint moves.
@@ -20,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"  // tools/reference: withUnrotatedInertials
 #include "peer.hpp"
 
 namespace abdyn_bench {
@@ -40,7 +45,7 @@ rbd::Math::VectorNd toEigen(const std::vector<double>& x) {
 std::vector<double> toStd(const rbd::Math::VectorNd& x) { return {x.data(), x.data() + x.size()}; }
 
 // A closure frame as (moving body, transform from its coordinates into the frame's); the world when link is empty.
-bool closureFrame(const rbd::Model& model, const std::string& link, const std::array<double, 9>& R,
+bool closureFrame(rbd::Model& model, const std::string& link, const std::array<double, 9>& R,
                   const std::array<double, 3>& p, unsigned int& body, rbd::Math::SpatialTransform& X) {
   rbd::Math::Matrix3d E;
   E << R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8];  // R^T
@@ -59,7 +64,8 @@ bool closureFrame(const rbd::Model& model, const std::string& link, const std::a
   return true;
 }
 
-std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared_ptr<RbdlCase>& c, const Layout& layout) {
+std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared_ptr<RbdlCase>& c, const Layout& layout,
+                                       const std::string& note) {
   auto constraints = std::make_shared<rbd::ConstraintSet>();
   for (const Closure& closure : problem.closures) {
     unsigned int a = 0, b = 0;
@@ -73,7 +79,7 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
     }
   }
   constraints->Bind(c->model);
-  PeerReport report{"rbdl", {}, {}, {}};
+  PeerReport report{"rbdl", {}, note, {}};
   {
     rbd::Model model = c->model;
     rbd::ConstraintSet set = *constraints;
@@ -99,10 +105,14 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
 
 std::vector<PeerReport> addRbdl(const Problem& problem) {
   auto c = std::make_shared<RbdlCase>();
+  std::string note;
   try {
-    if (!rbd::Addons::URDFReadFromFile(problem.urdf.c_str(), &c->model, problem.floating_base)) {
-      return {{"rbdl", "URDFReadFromFile failed", {}, {}}};
+    std::vector<std::string> changed;
+    const std::string text = reference::withUnrotatedInertials(problem.urdf, changed);
+    if (!rbd::Addons::URDFReadFromString(text.c_str(), &c->model, problem.floating_base)) {
+      return {{"rbdl", "URDFReadFromString failed", {}, {}}};
     }
+    if (!changed.empty()) note = "inertial rotations of " + std::to_string(changed.size()) + " links folded into their tensors";
   } catch (const std::exception& e) {
     return {{"rbdl", e.what(), {}, {}}};
   }
@@ -149,9 +159,9 @@ std::vector<PeerReport> addRbdl(const Problem& problem) {
     c->tau.push_back(toEigen(layout.force(problem.q[s], problem.tau[s])));
     c->qdd.push_back(toEigen(layout.acceleration(problem.q[s], problem.v[s], problem.qdd[s])));
   }
-  if (!problem.closures.empty()) return addConstrained(problem, c, layout);
+  if (!problem.closures.empty()) return addConstrained(problem, c, layout, note);
 
-  PeerReport report{"rbdl", {}, {}, {}};
+  PeerReport report{"rbdl", {}, note, {}};
   {
     rbd::Model scratch = model;
     rbd::Math::VectorNd out = rbd::Math::VectorNd::Zero(model.qdot_size);

@@ -51,6 +51,12 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
   PgsReport report;
   for (int r = 0; r < rows.size(); ++r) {
     ConstraintRow& row = rows[r];
+    // Joint rows touch one coordinate, contact rows the ancestors of two bodies: the sweeps read J
+    // (its nonzero span) only; M^-1 J^T is dense.
+    row.j_begin = 0;
+    row.j_end = static_cast<int>(row.J.size());
+    while (row.j_begin < row.j_end && row.J[row.j_begin] == 0.0) ++row.j_begin;
+    while (row.j_end > row.j_begin && row.J[row.j_end - 1] == 0.0) --row.j_end;
     const double K = row.J.dot(row.Minv_Jt) + row.cfm;
     row.inv_k = K > 0.0 ? 1.0 / K : 0.0;  // a row that no velocity can move is left out
     if (!settings.warm_start || row.inv_k == 0.0) row.impulse = 0.0;
@@ -63,6 +69,7 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     row.impulse = std::clamp(row.impulse, lo, hi);
     v.noalias() += row.Minv_Jt * row.impulse;
   }
+  const int nv = static_cast<int>(v.size());
   for (int it = 1; it <= settings.max_iterations; ++it) {
     double residual = 0.0;
     for (int r = 0; r < rows.size(); ++r) {
@@ -70,10 +77,16 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
       if (row.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
-      const double w = row.J.dot(v) - row.target + row.cfm * row.impulse;
+      double Jv = 0.0;
+      for (int k = row.j_begin; k < row.j_end; ++k) Jv += row.J[k] * v[k];
+      const double w = Jv - row.target + row.cfm * row.impulse;
       residual = std::max(residual, std::abs(row.impulse - std::clamp(row.impulse - w * row.inv_k, lo, hi)) / row.inv_k);
       const double updated = std::clamp(row.impulse - settings.omega * w * row.inv_k, lo, hi);
-      v.noalias() += row.Minv_Jt * (updated - row.impulse);
+      if (updated == row.impulse) continue;  // common: a row held at a bound
+      const double change = updated - row.impulse;
+      double* __restrict vk = v.data();
+      const double* __restrict response = row.Minv_Jt.data();
+      for (int k = 0; k < nv; ++k) vk[k] += change * response[k];
       row.impulse = updated;
     }
     report.iterations = it;

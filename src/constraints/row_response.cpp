@@ -10,7 +10,27 @@ using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 }  // namespace
 
 RowResponse::RowResponse(const Model& model)
-    : p_(model.nbodies(), Force::Zero()), a_(model.nbodies(), Motion::Zero()), u_(model.nv()) {}
+    : p_(model.nbodies(), Force::Zero()),
+      a_(model.nbodies(), Motion::Zero()),
+      u_(model.nv()),
+      Lt_(model.nv(), model.nv()),
+      run_offset_(model.nv() + 1, 0),
+      nbodies_(model.nbodies()) {
+  for (int k = 0; k < model.nv(); ++k) {
+    run_offset_[k] = static_cast<int>(runs_.size());
+    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(model.dofRunStart(j))) {
+      runs_.push_back(model.dofRunStart(j));
+      runs_.push_back(j);
+      ancestor_pairs_ += j - model.dofRunStart(j) + 1;
+    }
+  }
+  run_offset_[model.nv()] = static_cast<int>(runs_.size());
+}
+
+ResponseMethod RowResponse::choose(ResponseMethod requested) const {
+  if (requested != ResponseMethod::Automatic) return requested;
+  return ancestor_pairs_ <= 20L * nbodies_ ? ResponseMethod::Factorized : ResponseMethod::Articulated;
+}
 
 ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x,
                                    Eigen::VectorXd& out) {
@@ -59,14 +79,40 @@ void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows
   for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows[r].Minv_Jt);
 }
 
+ABDYN_FLATTEN void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows) {
+  const int nv = model.nv();
+  Lt_.noalias() = data.L.transpose();
+  // Runs are 1 to 6 coordinates long: plain loops beat Eigen's segment set-up here.
+  const int* runs = runs_.data();
+  const int* offset = run_offset_.data();
+  for (int r = 0; r < rows.size(); ++r) {
+    Eigen::VectorXd& out = rows[r].Minv_Jt;
+    out = rows[r].J;
+    double* __restrict x = out.data();
+    for (int k = nv - 1; k >= 0; --k) {  // x = L^-T x: coordinate k feeds its ancestors
+      const double xk = x[k];
+      if (xk == 0.0) continue;
+      const double* __restrict l = Lt_.col(k).data();
+      for (int run = offset[k]; run < offset[k + 1]; run += 2) {
+        for (int j = runs[run]; j <= runs[run + 1]; ++j) x[j] -= xk * l[j];
+      }
+    }
+    for (int k = 0; k < nv; ++k) {  // x = D^-1 x, then x = L^-1 x: coordinate k gathers from its ancestors
+      const double* __restrict l = Lt_.col(k).data();
+      double sum = 0.0;
+      for (int run = offset[k]; run < offset[k + 1]; run += 2) {
+        for (int j = runs[run]; j <= runs[run + 1]; ++j) sum += l[j] * x[j];
+      }
+      x[k] = x[k] / l[k] - sum;
+    }
+  }
+}
+
 void RowResponse::dense(const Model& model, Data& data, const Eigen::VectorXd& q, RowSet& rows,
                         const DynamicsOptions& options) {
   massMatrix(model, data, q, options);
   factorizeMassMatrix(model, data);
-  for (int r = 0; r < rows.size(); ++r) {
-    rows[r].Minv_Jt = rows[r].J;
-    solveMassMatrix(model, data, rows[r].Minv_Jt);
-  }
+  factorized(model, data, rows);
 }
 
 }  // namespace abdyn

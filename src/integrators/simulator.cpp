@@ -5,6 +5,7 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/center_of_mass.hpp"
+#include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
@@ -60,8 +61,13 @@ void Simulator::buildRows(double h) {
 
 void Simulator::substep(double h) {
   v_start_ = v;
-  // Free velocity (ABA also leaves the articulated inertias the responses need), then the rows at q.
-  v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
+  // Free velocity, leaving what the responses need: the articulated inertias (ABA) or the factor of M (CRBA).
+  const ResponseMethod method = response_.choose(settings_.response);
+  if (method == ResponseMethod::Factorized) {
+    v += h * forwardDynamicsCrba(model_, data_, q, v, tau, settings_.dynamics);
+  } else {
+    v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
+  }
   forwardKinematics(model_, data_, q);
   buildRows(h);
   double worst = 0.0;
@@ -72,8 +78,8 @@ void Simulator::substep(double h) {
     row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
   }
   statistics_.constraint_error = worst;
-  if (settings_.dense_response) {
-    response_.dense(model_, data_, q, rows_, settings_.dynamics);
+  if (method == ResponseMethod::Factorized) {
+    response_.factorized(model_, data_, rows_);
   } else {
     response_.articulated(model_, data_, rows_);
   }

@@ -41,6 +41,7 @@ struct ConstraintRow {
   bool unilateral = false;    // error is a gap (only negative values violate)
   std::int64_t key = -1;      // identity across steps for warm starting (-1: none)
   double inv_k = 0.0;         // 1 / (J M^-1 J^T + cfm), set by the solver
+  int j_begin = 0, j_end = 0;  // J is zero outside [j_begin, j_end), set by the solver
 };
 
 /// A growable list of rows for one model; rows are reused between clear() calls, so building the

@@ -1,9 +1,10 @@
 #pragma once
 // Simulator: time stepping with constraint rows, Havok style. One step of length h (in `substeps` equal
 // parts) does, per part:
-//   1. v_free = v + h a(q, v, tau)                       (ABA: unconstrained acceleration)
+//   1. v_free = v + h a(q, v, tau)                       (ABA, or CRBA and the factor of M: see 3)
 //   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
-//   3. M^-1 J^T per row (articulated-body propagation, or the dense mass matrix), then projected
+//   3. M^-1 J^T per row (articulated-body propagation after ABA, or solves with the L^T D L factor of M
+//      after CRBA, whichever the model makes cheaper), then projected
 //      Gauss-Seidel with SOR: v = v_free + M^-1 J^T lambda
 //   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
 // The rows keep their impulses by key between steps to warm start the solver.
@@ -34,7 +35,7 @@ struct SimulatorSettings {
   bool ground = false;             // contacts with the plane z = contact.height
   bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
   GroundContactSettings contact;   // for ground and body contacts
-  bool dense_response = false;     // M^-1 J^T from the dense mass matrix instead of ABA propagation
+  ResponseMethod response = ResponseMethod::Automatic;  // how M^-1 J^T is formed (row_response.hpp)
   DynamicsOptions dynamics;
 };
 
