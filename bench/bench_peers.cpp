@@ -251,17 +251,6 @@ abdyn_bench::Outputs abdynOutputs(const AbdynCase& c) {
   return out;
 }
 
-// max |x - reference| / max |reference|
-double relativeError(const std::vector<double>& x, const std::vector<double>& reference) {
-  if (x.size() != reference.size()) return INFINITY;
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    diff = std::max(diff, std::abs(x[k] - reference[k]));
-    scale = std::max(scale, std::abs(reference[k]));
-  }
-  return std::isfinite(diff) ? diff / std::max(scale, 1e-300) : INFINITY;
-}
-
 // Prints one row of the agreement check and stores it in the JSON context.
 void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& report, const abdyn_bench::Outputs& reference) {
   char row[200];
@@ -271,9 +260,9 @@ void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& rep
     std::snprintf(row, sizeof row, "%-24s %-16s %s", label.c_str(), report.library.c_str(), context.c_str());
   } else {
     // Constrained cases compare qdd only (their tau and M are empty on both sides: error 0).
-    const double aba = relativeError(report.outputs.qdd, reference.qdd);
-    const double rnea = relativeError(report.outputs.tau, reference.tau);
-    const double crba = relativeError(report.outputs.mass_matrix, reference.mass_matrix);
+    const double aba = abdyn_bench::relativeError(report.outputs.qdd, reference.qdd);
+    const double rnea = abdyn_bench::relativeError(report.outputs.tau, reference.tau);
+    const double crba = abdyn_bench::relativeError(report.outputs.mass_matrix, reference.mass_matrix);
     const bool ok = aba <= kTolerance && rnea <= kTolerance && crba <= kTolerance;
     char values[120];
     std::snprintf(values, sizeof values, "ABA %.1e RNEA %.1e CRBA %.1e%s", aba, rnea, crba, ok ? "" : " WARNING");

@@ -180,17 +180,6 @@ void registerAbdyn(const StepScene& scene, const abdyn::Model& model, const Abdy
   });
 }
 
-// max |x - reference| / max |reference|
-double relativeError(const std::vector<double>& x, const std::vector<double>& reference) {
-  if (x.size() != reference.size()) return INFINITY;
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    diff = std::max(diff, std::abs(x[k] - reference[k]));
-    scale = std::max(scale, std::abs(reference[k]));
-  }
-  return std::isfinite(diff) ? diff / std::max(scale, 1e-300) : INFINITY;
-}
-
 // The largest penetration of a collision shape into the ground at q (exact for boxes, cylinders, spheres).
 double penetration(const abdyn::Model& model, abdyn::Data& data, const Eigen::VectorXd& q, double height) {
   abdyn::forwardKinematics(model, data, q);
@@ -222,7 +211,7 @@ void checkReport(const StepScene& scene, const abdyn::Model& model, const StepRe
   } else {
     abdyn::Data data(model);
     const Eigen::VectorXd q = toEigen(report.q_end), v = toEigen(report.v_end);
-    const double model_error = relativeError(report.free_qdd, reference.free_qdd);
+    const double model_error = abdyn_bench::relativeError(report.free_qdd, reference.free_qdd);
     const double depth = penetration(model, data, q, scene.ground_height);
     double limit = 0.0;
     for (const auto& b : scene.bodies) {

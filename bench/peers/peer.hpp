@@ -8,11 +8,25 @@
 //   floating base    q = [x y z qw qx qy qz] (root position and orientation in the world),
 //                    v = [angular; linear], the root's spatial velocity in root-body coordinates.
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
 namespace abdyn_bench {
+
+/// max |x - reference| / max |reference|; infinite when the sizes differ or x is not finite.
+inline double relativeError(const std::vector<double>& x, const std::vector<double>& reference) {
+  if (x.size() != reference.size()) return INFINITY;
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (!std::isfinite(x[k])) return INFINITY;
+    diff = std::max(diff, std::abs(x[k] - reference[k]));
+    scale = std::max(scale, std::abs(reference[k]));
+  }
+  return diff / std::max(scale, 1e-300);
+}
 
 /// States per model, drawn before timing; every timed loop cycles through them.
 constexpr int kStates = 64;

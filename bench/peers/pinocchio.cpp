@@ -4,8 +4,9 @@
 //
 // Constrained cases (Problem::closures): pinocchio::constraintDynamics (the sparse Cholesky factorisation
 // of the KKT system, Carpentier et al., RSS 2021) as "pinocchio", and pinocchio::constrainedABA (the
-// Popov-Vereshchagin solver of Sathya et al. 2024) as "pinocchio_pv", both with proximal settings
-// mu = 0 and one iteration (an exact solve of a full-rank system) and zero corrector gains. A closure
+// Popov-Vereshchagin solver of Sathya et al. 2024) as "pinocchio_pv", with zero corrector gains.
+// constraintDynamics gets mu = 0 and one iteration (an exact solve of a full-rank system);
+// constrainedABA requires mu > 0 and gets mu = 1e-10 with up to 5 proximal iterations to 1e-12. A closure
 // becomes a RigidConstraintModel CONTACT_6D (fixed) or CONTACT_3D (point) between the parent joints of
 // the two links' frames, in the LOCAL reference frame.
 //
@@ -88,16 +89,18 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
                                            pinocchio::ProximalSettings&);
   struct Variant {
     const char* library;
+    double mu;
+    int iterations;
     void (*init)(const pinocchio::Model&, pinocchio::Data&, const ConstraintModels&);
     Solve solve;
   };
   const Variant variants[] = {
-      {"pinocchio", [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initConstraintDynamics(m, d, cm); },
+      {"pinocchio", 0.0, 1, [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initConstraintDynamics(m, d, cm); },
        [](const pinocchio::Model& m, pinocchio::Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
           const ConstraintModels& cm, ConstraintDatas& cd, pinocchio::ProximalSettings& settings) -> const Eigen::VectorXd& {
          return pinocchio::constraintDynamics(m, d, q, v, tau, cm, cd, settings);
        }},
-      {"pinocchio_pv", [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initPvSolver(m, d, cm); },
+      {"pinocchio_pv", 1e-10, 5, [](const pinocchio::Model& m, pinocchio::Data& d, const ConstraintModels& cm) { pinocchio::initPvSolver(m, d, cm); },
        [](const pinocchio::Model& m, pinocchio::Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
           const ConstraintModels& cm, ConstraintDatas& cd, pinocchio::ProximalSettings& settings) -> const Eigen::VectorXd& {
          return pinocchio::constrainedABA(m, d, q, v, tau, cm, cd, settings);
@@ -110,7 +113,7 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
       pinocchio::Data data(model);
       ConstraintDatas datas;
       for (const auto& cm : *constraints) datas.emplace_back(cm);
-      pinocchio::ProximalSettings settings(1e-12, 0.0, 1);
+      pinocchio::ProximalSettings settings(1e-12, variant.mu, variant.iterations);
       variant.init(model, data, *constraints);
       report.outputs.qdd = layout.accelerationFromPeer(
           problem.q[0], problem.v[0], toStd(variant.solve(model, data, c->q[0], c->v[0], c->tau[0], *constraints, datas, settings)));
@@ -120,7 +123,7 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
                                    pinocchio::Data data(c->model);
                                    ConstraintDatas datas;
                                    for (const auto& cm : *constraints) datas.emplace_back(cm);
-                                   pinocchio::ProximalSettings settings(1e-12, 0.0, 1);
+                                   pinocchio::ProximalSettings settings(1e-12, variant.mu, variant.iterations);
                                    variant.init(c->model, data, *constraints);
                                    int s = 0;
                                    for (auto _ : state) {
