@@ -22,10 +22,9 @@ std::string number(double x) {
   return s.str();
 }
 
-void checkSettings(const ConstrainedDynamicsSettings& s) {
-  const auto fail = [](const char* name, double value, const char* what) {
-    throw InvalidArgument("abdyn::forwardDynamicsConstrained: settings." + std::string(name) + " = " + number(value) +
-                          " " + what);
+void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
+  const auto fail = [fn](const char* name, double value, const char* what) {
+    throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
   };
   const std::pair<const char*, double> non_negative[] = {{"baumgarte_alpha", s.baumgarte_alpha},
                                                           {"baumgarte_beta", s.baumgarte_beta},
@@ -36,7 +35,7 @@ void checkSettings(const ConstrainedDynamicsSettings& s) {
     if (!(std::isfinite(value) && value >= 0.0)) fail(name, value, "must be finite and non-negative");
   }
   if (!(s.erp >= 0.0 && s.erp <= 1.0)) fail("erp", s.erp, "must lie in [0, 1]");
-  if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and positive");
+  if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and non-negative");
   if (s.stabilisation != Stabilisation::Baumgarte && !(s.time_step > 0.0)) {
     fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
   }
@@ -193,7 +192,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::forwardDynamicsConstrained";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings);
+  checkSettings(settings, fn);
   internal::checkVector(tau, model.nv(), fn, "tau");
   constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   const ConstraintKinematics& k = cd.kinematics;
@@ -230,7 +229,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
                                          const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::constrainedImpact";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings);
+  checkSettings(settings, fn);
   internal::checkVector(v_minus, model.nv(), fn, "v_minus");
   if (!(restitution >= 0.0 && restitution <= 1.0)) {
     throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");

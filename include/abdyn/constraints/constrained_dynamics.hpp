@@ -29,7 +29,9 @@
 //                row, no mass matrix), then the m x m system for lambda.
 // Redundant closures (a planar loop closed by a 3-D revolute joint) make Gamma singular: both solvers
 // use a rank-revealing complete orthogonal decomposition, report the rank and take the minimum-norm
-// multipliers (qdd is unique either way); constraints that cannot all hold throw abdyn::Error.
+// multipliers (qdd is unique either way); constraints that cannot all hold throw abdyn::Error. The
+// minimum-norm solve applies the factorisation's reflectors in the workspace below, so that nothing here
+// allocates once ConstrainedDynamicsData is built (Eigen's own solve() makes heap temporaries).
 
 #include <Eigen/QR>
 
@@ -66,7 +68,8 @@ struct ConstrainedDynamicsData {
   Eigen::VectorXd v_plus;           // result of constrainedImpact
   Eigen::VectorXd lambda;           // multipliers: G^T lambda is the generalized constraint force
   std::vector<Vector6> closure_wrench;  // per loop closure: the wrench [torque; force] on body b at Fb's
-                                        // origin, in Fa's axes (body a feels the opposite)
+                                        // origin, in Fa's axes (body a feels the opposite); after
+                                        // constrainedImpact, the impulse [N m s; N s]
   int rank = 0;                     // rank of the constraint system at the last call
 
   // Scratch.
