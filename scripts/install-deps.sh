@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
+  libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
 )
 
 missing=()

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "abdyn/abdyn.hpp"
 
@@ -155,6 +157,43 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   BOOST_TEST(sim.statistics().rows == rows);
   BOOST_TEST(sim.statistics().contacts > 0);
   BOOST_TEST(n == 0, n << " heap allocations");
+}
+
+// The constrained solvers allocate nothing once ConstrainedDynamicsData is built: forward dynamics by both
+// solvers (with each stabilisation), impacts by both, and the velocity projection, on the delta robot
+// (three loops, full-rank Gamma) and the four-bar (a rank-deficient Gamma: the rank-revealing path).
+BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  for (const char* name : {"delta_robot", "four_bar"}) {
+    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
+    const abdyn::Model model = abdyn::loadUrdf(path);
+    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+    abdyn::Data data(model);
+    abdyn::ConstrainedDynamicsData cd(model, loops);
+    Eigen::VectorXd q = abdyn::neutral(model);
+    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    abdyn::projectPositions(model, data, cd, loops, q);
+    Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
+    const Eigen::VectorXd v_minus = v;
+    const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+    std::vector<abdyn::ConstrainedDynamicsSettings> settings(4);
+    settings[1].solver = abdyn::ConstrainedSolver::Direct;
+    settings[2].stabilisation = abdyn::Stabilisation::ErrorReduction;
+    settings[2].time_step = 1e-3;
+    settings[3].stabilisation = abdyn::Stabilisation::PredictedError;
+    settings[3].time_step = 1e-3;
+    settings[3].solver = abdyn::ConstrainedSolver::Direct;
+    for (const auto& s : settings) {
+      const long n = countAllocations([&] { abdyn::forwardDynamicsConstrained(model, data, cd, loops, q, v, tau, s); });
+      BOOST_TEST(n == 0, name << ": forwardDynamicsConstrained: " << n << " heap allocations");
+    }
+    for (const auto& s : {settings[0], settings[1]}) {
+      const long n = countAllocations([&] { abdyn::constrainedImpact(model, data, cd, loops, q, v_minus, 0.5, s); });
+      BOOST_TEST(n == 0, name << ": constrainedImpact: " << n << " heap allocations");
+    }
+    const long n = countAllocations([&] { abdyn::projectVelocities(model, data, cd, loops, q, v); });
+    BOOST_TEST(n == 0, name << ": projectVelocities: " << n << " heap allocations");
+  }
 }
 
 // The counter works: a deliberate allocation is seen.

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
@@ -293,6 +294,14 @@ BOOST_AUTO_TEST_CASE(simulate_models_with_loop_joints) {
   }
   BOOST_TEST(rows == 500);
   BOOST_TEST(run({"simulate", model("slider_crank"), "--q0", "1,0,1", "--duration", "0.1"}).status == 0);
+  // The five-bar, the delta robot and the welded humanoid close their loops in the neutral configuration
+  // (each file says how), so they run without --q0; the summary reports every loop joint.
+  const std::vector<std::pair<std::string, int>> closed_models = {{"five_bar", 1}, {"delta_robot", 3}, {"humanoid_welded", 2}};
+  for (const auto& [name, loops] : closed_models) {
+    const Run closed = run({"simulate", model(name), "--duration", "0.05"});
+    BOOST_TEST(closed.status == 0, name << ": " << closed.err);
+    BOOST_TEST(contains(closed.out, "loop closure:   " + std::to_string(loops) + " loop joint(s)"), closed.out);
+  }
 
   const Run refused = run({"simulate", model("four_bar"), "--duration", "0.1"});
   BOOST_TEST(refused.status == 1);

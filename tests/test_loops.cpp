@@ -1,7 +1,12 @@
 #define BOOST_TEST_MODULE loops
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "abdyn/abdyn.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
@@ -199,6 +204,111 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree) {
 
 namespace {
 
+std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
+
+Eigen::VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Eigen::VectorXd x(n);
+  for (int k = 0; k < n; ++k) x[k] = u(rng);
+  return x;
+}
+
+// A closed model from models/: its tree and its loops, and a configuration its file states as closed
+// (or close enough for Gauss-Newton).
+struct ClosedFile {
+  Model model;
+  ConstraintSet loops;
+  Eigen::VectorXd q0;
+
+  explicit ClosedFile(const char* name) : model(loadUrdf(modelPath(name))), loops(loadUrdfLoops(modelPath(name), model)) {
+    q0 = neutral(model);
+    // The four-bar and the slider-crank are open in their zero configurations: their CLI starting points.
+    const std::string n = name;
+    if (n == "four_bar.urdf") q0 << 0.7, -0.3, 1.1;
+    if (n == "slider_crank.urdf") q0 << 1.0, 0.0, 1.0;
+  }
+};
+
+const char* const closed_files[] = {"four_bar.urdf", "slider_crank.urdf", "five_bar.urdf", "delta_robot.urdf",
+                                    "humanoid_welded.urdf"};
+
+}  // namespace
+
+// The same agreement (1e-9 relative in qdd, 1e-8 in lambda) on every closed model in models/, at random
+// consistent states: q assembled from a random perturbation of the file's closed configuration, v
+// projected onto G v = 0, random tau.
+BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree_on_bundled_models) {
+  std::mt19937 rng(31);
+  for (const char* file : closed_files) {
+    ClosedFile cf(file);
+    const Model& model = cf.model;
+    Data data(model);
+    ConstrainedDynamicsData cd(model, cf.loops);
+    Eigen::VectorXd q(model.nq());
+    projectPositions(model, data, cd, cf.loops, cf.q0, 1e-12, 50);
+    double worst = 0.0;
+    for (int trial = 0; trial < 5; ++trial) {
+      integrate(model, cf.q0, randomVector(rng, model.nv(), 0.05), 1.0, q);
+      projectPositions(model, data, cd, cf.loops, q, 1e-12, 50);
+      Eigen::VectorXd v = randomVector(rng, model.nv());
+      projectVelocities(model, data, cd, cf.loops, q, v);
+      const Eigen::VectorXd tau = randomVector(rng, model.nv());
+      ConstrainedDynamicsSettings settings;
+      settings.solver = ConstrainedSolver::Direct;
+      const Eigen::VectorXd direct = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
+      const Eigen::VectorXd lambda_direct = cd.lambda;
+      const int rank_direct = cd.rank;
+      settings.solver = ConstrainedSolver::Articulated;
+      const Eigen::VectorXd articulated = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
+      ABDYN_CHECK_REL(articulated, direct, 1e-9);
+      ABDYN_CHECK_REL(cd.lambda, lambda_direct, 1e-8);
+      BOOST_TEST(cd.rank == rank_direct, file);
+      ABDYN_CHECK_NEAR(inverseDynamics(model, data, q, v, articulated),
+                       (tau + cd.kinematics.G.transpose() * cd.lambda).eval(), 1e-8);
+      worst = std::max(worst, relErr(articulated, direct));
+    }
+    BOOST_TEST_MESSAGE(file << ": " << model.nv() << " velocities, " << cf.loops.rows() << " rows, rank " << cd.rank
+                            << "; direct vs articulated worst relative difference " << worst);
+  }
+}
+
+// Each bundled closed model loads (tree and loops), its stated configuration closes its loops (the
+// five-bar, delta and welded humanoid in their zero configurations, to rounding of the figures in the
+// files), and Gauss-Newton assembles it from a perturbed guess.
+BOOST_AUTO_TEST_CASE(bundled_closed_models_load_and_assemble) {
+  struct Expected {
+    const char* file;
+    int nv, loops, rows;
+    bool closed_at_q0;
+  };
+  const Expected expected[] = {{"four_bar.urdf", 3, 1, 5, false},      {"slider_crank.urdf", 3, 1, 3, false},
+                               {"five_bar.urdf", 4, 1, 5, true},       {"delta_robot.urdf", 18, 3, 15, true},
+                               {"humanoid_welded.urdf", 36, 2, 12, true}};
+  std::mt19937 rng(32);
+  for (const Expected& e : expected) {
+    ClosedFile cf(e.file);
+    BOOST_TEST(cf.model.nv() == e.nv, e.file);
+    BOOST_TEST(cf.loops.loops.size() == static_cast<std::size_t>(e.loops), e.file);
+    BOOST_TEST(cf.loops.rows() == e.rows, e.file);
+    Data data(cf.model);
+    ConstrainedDynamicsData cd(cf.model, cf.loops);
+    constraintJacobian(cf.model, data, cf.loops, cd.kinematics, cf.q0);
+    if (e.closed_at_q0) BOOST_TEST(maxAbs(cd.kinematics.C) < 1e-12, e.file << ": " << maxAbs(cd.kinematics.C));
+    Eigen::VectorXd q = cf.q0;
+    const int iterations = projectPositions(cf.model, data, cd, cf.loops, q, 1e-12, 50);
+    Eigen::VectorXd guess(cf.model.nq());
+    integrate(cf.model, q, randomVector(rng, cf.model.nv(), 0.05), 1.0, guess);
+    const int from_guess = projectPositions(cf.model, data, cd, cf.loops, guess, 1e-12, 50);
+    BOOST_TEST(from_guess <= 10, e.file);
+    constraintJacobian(cf.model, data, cf.loops, cd.kinematics, guess);
+    BOOST_TEST(maxAbs(cd.kinematics.C) <= 1e-12, e.file);
+    BOOST_TEST_MESSAGE(e.file << ": assembled from its stated q0 in " << iterations << " and from a perturbed guess in "
+                              << from_guess << " Gauss-Newton steps");
+  }
+}
+
+namespace {
+
 // RK4 on the four-bar (revolute joints only, so q is Euclidean), optionally projecting after each step.
 struct Run {
   double closure = 0.0, energy_drift = 0.0, power = 0.0;
@@ -261,6 +371,238 @@ BOOST_AUTO_TEST_CASE(four_bar_simulation_stays_closed) {
   BOOST_TEST(stabilised.closure < 1e-4);
 }
 
+namespace {
+
+// Semi-implicit Euler on the four-bar at step h (v += h qdd, then q += h v): the largest closure error.
+double fourBarDriftSemiImplicit(ConstrainedDynamicsSettings settings, double h, double duration) {
+  FourBar fb;
+  Data data(fb.model);
+  ConstrainedDynamicsData cd(fb.model, fb.constraints);
+  Eigen::VectorXd q = fb.close(0.7), v;
+  fb.reducedAcceleration(data, q, 1.5, Eigen::VectorXd::Zero(3), v);
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(3);
+  settings.time_step = h;
+  double worst = 0.0;
+  for (long k = 0; k < std::lround(duration / h); ++k) {
+    v += h * forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, settings);
+    q += h * v;
+    constraintJacobian(fb.model, data, fb.constraints, cd.kinematics, q);
+    worst = std::max(worst, maxAbs(cd.kinematics.C));
+  }
+  return worst;
+}
+
+}  // namespace
+
+// At a coarse step for semi-implicit Euler (2 ms, 10 s), the closure drifts by about 0.1 without
+// stabilisation. No feedback that sees C only at the start of a step can remove the step's own
+// second-order error (h^2/2 v^T C'' v, about 1e-5 here), so only the feedback that removes the whole
+// error every step stays within 1e-4: ERP = 1 (beta_erp = 1), Baumgarte with the same gains
+// (2 alpha = 1/h, beta^2 = 1/h^2), and the predicted error; gentler settings (Baumgarte 10/s, ERP 0.9)
+// reduce the drift tenfold or more. The figures are reported.
+BOOST_AUTO_TEST_CASE(stabilisation_keeps_a_coarse_four_bar_closed) {
+  const double h = 0.002, duration = 10.0;
+  ConstrainedDynamicsSettings none, baumgarte, baumgarte_deadbeat, erp, erp_full, predicted;
+  baumgarte.baumgarte_alpha = 10.0;
+  baumgarte.baumgarte_beta = 10.0;
+  baumgarte_deadbeat.baumgarte_alpha = 0.5 / h;
+  baumgarte_deadbeat.baumgarte_beta = 1.0 / h;
+  erp.stabilisation = erp_full.stabilisation = Stabilisation::ErrorReduction;
+  erp.erp = 0.9;
+  erp_full.erp = 1.0;
+  predicted.stabilisation = Stabilisation::PredictedError;
+  const double e_none = fourBarDriftSemiImplicit(none, h, duration);
+  const double e_baumgarte = fourBarDriftSemiImplicit(baumgarte, h, duration);
+  const double e_deadbeat = fourBarDriftSemiImplicit(baumgarte_deadbeat, h, duration);
+  const double e_erp = fourBarDriftSemiImplicit(erp, h, duration);
+  const double e_erp_full = fourBarDriftSemiImplicit(erp_full, h, duration);
+  const double e_predicted = fourBarDriftSemiImplicit(predicted, h, duration);
+  BOOST_TEST_MESSAGE("four-bar, semi-implicit Euler at 2 ms for 10 s, largest closure error: none "
+                     << e_none << ", Baumgarte (10, 10) " << e_baumgarte << ", Baumgarte (1/2h, 1/h) " << e_deadbeat
+                     << ", ERP 0.9 " << e_erp << ", ERP 1 " << e_erp_full << ", predicted error " << e_predicted);
+  BOOST_TEST(e_deadbeat < 1e-4);
+  BOOST_TEST(e_erp_full < 1e-4);
+  BOOST_TEST(e_predicted < 1e-4);
+  BOOST_TEST(e_none > 100.0 * std::max({e_deadbeat, e_erp_full, e_predicted}));
+  BOOST_TEST(e_none > 10.0 * std::max(e_baumgarte, e_erp));
+}
+
+// The three stabilisations are one family: at the same state, ErrorReduction gives the accelerations of
+// Baumgarte with 2 alpha = 1/h, beta^2 = beta_erp/h^2, and PredictedError those with beta^2 = 1/(2 h^2).
+BOOST_AUTO_TEST_CASE(stabilisations_are_baumgarte_gains_tied_to_the_step) {
+  FourBar fb;
+  Data data(fb.model);
+  ConstrainedDynamicsData cd(fb.model, fb.constraints);
+  Eigen::VectorXd q = fb.close(0.4);
+  q[2] += 1e-3;  // open, so that the position feedback matters
+  const Eigen::VectorXd v = Eigen::Vector3d(0.3, -1.0, 0.5), tau = Eigen::Vector3d(0.1, 0.2, -0.3);
+  const double h = 0.004;
+  ConstrainedDynamicsSettings erp, predicted, baumgarte;
+  erp.stabilisation = Stabilisation::ErrorReduction;
+  erp.erp = 0.6;
+  erp.time_step = predicted.time_step = h;
+  predicted.stabilisation = Stabilisation::PredictedError;
+  const Eigen::VectorXd qdd_erp = forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, erp);
+  const Eigen::VectorXd qdd_predicted = forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, predicted);
+  baumgarte.baumgarte_alpha = 0.5 / h;
+  baumgarte.baumgarte_beta = std::sqrt(1.0 - std::pow(0.4, h)) / h;
+  ABDYN_CHECK_REL(qdd_erp, forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, baumgarte), 1e-12);
+  baumgarte.baumgarte_beta = std::sqrt(0.5) / h;
+  ABDYN_CHECK_REL(qdd_predicted, forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, baumgarte), 1e-12);
+}
+
+// What ERP and the predicted error promise, checked on the four-bar opened by 1e-5 (rocker turned), at
+// rest, with tau = g(q) so that only the constraint feedback moves it, stepped by semi-implicit Euler:
+//   ErrorReduction  after n = 1/h steps (one second) C is (1 - ERP) C0 (the notes' definition), and
+//                   one step multiplies it by 1 - beta_erp, beta_erp = 1 - (1 - ERP)^h;
+//   PredictedError  after one step C + h G v is zero, and C has halved.
+// The steps move q by about 1e-5, so the closure's curvature adds relative errors of about 1e-5.
+BOOST_AUTO_TEST_CASE(error_reduction_and_predicted_error_follow_their_definitions) {
+  FourBar fb;
+  Data data(fb.model);
+  ConstrainedDynamicsData cd(fb.model, fb.constraints);
+  Eigen::VectorXd q0 = fb.close(0.7);
+  q0[2] += 1e-5;
+  const Eigen::VectorXd tau = gravityTorques(fb.model, data, q0);
+  const double h = 0.01;
+  constraintJacobian(fb.model, data, fb.constraints, cd.kinematics, q0);
+  const Eigen::VectorXd C0 = cd.kinematics.C;
+  BOOST_REQUIRE(maxAbs(C0) > 5e-6);
+  const auto step = [&](const ConstrainedDynamicsSettings& settings, Eigen::VectorXd& q, Eigen::VectorXd& v) {
+    v += h * forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, settings);
+    q += h * v;
+    constraintJacobian(fb.model, data, fb.constraints, cd.kinematics, q);
+  };
+
+  ConstrainedDynamicsSettings erp;
+  erp.stabilisation = Stabilisation::ErrorReduction;
+  erp.erp = 0.75;
+  erp.time_step = h;
+  Eigen::VectorXd q = q0, v = Eigen::VectorXd::Zero(3);
+  step(erp, q, v);
+  const double beta = 1.0 - std::pow(0.25, h);
+  ABDYN_CHECK_NEAR(cd.kinematics.C, ((1.0 - beta) * C0).eval(), 1e-3 * maxAbs(C0));
+  for (int k = 1; k < 100; ++k) step(erp, q, v);
+  ABDYN_CHECK_NEAR(cd.kinematics.C, (0.25 * C0).eval(), 1e-3 * maxAbs(C0));
+
+  ConstrainedDynamicsSettings predicted;
+  predicted.stabilisation = Stabilisation::PredictedError;
+  predicted.time_step = h;
+  q = q0;
+  v.setZero();
+  step(predicted, q, v);
+  const Eigen::VectorXd predicted_next = cd.kinematics.C + h * cd.kinematics.G * v;
+  BOOST_TEST(maxAbs(predicted_next) < 1e-3 * maxAbs(C0), "C + h G v after one step: " << maxAbs(predicted_next));
+  ABDYN_CHECK_NEAR(cd.kinematics.C, (0.5 * C0).eval(), 1e-3 * maxAbs(C0));
+}
+
+// Each bad setting throws abdyn::InvalidArgument naming it.
+BOOST_AUTO_TEST_CASE(bad_stabilisation_settings_are_named) {
+  FourBar fb;
+  Data data(fb.model);
+  ConstrainedDynamicsData cd(fb.model, fb.constraints);
+  const Eigen::VectorXd q = fb.close(0.3), v = Eigen::VectorXd::Zero(3);
+  const double nan = std::nan("");
+  struct Case {
+    std::function<void(ConstrainedDynamicsSettings&)> set;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& s) { s.baumgarte_alpha = -1.0; }, "settings.baumgarte_alpha = -1 must be finite and non-negative"},
+      {[&](auto& s) { s.baumgarte_beta = nan; }, "settings.baumgarte_beta = nan"},
+      {[](auto& s) { s.cfm = -1e-3; }, "settings.cfm = -0.001"},
+      {[](auto& s) { s.rank_tolerance = -1.0; }, "settings.rank_tolerance"},
+      {[&](auto& s) { s.consistency_tolerance = nan; }, "settings.consistency_tolerance"},
+      {[](auto& s) { s.erp = 1.5; }, "settings.erp = 1.5 must lie in [0, 1]"},
+      {[](auto& s) { s.erp = -0.1; }, "settings.erp = -0.1 must lie in [0, 1]"},
+      {[&](auto& s) { s.erp = nan; }, "settings.erp = nan"},
+      {[](auto& s) { s.time_step = -0.01; }, "settings.time_step = -0.01"},
+      {[](auto& s) { s.time_step = std::numeric_limits<double>::infinity(); }, "settings.time_step = inf"},
+      {[](auto& s) { s.stabilisation = Stabilisation::ErrorReduction; }, "settings.time_step = 0 must be positive"},
+      {[](auto& s) { s.stabilisation = Stabilisation::PredictedError; }, "settings.time_step = 0 must be positive"},
+  };
+  for (const Case& c : cases) {
+    ConstrainedDynamicsSettings settings;
+    c.set(settings);
+    const auto names = [&](const InvalidArgument& e) {
+      const bool ok = std::string(e.what()).find(c.message) != std::string::npos;
+      if (!ok) BOOST_TEST_MESSAGE("got: " << e.what() << "\nexpected: " << c.message);
+      return ok;
+    };
+    BOOST_CHECK_EXCEPTION(forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, v, settings),
+                          InvalidArgument, names);
+    BOOST_CHECK_EXCEPTION(constrainedImpact(fb.model, data, cd, fb.constraints, q, v, 0.0, settings), InvalidArgument,
+                          names);
+  }
+  BOOST_CHECK_EXCEPTION(constrainedImpact(fb.model, data, cd, fb.constraints, q, v, 1.5), InvalidArgument,
+                        [](const InvalidArgument& e) { return std::string(e.what()).find("restitution = 1.5") != std::string::npos; });
+  BOOST_CHECK_EXCEPTION(constrainedImpact(fb.model, data, cd, fb.constraints, q, Eigen::VectorXd::Zero(2), 0.0),
+                        InvalidArgument, [](const InvalidArgument& e) { return std::string(e.what()).find("'v_minus'") != std::string::npos; });
+}
+
+// Impacts on random closed trees and on every bundled closed model, from random (inadmissible)
+// pre-impact velocities at assembled configurations:
+//   e = 0  G v+ = 0, and v+ is the M-orthogonal projection of v- (projectVelocities, an independent
+//          dense computation through CRBA);
+//   e = 1  G v+ = -G v- and the kinetic energy is kept;
+//   both solvers agree to 1e-12 relative.
+BOOST_AUTO_TEST_CASE(impacts_project_or_reflect_the_constrained_velocity) {
+  std::mt19937 rng(33);
+  struct System {
+    std::string name;
+    Model model;
+    ConstraintSet constraints;
+    Eigen::VectorXd q0;
+  };
+  std::vector<System> systems;
+  for (int k = 0; k < 3; ++k) {
+    RandomClosedModel rc(rng);
+    systems.push_back({"random tree " + std::to_string(k), rc.model, rc.constraints, rc.q0});
+  }
+  for (const char* file : closed_files) {
+    ClosedFile cf(file);
+    systems.push_back({file, cf.model, cf.loops, cf.q0});
+  }
+  for (System& sys : systems) {
+    const Model& model = sys.model;
+    Data data(model);
+    ConstrainedDynamicsData cd(model, sys.constraints);
+    Eigen::VectorXd q = sys.q0;
+    projectPositions(model, data, cd, sys.constraints, q, 1e-12, 50);
+    double worst_agreement = 0.0, worst_energy = 0.0;
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd v_minus = randomVector(rng, model.nv());
+      constraintJacobian(model, data, sys.constraints, cd.kinematics, q);
+      const Eigen::MatrixXd G = cd.kinematics.G;
+      const Eigen::VectorXd Gv_minus = G * v_minus;
+      const double scale = v_minus.norm();
+      for (const double e : {0.0, 1.0}) {
+        ConstrainedDynamicsSettings settings;
+        settings.solver = ConstrainedSolver::Direct;
+        const Eigen::VectorXd direct = constrainedImpact(model, data, cd, sys.constraints, q, v_minus, e, settings);
+        settings.solver = ConstrainedSolver::Articulated;
+        const Eigen::VectorXd articulated = constrainedImpact(model, data, cd, sys.constraints, q, v_minus, e, settings);
+        ABDYN_CHECK_REL(articulated, direct, 1e-12);
+        worst_agreement = std::max(worst_agreement, relErr(articulated, direct));
+        ABDYN_CHECK_NEAR((G * articulated).eval(), (-e * Gv_minus).eval(), 1e-11 * scale);
+        if (e == 0.0) {
+          Eigen::VectorXd projected = v_minus;
+          projectVelocities(model, data, cd, sys.constraints, q, projected);
+          ABDYN_CHECK_REL(articulated, projected, 1e-12);
+        } else {
+          // The kinetic energy of M (bodies and the joints' armature), from CRBA.
+          const Eigen::MatrixXd M = massMatrix(model, data, q);
+          const double T_minus = 0.5 * v_minus.dot(M * v_minus), T_plus = 0.5 * articulated.dot(M * articulated);
+          BOOST_TEST(std::abs(T_plus - T_minus) <= 1e-12 * T_minus, sys.name << ": " << T_minus << " -> " << T_plus);
+          worst_energy = std::max(worst_energy, std::abs(T_plus - T_minus) / T_minus);
+        }
+      }
+    }
+    BOOST_TEST_MESSAGE(sys.name << ": impacts, direct vs articulated worst " << worst_agreement
+                                << ", e = 1 relative energy change worst " << worst_energy);
+  }
+}
+
 // Bad constraint declarations and arguments get clear errors naming what is wrong.
 BOOST_AUTO_TEST_CASE(bad_constraints_are_rejected) {
   FourBar fb;
@@ -316,24 +658,19 @@ BOOST_AUTO_TEST_CASE(bad_constraints_are_rejected) {
   BOOST_CHECK_THROW(projectPositions(fb.model, data, cd2, contradictory, guess, 1e-12, 20), Error);
 }
 
-// Statics of the humanoid standing on both feet welded to the ground: with the joint torques that hold
-// the pose (from the equilibrium g(q) = [0; tau_joints] + G^T lambda, solved here for some lambda), the
-// constrained solver keeps it at rest, and the feet's vertical reactions add up to the total weight
-// (Newton's law for the whole body at rest), to 1e-9 relative.
+// Statics of the humanoid standing on both feet welded to the ground (models/humanoid_welded.urdf, in its
+// zero configuration, where the welds close): with the joint torques that hold the pose (from the
+// equilibrium g(q) = [0; tau_joints] + G^T lambda, solved here for some lambda), the constrained solver
+// keeps it at rest, and the feet's vertical reactions add up to the total weight (Newton's law for the
+// whole body at rest), to 1e-9 relative.
 BOOST_AUTO_TEST_CASE(humanoid_on_welded_feet_carries_its_weight) {
-  UrdfOptions options;
-  options.floating_base = true;
-  const Model model = loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/humanoid_welded.urdf";
+  const Model model = loadUrdf(path);
+  const ConstraintSet feet = loadUrdfLoops(path, model);
+  BOOST_REQUIRE(feet.loops.size() == 2u);
+  BOOST_REQUIRE(model.nv() == 36);
   Data data(model);
-  Eigen::VectorXd q = neutral(model);
-  q[2] = 1.0;  // lift the pelvis so the feet are well above the origin
-  forwardKinematics(model, data, q);
-  ConstraintSet feet;
-  for (const char* foot : {"left_foot", "right_foot"}) {
-    const int body = model.bodyId(foot);
-    // Fa: the world frame at the foot's pose; Fb: the foot's own frame.
-    feet.loops.push_back(LoopClosure::fixed(foot, 0, data.X_world[body], body, Plx()));
-  }
+  const Eigen::VectorXd q = neutral(model);
   ConstrainedDynamicsData cd(model, feet);
   const Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
   constraintJacobian(model, data, feet, cd.kinematics, q);
@@ -359,8 +696,6 @@ BOOST_AUTO_TEST_CASE(humanoid_on_welded_feet_carries_its_weight) {
 }
 
 namespace {
-
-std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
 
 // The slider-crank of models/slider_crank.urdf: crank r, rod l, slider along x. Its closure
 // f(q) = r u(q1) + l u(q1 + q2) - (q3, 0) = 0, and the reduced-coordinate acceleration as for the four-bar.

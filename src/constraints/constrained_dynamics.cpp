@@ -1,8 +1,10 @@
 #include "abdyn/constraints/constrained_dynamics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -20,14 +22,39 @@ std::string number(double x) {
   return s.str();
 }
 
-void checkSettings(const ConstrainedDynamicsSettings& s) {
-  const auto finiteNonNegative = [](double x) { return std::isfinite(x) && x >= 0.0; };
-  if (!finiteNonNegative(s.baumgarte_alpha) || !finiteNonNegative(s.baumgarte_beta) || !finiteNonNegative(s.cfm) ||
-      !finiteNonNegative(s.rank_tolerance) || !finiteNonNegative(s.consistency_tolerance)) {
-    throw InvalidArgument(
-        "abdyn::forwardDynamicsConstrained: settings baumgarte_alpha, baumgarte_beta, cfm, rank_tolerance and "
-        "consistency_tolerance must be finite and non-negative");
+void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
+  const auto fail = [fn](const char* name, double value, const char* what) {
+    throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
+  };
+  const std::pair<const char*, double> non_negative[] = {{"baumgarte_alpha", s.baumgarte_alpha},
+                                                          {"baumgarte_beta", s.baumgarte_beta},
+                                                          {"cfm", s.cfm},
+                                                          {"rank_tolerance", s.rank_tolerance},
+                                                          {"consistency_tolerance", s.consistency_tolerance}};
+  for (const auto& [name, value] : non_negative) {
+    if (!(std::isfinite(value) && value >= 0.0)) fail(name, value, "must be finite and non-negative");
   }
+  if (!(s.erp >= 0.0 && s.erp <= 1.0)) fail("erp", s.erp, "must lie in [0, 1]");
+  if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and non-negative");
+  if (s.stabilisation != Stabilisation::Baumgarte && !(s.time_step > 0.0)) {
+    fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
+  }
+}
+
+// (a, b) of rhs = gamma - a G v - b C for the chosen stabilisation (formulas in the header).
+std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& s) {
+  const double h = s.time_step;
+  switch (s.stabilisation) {
+    case Stabilisation::ErrorReduction: {
+      const double beta = 1.0 - std::pow(1.0 - s.erp, h);  // (1 - ERP)^(1/n) with n = 1/h
+      return {1.0 / h, beta / (h * h)};
+    }
+    case Stabilisation::PredictedError:
+      return {1.0 / h, 0.5 / (h * h)};
+    case Stabilisation::Baumgarte:
+      break;
+  }
+  return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
 }
 
 void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
@@ -52,11 +79,92 @@ void throwInconsistent(const Model& model, double residual) {
               " of the multiplier system): they contradict each other at this state");
 }
 
+// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
+// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
+//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
+//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
+// work has A's row count, y and x its column count.
+void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
+                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
+  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
+  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
+  work = b;
+  for (Eigen::Index k = 0; k < r; ++k) {
+    const auto essential = QTZ.col(k).tail(rows - k - 1);
+    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
+    work[k] -= cod.hCoeffs()[k] * s;
+    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
+  }
+  y.setZero();
+  y.head(r) = work.head(r);
+  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
+  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
+    const auto essential = QTZ.row(k).tail(cols - r).transpose();
+    const double s = y[k] + essential.dot(y.tail(cols - r));
+    y[k] -= cod.zCoeffs()[k] * s;
+    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
+  }
+  const auto& perm = cod.colsPermutation().indices();
+  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
+}
+
+// lambda from (Gamma + cfm 1) lambda = eta, with cd.Minv_Gt = M^-1 G^T already filled: the minimum-norm
+// solution through the rank-revealing factorisation, the rank, and the consistency check.
+void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
+                      const ConstrainedDynamicsSettings& settings) {
+  cd.Gamma.noalias() = G * cd.Minv_Gt;
+  cd.Gamma.diagonal().array() += settings.cfm;
+  cd.gamma_solver.setThreshold(settings.rank_tolerance);
+  cd.gamma_solver.compute(cd.Gamma);
+  const Eigen::Index m = cd.lambda.size();
+  minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
+  cd.rank = static_cast<int>(cd.gamma_solver.rank());
+  cd.residual = cd.eta;
+  cd.residual.noalias() -= cd.Gamma * cd.lambda;
+  const double residual = cd.residual.norm() / (1.0 + cd.eta.norm());
+  if (residual > settings.consistency_tolerance) throwInconsistent(model, residual);
+}
+
+// The KKT system in cd.kkt / cd.kkt_rhs: solution, rank of the constraint part, consistency check.
+void solveKkt(const Model& model, ConstrainedDynamicsData& cd, const ConstrainedDynamicsSettings& settings) {
+  const int nv = model.nv();
+  cd.kkt_solver.setThreshold(settings.rank_tolerance);
+  cd.kkt_solver.compute(cd.kkt);
+  const Eigen::Index n = cd.kkt_rhs.size();
+  minimumNormSolve(cd.kkt_solver, cd.kkt_rhs, cd.solve_work.head(n), cd.solve_y.head(n), cd.kkt_solution);
+  cd.rank = static_cast<int>(cd.kkt_solver.rank()) - nv;
+  cd.kkt_residual = cd.kkt_rhs;
+  cd.kkt_residual.noalias() -= cd.kkt * cd.kkt_solution;
+  const double residual = cd.kkt_residual.norm() / (1.0 + cd.kkt_rhs.norm());
+  if (residual > settings.consistency_tolerance) throwInconsistent(model, residual);
+}
+
+// The KKT matrix [M -G^T; G cfm 1] at q.
+void assembleKkt(const Model& model, Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
+                 const Eigen::VectorXd& q, const ConstrainedDynamicsSettings& settings) {
+  const int nv = model.nv(), m = static_cast<int>(G.rows());
+  cd.kkt.topLeftCorner(nv, nv) = massMatrix(model, data, q, settings.dynamics);
+  cd.kkt.topRightCorner(nv, m) = -G.transpose();
+  cd.kkt.bottomLeftCorner(m, nv) = G;
+  cd.kkt.bottomRightCorner(m, m).setIdentity();
+  cd.kkt.bottomRightCorner(m, m) *= settings.cfm;
+}
+
+// cd.Minv_Gt = M^-1 G^T by articulated-body propagation; ABA (forwardDynamics) must have run at q.
+void articulatedResponse(const Model& model, const Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G) {
+  for (int r = 0; r < G.rows(); ++r) {
+    cd.row = G.row(r).transpose();
+    cd.response.applyInverseMass(model, data, cd.row, cd.column);
+    cd.Minv_Gt.col(r) = cd.column;
+  }
+}
+
 }  // namespace
 
 ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints)
     : kinematics(model, constraints),
       qdd(Eigen::VectorXd::Zero(model.nv())),
+      v_plus(Eigen::VectorXd::Zero(model.nv())),
       lambda(Eigen::VectorXd::Zero(constraints.rows())),
       closure_wrench(constraints.loops.size(), Vector6::Zero()),
       qdd0(model.nv()),
@@ -69,6 +177,10 @@ ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const Const
       kkt(model.nv() + constraints.rows(), model.nv() + constraints.rows()),
       kkt_rhs(model.nv() + constraints.rows()),
       kkt_solution(model.nv() + constraints.rows()),
+      kkt_residual(model.nv() + constraints.rows()),
+      residual(constraints.rows()),
+      solve_work(std::max(model.nv(), constraints.rows()) + constraints.rows()),
+      solve_y(std::max(model.nv(), constraints.rows()) + constraints.rows()),
       gamma_solver(constraints.rows(), constraints.rows()),
       kkt_solver(model.nv() + constraints.rows(), model.nv() + constraints.rows()),
       jacobian_solver(constraints.rows(), model.nv()),
@@ -80,54 +192,73 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::forwardDynamicsConstrained";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings);
+  checkSettings(settings, fn);
   internal::checkVector(tau, model.nv(), fn, "tau");
   constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   const ConstraintKinematics& k = cd.kinematics;
-  const int nv = model.nv(), m = constraints.rows();
-  cd.rhs = k.gamma - (2.0 * settings.baumgarte_alpha) * (k.G * v) -
-           (settings.baumgarte_beta * settings.baumgarte_beta) * k.C;
+  const int nv = model.nv();
+  const auto [a, b] = feedbackGains(settings);
+  cd.eta.noalias() = k.G * v;
+  cd.rhs = k.gamma - a * cd.eta - b * k.C;
 
   if (settings.solver == ConstrainedSolver::Articulated) {
     cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
-    for (int r = 0; r < m; ++r) {
-      cd.row = k.G.row(r).transpose();
-      cd.response.applyInverseMass(model, data, cd.row, cd.column);
-      cd.Minv_Gt.col(r) = cd.column;
-    }
-    cd.Gamma.noalias() = k.G * cd.Minv_Gt;
-    cd.Gamma.diagonal().array() += settings.cfm;
+    articulatedResponse(model, data, cd, k.G);
     cd.eta = cd.rhs;
     cd.eta.noalias() -= k.G * cd.qdd0;
-    cd.gamma_solver.setThreshold(settings.rank_tolerance);
-    cd.gamma_solver.compute(cd.Gamma);
-    cd.lambda = cd.gamma_solver.solve(cd.eta);
-    cd.rank = static_cast<int>(cd.gamma_solver.rank());
-    const double residual = (cd.Gamma * cd.lambda - cd.eta).norm() / (1.0 + cd.eta.norm());
-    if (residual > settings.consistency_tolerance) throwInconsistent(model, residual);
+    solveMultipliers(model, cd, k.G, settings);
     cd.qdd = cd.qdd0;
     cd.qdd.noalias() += cd.Minv_Gt * cd.lambda;
   } else {
     // [M  -G^T] [qdd   ]   [tau - h]
     // [G  cfm 1] [lambda] = [rhs    ]
-    cd.kkt.topLeftCorner(nv, nv) = massMatrix(model, data, q, settings.dynamics);
-    cd.kkt.topRightCorner(nv, m) = -k.G.transpose();
-    cd.kkt.bottomLeftCorner(m, nv) = k.G;
-    cd.kkt.bottomRightCorner(m, m).setIdentity();
-    cd.kkt.bottomRightCorner(m, m) *= settings.cfm;
+    assembleKkt(model, data, cd, k.G, q, settings);
     cd.kkt_rhs.head(nv) = tau - nonlinearEffects(model, data, q, v, settings.dynamics);
-    cd.kkt_rhs.tail(m) = cd.rhs;
-    cd.kkt_solver.setThreshold(settings.rank_tolerance);
-    cd.kkt_solver.compute(cd.kkt);
-    cd.kkt_solution = cd.kkt_solver.solve(cd.kkt_rhs);
-    cd.rank = static_cast<int>(cd.kkt_solver.rank()) - nv;
-    const double residual = (cd.kkt * cd.kkt_solution - cd.kkt_rhs).norm() / (1.0 + cd.kkt_rhs.norm());
-    if (residual > settings.consistency_tolerance) throwInconsistent(model, residual);
+    cd.kkt_rhs.tail(k.G.rows()) = cd.rhs;
+    solveKkt(model, cd, settings);
     cd.qdd = cd.kkt_solution.head(nv);
-    cd.lambda = cd.kkt_solution.tail(m);
+    cd.lambda = cd.kkt_solution.tail(k.G.rows());
   }
   closureWrenches(constraints, cd);
   return cd.qdd;
+}
+
+const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, ConstrainedDynamicsData& cd,
+                                         const ConstraintSet& constraints, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& v_minus, double restitution,
+                                         const ConstrainedDynamicsSettings& settings) {
+  const char* fn = "abdyn::constrainedImpact";
+  checkSizes(cd, model, constraints, fn);
+  checkSettings(settings, fn);
+  internal::checkVector(v_minus, model.nv(), fn, "v_minus");
+  if (!(restitution >= 0.0 && restitution <= 1.0)) {
+    throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");
+  }
+  constraintJacobian(model, data, constraints, cd.kinematics, q);
+  const Eigen::MatrixXd& G = cd.kinematics.G;
+  const int nv = model.nv();
+  if (settings.solver == ConstrainedSolver::Articulated) {
+    // ABA at zero velocity and torque only for its articulated-body inertias at q.
+    forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
+    articulatedResponse(model, data, cd, G);
+    cd.eta.noalias() = G * v_minus;
+    cd.eta *= -(1.0 + restitution);
+    solveMultipliers(model, cd, G, settings);
+    cd.v_plus = v_minus;
+    cd.v_plus.noalias() += cd.Minv_Gt * cd.lambda;
+  } else {
+    // [M  -G^T] [v+    ]   [M v-    ]
+    // [G  cfm 1] [lambda] = [-e G v-]
+    assembleKkt(model, data, cd, G, q, settings);
+    cd.kkt_rhs.head(nv).noalias() = cd.kkt.topLeftCorner(nv, nv) * v_minus;
+    cd.kkt_rhs.tail(G.rows()).noalias() = G * v_minus;
+    cd.kkt_rhs.tail(G.rows()) *= -restitution;
+    solveKkt(model, cd, settings);
+    cd.v_plus = cd.kkt_solution.head(nv);
+    cd.lambda = cd.kkt_solution.tail(G.rows());
+  }
+  closureWrenches(constraints, cd);
+  return cd.v_plus;
 }
 
 int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
@@ -149,7 +280,8 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
     }
     // Minimum-norm Gauss-Newton step dq = -J^+ C, decomposing J itself (J^T J would square its conditioning).
     cd.jacobian_solver.compute(k.G_exact);
-    cd.row = -cd.jacobian_solver.solve(k.C);
+    minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
+    cd.row = -cd.row;
     integrate(model, q, cd.row, 1.0, q);
   }
   return max_iterations;
@@ -173,7 +305,7 @@ void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& 
   cd.gamma_solver.setThreshold(ConstrainedDynamicsSettings{}.rank_tolerance);
   cd.gamma_solver.compute(cd.Gamma);
   cd.eta.noalias() = G * v;
-  cd.rhs = cd.gamma_solver.solve(cd.eta);
+  minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(G.rows()), cd.solve_y.head(G.rows()), cd.rhs);
   v.noalias() -= cd.Minv_Gt * cd.rhs;
 }
 

@@ -113,11 +113,13 @@ void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, 
     addBodyColumns(model, ck.S_world, c.body_b, 1.0, a.R, b.p, G6);
     addBodyColumns(model, ck.S_world, c.body_a, -1.0, a.R, b.p, G6);
     const int m = c.rows();
-    ck.C.segment(row, m) = c.directions * error;
-    ck.G.middleRows(row, m) = c.directions * G6;
+    // noalias and the column loop: no products into heap temporaries (this runs every step).
+    ck.C.segment(row, m).noalias() = c.directions * error;
+    ck.G.middleRows(row, m).noalias() = c.directions * G6;
     // Exact derivative of the log: dphi/dt = Jl^-1(phi) w_rel, with Jl^-1(phi) = Jr^-1(-phi).
-    G6.topRows<3>() = rightJacobianInverseSO3(-phi) * G6.topRows<3>();
-    ck.G_exact.middleRows(row, m) = c.directions * G6;
+    const Matrix3 Jl_inv = rightJacobianInverseSO3(-phi);
+    for (int k = 0; k < G6.cols(); ++k) G6.col(k).head<3>() = (Jl_inv * G6.col(k).head<3>()).eval();
+    ck.G_exact.middleRows(row, m).noalias() = c.directions * G6;
     if (with_bias) {
       // Relative acceleration in Fa at qdd = 0 (data holds accelerations with qdd = 0):
       //   d/dt R_Fa^T (w_b - w_a)              = R_Fa^T (dalpha - w_a x dw)
@@ -128,7 +130,7 @@ void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, 
       const Vector3 du = b.pddot - a.pddot - a.alpha.cross(d) - a.w.cross(b.pdot - a.pdot);
       Vector6 bias;
       bias << a.R.transpose() * (b.alpha - a.alpha - a.w.cross(dw)), a.R.transpose() * (du - a.w.cross(u));
-      ck.gamma.segment(row, m) = -(c.directions * bias);
+      ck.gamma.segment(row, m).noalias() = -c.directions * bias;
     }
     row += m;
   }

@@ -1,10 +1,27 @@
 #pragma once
 // Forward dynamics of a tree with loop closures and joint couplings (loop_closure.hpp), by Lagrange
 // multipliers at the acceleration level:
-//   M qdd + h(q, v) = tau + G^T lambda,      G qdd = gamma - 2 alpha G v - beta^2 C   (Baumgarte)
-// The impulse-level twin (the reference notes' Gamma lambda = eta) follows from integrating over an
-// instant; here Gamma = G M^-1 G^T and eta = gamma - 2 alpha G v - beta^2 C - G qdd0 with qdd0 the
-// unconstrained acceleration, so lambda solves Gamma lambda = eta and qdd = qdd0 + M^-1 G^T lambda.
+//   M qdd + h(q, v) = tau + G^T lambda,      G qdd = rhs = gamma - a G v - b C
+// with gamma = -Gdot v (so that G qdd = gamma keeps G v = 0) and a, b the drift feedback chosen by
+// ConstrainedDynamicsSettings::stabilisation (below). The impulse-level twin (the reference notes'
+// Gamma lambda = eta) follows from integrating over an instant; here Gamma = G M^-1 G^T and
+// eta = rhs - G qdd0 with qdd0 the unconstrained acceleration, so lambda solves Gamma lambda = eta and
+// qdd = qdd0 + M^-1 G^T lambda. constrainedImpact() is that system at the impulse level.
+//
+// Stabilisation (a, b) of the drift of C, with h the integrator's time step where one is needed:
+//   Baumgarte       a = 2 alpha, b = beta^2: C'' + 2 alpha C' + beta^2 C = 0 (critically damped when
+//                   alpha = beta); alpha = beta = 0 is no stabilisation (the default).
+//   ErrorReduction  a = 1/h, b = beta_erp/h^2, beta_erp = 1 - (1 - ERP)^(1/n), n = 1/h: ERP is the
+//                   fraction of C removed per second, beta_erp the fraction removed per step (n steps
+//                   remove ERP). Derivation: the notes ask for G v_next = -(beta_erp/h) C at the velocity
+//                   level; semi-implicit Euler gives G v_next = G v + h (G qdd - gamma), so
+//                   G qdd = gamma - G v/h - beta_erp C/h^2, and then C_next = C + h G v_next =
+//                   (1 - beta_erp) C to first order.
+//   PredictedError  a = 1/h, b = 1/(2 h^2): the next-step error e = C + h G v vanishes after one
+//                   semi-implicit Euler step: e_next = C_next + h G v_next = C + 2 h G v_next with
+//                   G v_next = G v + h (G qdd - gamma), so G qdd = gamma - G v/h - C/(2 h^2) (C itself
+//                   then halves each step).
+// CFM (constraint force mixing) adds cfm 1 to Gamma in any of them: soft constraints, regular Gamma.
 //
 // Two solvers that must agree:
 //   Direct       the KKT system [M -G^T; G cfm 1] [qdd; lambda] = [tau - h; rhs] from CRBA, dense.
@@ -12,7 +29,9 @@
 //                row, no mass matrix), then the m x m system for lambda.
 // Redundant closures (a planar loop closed by a 3-D revolute joint) make Gamma singular: both solvers
 // use a rank-revealing complete orthogonal decomposition, report the rank and take the minimum-norm
-// multipliers (qdd is unique either way); constraints that cannot all hold throw abdyn::Error.
+// multipliers (qdd is unique either way); constraints that cannot all hold throw abdyn::Error. The
+// minimum-norm solve applies the factorisation's reflectors in the workspace below, so that nothing here
+// allocates once ConstrainedDynamicsData is built (Eigen's own solve() makes heap temporaries).
 
 #include <Eigen/QR>
 
@@ -24,10 +43,16 @@ namespace abdyn {
 
 enum class ConstrainedSolver { Direct, Articulated };
 
+/// How the acceleration-level rhs feeds back the drift of C (formulas above).
+enum class Stabilisation { Baumgarte, ErrorReduction, PredictedError };
+
 struct ConstrainedDynamicsSettings {
   ConstrainedSolver solver = ConstrainedSolver::Articulated;
-  double baumgarte_alpha = 0.0;  // velocity feedback (1/s): rhs -= 2 alpha G v
-  double baumgarte_beta = 0.0;   // position feedback (1/s): rhs -= beta^2 C
+  Stabilisation stabilisation = Stabilisation::Baumgarte;
+  double baumgarte_alpha = 0.0;  // Baumgarte: velocity feedback (1/s), rhs -= 2 alpha G v
+  double baumgarte_beta = 0.0;   // Baumgarte: position feedback (1/s), rhs -= beta^2 C
+  double erp = 0.2;              // ErrorReduction: fraction of C removed per second, in [0, 1]
+  double time_step = 0.0;        // ErrorReduction, PredictedError: the integrator's step h (s), > 0
   double cfm = 0.0;              // constraint force mixing: Gamma + cfm 1 (softens, regularises)
   double rank_tolerance = 1e-10; // relative pivot threshold of the rank-revealing factorisation
   double consistency_tolerance = 1e-8;  // |Gamma lambda - eta| / (1 + |eta|) above this: inconsistent
@@ -39,16 +64,19 @@ struct ConstrainedDynamicsData {
   ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints);
 
   ConstraintKinematics kinematics;  // C, G, gamma at the last call
-  Eigen::VectorXd qdd;              // result
+  Eigen::VectorXd qdd;              // result of forwardDynamicsConstrained
+  Eigen::VectorXd v_plus;           // result of constrainedImpact
   Eigen::VectorXd lambda;           // multipliers: G^T lambda is the generalized constraint force
   std::vector<Vector6> closure_wrench;  // per loop closure: the wrench [torque; force] on body b at Fb's
-                                        // origin, in Fa's axes (body a feels the opposite)
+                                        // origin, in Fa's axes (body a feels the opposite); after
+                                        // constrainedImpact, the impulse [N m s; N s]
   int rank = 0;                     // rank of the constraint system at the last call
 
   // Scratch.
   Eigen::VectorXd qdd0, rhs, eta, row, column;
   Eigen::MatrixXd Minv_Gt, Gamma, kkt;
-  Eigen::VectorXd kkt_rhs, kkt_solution;
+  Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual, residual;
+  Eigen::VectorXd solve_work, solve_y;  // minimum-norm solves: max(nv, m) + m each
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
   RowResponse response;
 };
@@ -58,6 +86,19 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstraintSet& constraints, const Eigen::VectorXd& q,
                                                   const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                                   const ConstrainedDynamicsSettings& settings = {});
+
+/// The post-impact velocity v+ = v- + M^-1 G^T lambda of an impact that closes the constraints at q
+/// (re-closing a loop, a collision), into cd.v_plus (and cd.lambda: the impulses, N s; cd.rank).
+/// Impulse-level system (the notes' Gamma lambda = eta with no external impulse): G v+ = -e G v-
+/// with restitution e in [0, 1], so Gamma lambda = -(1 + e) G v-. e = 0 gives the M-orthogonal
+/// projection of v- onto G v = 0 (projectVelocities); e = 1 reverses G v and keeps the kinetic energy.
+/// Solved by settings.solver like forwardDynamicsConstrained (Articulated: M^-1 G^T by articulated-body
+/// propagation; Direct: the KKT system [M -G^T; G 0] [v+; lambda] = [M v-; -e G v-]); settings.cfm
+/// softens it; the stabilisation settings are not used.
+const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, ConstrainedDynamicsData& cd,
+                                         const ConstraintSet& constraints, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& v_minus, double restitution,
+                                         const ConstrainedDynamicsSettings& settings = {});
 
 /// Post-stabilisation of positions (and assembly from a nearby guess): Gauss-Newton on the manifold,
 /// q <- q (+) (-J^+ C) with J = dC/dq, until max |C| <= tolerance. Returns the iterations taken; throws
