@@ -16,8 +16,8 @@
 //
 // Constrained/<scene>/<library>: forward dynamics with loop closures (Lagrange multipliers, no
 // stabilisation) on states that satisfy the closures (assembled by abdyn::projectPositions and
-// projectVelocities from random perturbations). abdyn's articulated solver ("abdyn") and its KKT solver
-// ("abdyn_direct") against Pinocchio's constraintDynamics and constrainedABA and RBDL's
+// projectVelocities from random perturbations). abdyn's factorized solver ("abdyn"), its articulated
+// solver ("abdyn_articulated") and its KKT solver ("abdyn_direct") against Pinocchio's constraintDynamics and constrainedABA and RBDL's
 // ForwardDynamicsConstraintsDirect. Scenes: the humanoid standing on both feet welded to the ground.
 
 #include <benchmark/benchmark.h>
@@ -194,9 +194,11 @@ abdyn::ConstrainedDynamicsSettings constrainedSettings(abdyn::ConstrainedSolver 
   return settings;
 }
 
-// Registers Constrained/<label>/abdyn (articulated solver) and abdyn_direct; returns abdyn's qdd on state 0.
+// Registers Constrained/<label>/abdyn (factorized solver), abdyn_articulated and abdyn_direct; returns
+// abdyn's qdd on state 0 (articulated solver: the peers are checked against the other method).
 abdyn_bench::Outputs registerAbdynConstrained(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
-  for (const auto& [library, solver] : {std::pair{"abdyn", abdyn::ConstrainedSolver::Articulated},
+  for (const auto& [library, solver] : {std::pair{"abdyn", abdyn::ConstrainedSolver::Factorized},
+                                        std::pair{"abdyn_articulated", abdyn::ConstrainedSolver::Articulated},
                                         std::pair{"abdyn_direct", abdyn::ConstrainedSolver::Direct}}) {
     const abdyn::ConstrainedDynamicsSettings settings = constrainedSettings(solver);
     benchmark::RegisterBenchmark(("Constrained/" + label + "/" + library).c_str(), [c, settings](benchmark::State& state) {

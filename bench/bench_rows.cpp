@@ -5,6 +5,8 @@
 //   RagdollPgs     the projected Gauss-Seidel sweeps alone on that step's rows, from zero impulses;
 //                  the counter time_per_row_iteration is the time per row per sweep (s, SI-prefixed)
 //   RagdollResponses  M^-1 J^T of every row by articulated-body propagation
+//   RagdollResponsesFactorized  the same by CRBA, the L^T D L factor and one sparse solve per row (the
+//                  path the Simulator picks for this model); time_per_row includes CRBA and the factor
 
 #include <benchmark/benchmark.h>
 
@@ -85,6 +87,18 @@ void RagdollResponses(benchmark::State& state) {
                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+void RagdollResponsesFactorized(benchmark::State& state) {
+  RowProblem p(fallenRagdoll());
+  const Eigen::VectorXd q = fallenRagdoll().q;
+  for (auto _ : state) {
+    p.response.dense(p.model, p.data, q, p.rows);
+    benchmark::ClobberMemory();
+  }
+  state.counters["rows"] = p.rows.size();
+  state.counters["time_per_row"] = benchmark::Counter(static_cast<double>(p.rows.size()) * state.iterations(),
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void RagdollPgs(benchmark::State& state) {
   RowProblem p(fallenRagdoll());
   p.response.articulated(p.model, p.data, p.rows);
@@ -107,5 +121,6 @@ void RagdollPgs(benchmark::State& state) {
 
 BENCHMARK(RagdollStep)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponses)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollResponsesFactorized)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollPgs)->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

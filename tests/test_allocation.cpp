@@ -176,7 +176,8 @@ BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
     Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
     const Eigen::VectorXd v_minus = v;
     const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
-    std::vector<abdyn::ConstrainedDynamicsSettings> settings(4);
+    std::vector<abdyn::ConstrainedDynamicsSettings> settings(5);
+    settings[4].solver = abdyn::ConstrainedSolver::Factorized;
     settings[1].solver = abdyn::ConstrainedSolver::Direct;
     settings[2].stabilisation = abdyn::Stabilisation::ErrorReduction;
     settings[2].time_step = 1e-3;
@@ -187,7 +188,7 @@ BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
       const long n = countAllocations([&] { abdyn::forwardDynamicsConstrained(model, data, cd, loops, q, v, tau, s); });
       BOOST_TEST(n == 0, name << ": forwardDynamicsConstrained: " << n << " heap allocations");
     }
-    for (const auto& s : {settings[0], settings[1]}) {
+    for (const auto& s : {settings[0], settings[1], settings[4]}) {
       const long n = countAllocations([&] { abdyn::constrainedImpact(model, data, cd, loops, q, v_minus, 0.5, s); });
       BOOST_TEST(n == 0, name << ": constrainedImpact: " << n << " heap allocations");
     }

@@ -190,6 +190,10 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree) {
     settings.solver = ConstrainedSolver::Direct;
     const Eigen::VectorXd direct = forwardDynamicsConstrained(model, data, cd, rc.constraints, q, v, tau, settings);
     const Eigen::VectorXd lambda_direct = cd.lambda;
+    settings.solver = ConstrainedSolver::Factorized;
+    const Eigen::VectorXd factorized = forwardDynamicsConstrained(model, data, cd, rc.constraints, q, v, tau, settings);
+    ABDYN_CHECK_REL(factorized, direct, 1e-9);
+    ABDYN_CHECK_REL(cd.lambda, lambda_direct, 1e-8);
     settings.solver = ConstrainedSolver::Articulated;
     const Eigen::VectorXd articulated = forwardDynamicsConstrained(model, data, cd, rc.constraints, q, v, tau, settings);
     ABDYN_CHECK_REL(articulated, direct, 1e-9);
@@ -258,6 +262,11 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree_on_bundled_models) {
       const Eigen::VectorXd direct = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
       const Eigen::VectorXd lambda_direct = cd.lambda;
       const int rank_direct = cd.rank;
+      settings.solver = ConstrainedSolver::Factorized;
+      const Eigen::VectorXd factorized = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
+      ABDYN_CHECK_REL(factorized, direct, 1e-9);
+      ABDYN_CHECK_REL(cd.lambda, lambda_direct, 1e-8);
+      BOOST_TEST(cd.rank == rank_direct, file);
       settings.solver = ConstrainedSolver::Articulated;
       const Eigen::VectorXd articulated = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
       ABDYN_CHECK_REL(articulated, direct, 1e-9);
@@ -580,6 +589,8 @@ BOOST_AUTO_TEST_CASE(impacts_project_or_reflect_the_constrained_velocity) {
         ConstrainedDynamicsSettings settings;
         settings.solver = ConstrainedSolver::Direct;
         const Eigen::VectorXd direct = constrainedImpact(model, data, cd, sys.constraints, q, v_minus, e, settings);
+        settings.solver = ConstrainedSolver::Factorized;
+        ABDYN_CHECK_REL(constrainedImpact(model, data, cd, sys.constraints, q, v_minus, e, settings), direct, 1e-12);
         settings.solver = ConstrainedSolver::Articulated;
         const Eigen::VectorXd articulated = constrainedImpact(model, data, cd, sys.constraints, q, v_minus, e, settings);
         ABDYN_CHECK_REL(articulated, direct, 1e-12);

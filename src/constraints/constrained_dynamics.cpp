@@ -8,6 +8,7 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
+#include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
@@ -159,6 +160,16 @@ void articulatedResponse(const Model& model, const Data& data, ConstrainedDynami
   }
 }
 
+// cd.Minv_Gt = M^-1 G^T by solves with the factor of M in data.L (factorizeMassMatrix at q).
+void factorizedResponse(const Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G) {
+  cd.response.prepareFactorized(data);
+  for (int r = 0; r < G.rows(); ++r) {
+    cd.column = G.row(r).transpose();
+    cd.response.solveFactorized(cd.column);
+    cd.Minv_Gt.col(r) = cd.column;
+  }
+}
+
 }  // namespace
 
 ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints)
@@ -201,9 +212,14 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   cd.eta.noalias() = k.G * v;
   cd.rhs = k.gamma - a * cd.eta - b * k.C;
 
-  if (settings.solver == ConstrainedSolver::Articulated) {
-    cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
-    articulatedResponse(model, data, cd, k.G);
+  if (settings.solver != ConstrainedSolver::Direct) {
+    if (settings.solver == ConstrainedSolver::Articulated) {
+      cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
+      articulatedResponse(model, data, cd, k.G);
+    } else {
+      cd.qdd0 = forwardDynamicsCrba(model, data, q, v, tau, settings.dynamics);  // leaves the factor of M
+      factorizedResponse(data, cd, k.G);
+    }
     cd.eta = cd.rhs;
     cd.eta.noalias() -= k.G * cd.qdd0;
     solveMultipliers(model, cd, k.G, settings);
@@ -237,10 +253,16 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   constraintJacobian(model, data, constraints, cd.kinematics, q);
   const Eigen::MatrixXd& G = cd.kinematics.G;
   const int nv = model.nv();
-  if (settings.solver == ConstrainedSolver::Articulated) {
-    // ABA at zero velocity and torque only for its articulated-body inertias at q.
-    forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
-    articulatedResponse(model, data, cd, G);
+  if (settings.solver != ConstrainedSolver::Direct) {
+    if (settings.solver == ConstrainedSolver::Articulated) {
+      // ABA at zero velocity and torque only for its articulated-body inertias at q.
+      forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
+      articulatedResponse(model, data, cd, G);
+    } else {
+      massMatrix(model, data, q, settings.dynamics);
+      factorizeMassMatrix(model, data);
+      factorizedResponse(data, cd, G);
+    }
     cd.eta.noalias() = G * v_minus;
     cd.eta *= -(1.0 + restitution);
     solveMultipliers(model, cd, G, settings);

@@ -79,32 +79,37 @@ void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows
   for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows[r].Minv_Jt);
 }
 
-ABDYN_FLATTEN void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows) {
-  const int nv = model.nv();
-  Lt_.noalias() = data.L.transpose();
-  // Runs are 1 to 6 coordinates long: plain loops beat Eigen's segment set-up here.
+void RowResponse::prepareFactorized(const Data& data) { Lt_.noalias() = data.L.transpose(); }
+
+// Runs are 1 to 6 coordinates long: plain loops beat Eigen's segment set-up here.
+ABDYN_FLATTEN void RowResponse::solveFactorized(Eigen::VectorXd& out) const {
+  const int nv = static_cast<int>(out.size());
   const int* runs = runs_.data();
   const int* offset = run_offset_.data();
+  double* __restrict x = out.data();
+  for (int k = nv - 1; k >= 0; --k) {  // x = L^-T x: coordinate k feeds its ancestors
+    const double xk = x[k];
+    if (xk == 0.0) continue;
+    const double* __restrict l = Lt_.col(k).data();
+    for (int run = offset[k]; run < offset[k + 1]; run += 2) {
+      for (int j = runs[run]; j <= runs[run + 1]; ++j) x[j] -= xk * l[j];
+    }
+  }
+  for (int k = 0; k < nv; ++k) {  // x = D^-1 x, then x = L^-1 x: coordinate k gathers from its ancestors
+    const double* __restrict l = Lt_.col(k).data();
+    double sum = 0.0;
+    for (int run = offset[k]; run < offset[k + 1]; run += 2) {
+      for (int j = runs[run]; j <= runs[run + 1]; ++j) sum += l[j] * x[j];
+    }
+    x[k] = x[k] / l[k] - sum;
+  }
+}
+
+void RowResponse::factorized(const Model&, const Data& data, RowSet& rows) {
+  prepareFactorized(data);
   for (int r = 0; r < rows.size(); ++r) {
-    Eigen::VectorXd& out = rows[r].Minv_Jt;
-    out = rows[r].J;
-    double* __restrict x = out.data();
-    for (int k = nv - 1; k >= 0; --k) {  // x = L^-T x: coordinate k feeds its ancestors
-      const double xk = x[k];
-      if (xk == 0.0) continue;
-      const double* __restrict l = Lt_.col(k).data();
-      for (int run = offset[k]; run < offset[k + 1]; run += 2) {
-        for (int j = runs[run]; j <= runs[run + 1]; ++j) x[j] -= xk * l[j];
-      }
-    }
-    for (int k = 0; k < nv; ++k) {  // x = D^-1 x, then x = L^-1 x: coordinate k gathers from its ancestors
-      const double* __restrict l = Lt_.col(k).data();
-      double sum = 0.0;
-      for (int run = offset[k]; run < offset[k + 1]; run += 2) {
-        for (int j = runs[run]; j <= runs[run + 1]; ++j) sum += l[j] * x[j];
-      }
-      x[k] = x[k] / l[k] - sum;
-    }
+    rows[r].Minv_Jt = rows[r].J;
+    solveFactorized(rows[r].Minv_Jt);
   }
 }
 
