@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "bench_common.hpp"
 
 namespace {
 
@@ -34,17 +35,11 @@ std::vector<std::unique_ptr<BenchModel>>& registry() {
 void addModel(const std::string& label, abdyn::Model model) {
   auto m = std::make_unique<BenchModel>(BenchModel{label, std::move(model), {}, {}, {}, {}});
   std::mt19937 rng(1234);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const auto randomVector = [&](int n) {
-    Eigen::VectorXd x(n);
-    for (int k = 0; k < n; ++k) x[k] = u(rng);
-    return x;
-  };
   for (int s = 0; s < kStates; ++s) {
     m->q.push_back(abdyn::randomConfiguration(m->model, rng));
-    m->v.push_back(randomVector(m->model.nv()));
-    m->tau.push_back(randomVector(m->model.nv()));
-    m->qdd.push_back(randomVector(m->model.nv()));
+    m->v.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
+    m->tau.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
+    m->qdd.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
   }
   registry().push_back(std::move(m));
 }
@@ -82,14 +77,7 @@ void run(benchmark::State& state, BenchModel* m, const Call& call) {
 
 int main(int argc, char** argv) {
   std::string dir = ABDYN_SOURCE_DIR;
-  std::vector<char*> rest;
-  for (int k = 0; k < argc; ++k) {
-    if (std::string(argv[k]) == "--source" && k + 1 < argc) {
-      dir = argv[++k];
-    } else {
-      rest.push_back(argv[k]);
-    }
-  }
+  std::vector<char*> rest = abdyn_bench::takeSourceArgument(argc, argv, dir);
   int rest_argc = static_cast<int>(rest.size());
   abdyn::logger()->set_level(spdlog::level::err);
   loadModels(dir);

@@ -32,11 +32,13 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "bench_common.hpp"
 #include "peers/peer.hpp"
 
 namespace {
 
 using abdyn_bench::kStates;
+using abdyn_bench::randomVector;
 
 const abdyn::DynamicsOptions kOptions{true, false};
 constexpr double kTolerance = 1e-6;
@@ -103,15 +105,16 @@ const ConstrainedScene kConstrainedScenes[] = {
 
 std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
 
-// Loads the model into abdyn and draws the states every library is timed on.
-abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, AbdynCase& c) {
+// The model loaded into abdyn and the Problem's description of it (no states yet).
+abdyn_bench::Problem loadProblem(const char* label, const std::string& path, bool floating_base,
+                                 bool accept_invalid_inertia, AbdynCase& c) {
   abdyn::UrdfOptions options;
-  options.floating_base = file.floating_base;
-  options.accept_invalid_inertia = file.accept_invalid_inertia;
+  options.floating_base = floating_base;
+  options.accept_invalid_inertia = accept_invalid_inertia;
   abdyn_bench::Problem p;
-  p.label = file.label;
-  p.urdf = dir + "/" + file.path;
-  p.floating_base = file.floating_base;
+  p.label = label;
+  p.urdf = path;
+  p.floating_base = floating_base;
   p.gravity = {options.gravity.x(), options.gravity.y(), options.gravity.z()};
   c.model = abdyn::loadUrdf(p.urdf, options);
   p.nq = c.model.nq();
@@ -121,18 +124,18 @@ abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, 
     p.joints.push_back({joint.name, c.model.bodyName(i), joint.idx_q, joint.idx_v, joint.nq, joint.nv,
                         joint.type == abdyn::JointType::Floating});
   }
+  return p;
+}
+
+// Loads the model into abdyn and draws the states every library is timed on.
+abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, AbdynCase& c) {
+  abdyn_bench::Problem p = loadProblem(file.label, dir + "/" + file.path, file.floating_base, file.accept_invalid_inertia, c);
   std::mt19937 rng(1234);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const auto randomVector = [&](int n) {
-    Eigen::VectorXd x(n);
-    for (int k = 0; k < n; ++k) x[k] = u(rng);
-    return x;
-  };
   for (int s = 0; s < kStates; ++s) {
     c.q.push_back(abdyn::randomConfiguration(c.model, rng));
-    c.v.push_back(randomVector(p.nv));
-    c.tau.push_back(randomVector(p.nv));
-    c.qdd.push_back(randomVector(p.nv));
+    c.v.push_back(randomVector(rng, p.nv));
+    c.tau.push_back(randomVector(rng, p.nv));
+    c.qdd.push_back(randomVector(rng, p.nv));
     p.q.push_back(toStd(c.q.back()));
     p.v.push_back(toStd(c.v.back()));
     p.tau.push_back(toStd(c.tau.back()));
@@ -144,40 +147,20 @@ abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, 
 // The constrained scene's model, closures and states: random perturbations of the closed reference
 // configuration and random velocities, projected back onto the closures.
 abdyn_bench::Problem makeConstrainedProblem(const ConstrainedScene& scene, const std::string& dir, AbdynCase& c) {
-  abdyn::UrdfOptions options;
-  options.floating_base = scene.floating_base;
-  abdyn_bench::Problem p;
-  p.label = scene.label;
-  p.urdf = dir + "/" + scene.path;
-  p.floating_base = scene.floating_base;
-  p.gravity = {options.gravity.x(), options.gravity.y(), options.gravity.z()};
-  c.model = abdyn::loadUrdf(p.urdf, options);
-  p.nq = c.model.nq();
-  p.nv = c.model.nv();
-  for (int i = 1; i < c.model.nbodies(); ++i) {
-    const abdyn::Joint& joint = c.model.joint(i);
-    p.joints.push_back({joint.name, c.model.bodyName(i), joint.idx_q, joint.idx_v, joint.nq, joint.nv,
-                        joint.type == abdyn::JointType::Floating});
-  }
+  abdyn_bench::Problem p = loadProblem(scene.label, dir + "/" + scene.path, scene.floating_base, false, c);
   abdyn::Data data(c.model);
   Eigen::VectorXd reference;
   scene.close(c.model, data, reference, c.constraints, p.closures);
   abdyn::ConstrainedDynamicsData cd(c.model, c.constraints);
   std::mt19937 rng(4321);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const auto randomVector = [&](int n) {
-    Eigen::VectorXd x(n);
-    for (int k = 0; k < n; ++k) x[k] = u(rng);
-    return x;
-  };
   for (int s = 0; s < kStates; ++s) {
-    Eigen::VectorXd q = abdyn::integrate(c.model, reference, randomVector(p.nv), 0.1);
+    Eigen::VectorXd q = abdyn::integrate(c.model, reference, randomVector(rng, p.nv), 0.1);
     abdyn::projectPositions(c.model, data, cd, c.constraints, q);
-    Eigen::VectorXd v = randomVector(p.nv);
+    Eigen::VectorXd v = randomVector(rng, p.nv);
     abdyn::projectVelocities(c.model, data, cd, c.constraints, q, v, kOptions);
     c.q.push_back(q);
     c.v.push_back(v);
-    c.tau.push_back(randomVector(p.nv));
+    c.tau.push_back(randomVector(rng, p.nv));
     c.qdd.push_back(Eigen::VectorXd::Zero(p.nv));
     p.q.push_back(toStd(c.q.back()));
     p.v.push_back(toStd(c.v.back()));
@@ -280,6 +263,22 @@ void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& rep
   benchmark::AddCustomContext("agreement " + label + " " + report.library, context);
 }
 
+// Sets up every peer compiled in on the problem (registering its benchmarks) and prints its agreement.
+void addPeers(const abdyn_bench::Problem& problem, const abdyn_bench::Outputs& reference) {
+  std::vector<abdyn_bench::PeerReport> reports;
+#ifdef ABDYN_BENCH_WITH_PINOCCHIO
+  for (auto& r : abdyn_bench::addPinocchio(problem)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_RBDL
+  for (auto& r : abdyn_bench::addRbdl(problem)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_MUJOCO
+  for (auto& r : abdyn_bench::addMujoco(problem)) reports.push_back(std::move(r));
+#endif
+  for (const auto& report : reports) checkAgreement(problem.label, report, reference);
+  std::cout << std::flush;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -309,33 +308,14 @@ int main(int argc, char** argv) {
     const abdyn_bench::Problem problem = makeProblem(file, dir, *c);
     registerAbdyn(problem.label, c);
     const abdyn_bench::Outputs reference = abdynOutputs(*c);
-    std::vector<abdyn_bench::PeerReport> reports;
-#ifdef ABDYN_BENCH_WITH_PINOCCHIO
-    for (auto& r : abdyn_bench::addPinocchio(problem)) reports.push_back(std::move(r));
-#endif
-#ifdef ABDYN_BENCH_WITH_RBDL
-    for (auto& r : abdyn_bench::addRbdl(problem)) reports.push_back(std::move(r));
-#endif
-#ifdef ABDYN_BENCH_WITH_MUJOCO
-    for (auto& r : abdyn_bench::addMujoco(problem)) reports.push_back(std::move(r));
-#endif
-    for (const auto& report : reports) checkAgreement(problem.label, report, reference);
-    std::cout << std::flush;
+    addPeers(problem, reference);
   }
   for (const ConstrainedScene& scene : kConstrainedScenes) {
     if (!models.empty() && models.find("," + std::string(scene.label) + ",") == std::string::npos) continue;
     auto c = std::make_shared<AbdynCase>();
     const abdyn_bench::Problem problem = makeConstrainedProblem(scene, dir, *c);
     const abdyn_bench::Outputs reference = registerAbdynConstrained(problem.label, c);
-    std::vector<abdyn_bench::PeerReport> reports;
-#ifdef ABDYN_BENCH_WITH_PINOCCHIO
-    for (auto& r : abdyn_bench::addPinocchio(problem)) reports.push_back(std::move(r));
-#endif
-#ifdef ABDYN_BENCH_WITH_RBDL
-    for (auto& r : abdyn_bench::addRbdl(problem)) reports.push_back(std::move(r));
-#endif
-    for (const auto& report : reports) checkAgreement(problem.label, report, reference);
-    std::cout << std::flush;
+    addPeers(problem, reference);
   }
   std::cout << std::endl;
 

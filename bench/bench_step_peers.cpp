@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "bench_common.hpp"
 #include "peers/step_scene.hpp"
 
 namespace {
@@ -118,11 +119,8 @@ StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
   s.q0 = toStd(abdyn::neutral(model));
   s.v0 = toStd(v0);
   std::mt19937 rng(99);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Eigen::VectorXd v_check(model.nv());
-  for (int k = 0; k < model.nv(); ++k) v_check[k] = u(rng);
+  s.v_check = toStd(abdyn_bench::randomVector(rng, model.nv()));
   s.q_check = toStd(abdyn::randomConfiguration(model, rng));
-  s.v_check = toStd(v_check);
   return s;
 }
 
@@ -232,14 +230,7 @@ void checkReport(const StepScene& scene, const abdyn::Model& model, const StepRe
 
 int main(int argc, char** argv) {
   std::string dir = ABDYN_SOURCE_DIR;
-  std::vector<char*> rest;
-  for (int k = 0; k < argc; ++k) {
-    if (std::string(argv[k]) == "--source" && k + 1 < argc) {
-      dir = argv[++k];
-    } else {
-      rest.push_back(argv[k]);
-    }
-  }
+  std::vector<char*> rest = abdyn_bench::takeSourceArgument(argc, argv, dir);
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   abdyn::logger()->set_level(spdlog::level::err);
