@@ -6,7 +6,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="${1:-$here/build}"
-fixed=(pendulum double_pendulum cartpole iiwa7 quadruped humanoid four_bar slider_crank)
+fixed=(pendulum double_pendulum cartpole iiwa7 quadruped humanoid four_bar slider_crank five_bar)
 # 3 states for the 30- and 36-coordinate humanoid, 5 elsewhere: the files stay a few hundred KB in all.
 states() { [[ $1 == humanoid ]] && echo 3 || echo 5; }
 floating=(iiwa7 quadruped humanoid)
