@@ -81,7 +81,7 @@ void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows
 
 void RowResponse::prepareFactorized(const Data& data) { Lt_.noalias() = data.L.transpose(); }
 
-// Runs are 1 to 6 coordinates long: plain loops beat Eigen's segment set-up here.
+// On branched robots runs are a few coordinates long: plain loops beat Eigen's segment set-up there.
 ABDYN_FLATTEN void RowResponse::solveFactorized(Eigen::VectorXd& out) const {
   const int nv = static_cast<int>(out.size());
   const int* runs = runs_.data();
