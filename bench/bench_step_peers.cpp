@@ -77,8 +77,7 @@ StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
   s.problem.floating_base = true;
   s.problem.nq = model.nq();
   s.problem.nv = model.nv();
-  s.gravity = array3(model.gravity().linear());
-  s.problem.gravity = s.gravity;
+  s.problem.gravity = array3(model.gravity().linear());
   s.ground_height = kGround;
   for (int i = 1; i < model.nbodies(); ++i) {
     const abdyn::Joint& joint = model.joint(i);

@@ -125,7 +125,7 @@ BulletWorld::BulletWorld(const StepScene& s) : scene(s), ground_shape(btVector3(
   body->setHasSelfCollision(false);
   body->setUseGyroTerm(true);
   world.addMultiBody(body.get());
-  world.setGravity(btVector3(s.gravity[0], s.gravity[1], s.gravity[2]));
+  world.setGravity(btVector3(s.problem.gravity[0], s.problem.gravity[1], s.problem.gravity[2]));
   world.getSolverInfo().m_numIterations = s.iterations;
 
   for (int i = 0; i < n; ++i) {
@@ -183,8 +183,7 @@ BulletWorld::~BulletWorld() {
 void BulletWorld::setState(const std::vector<double>& q, const std::vector<double>& v) {
   const StepBody& root = scene.bodies[0];
   const Eigen::Matrix3d R = quaternionRotation(q[3], q[4], q[5], q[6]);
-  const Eigen::Vector3d c = vec(root.com), w = v.size() ? Eigen::Vector3d(v[0], v[1], v[2]) : Eigen::Vector3d::Zero();
-  const Eigen::Vector3d lin(v[3], v[4], v[5]);
+  const Eigen::Vector3d c = vec(root.com), w(v[0], v[1], v[2]), lin(v[3], v[4], v[5]);
   body->setBasePos(btv(Eigen::Vector3d(q[0], q[1], q[2]) + R * c));
   body->setWorldToBaseRot(quat((R * P[0]).transpose()));
   body->setBaseOmega(btv(R * w));

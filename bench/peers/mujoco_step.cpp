@@ -105,7 +105,7 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
   auto base = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, fail.error, repair), Layout(scene.problem), {}, {}});
   if (!base->model) return {fail};
   mjModel* m = base->model.get();
-  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.gravity[k];
+  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.problem.gravity[k];
   m->opt.timestep = scene.h;
   const int ground = mj_name2id(m, mjOBJ_GEOM, "abdyn_ground");
   for (int g = 0; g < m->ngeom; ++g) {

@@ -48,8 +48,7 @@ struct StepBody {
 struct StepScene {
   std::string label;
   Problem problem;  // the URDF file and abdyn's joint layout (for MuJoCo, which loads the URDF itself)
-  std::vector<StepBody> bodies;
-  Vec3 gravity{};
+  std::vector<StepBody> bodies;  // gravity: problem.gravity
   double ground_height = 0.0;
   double mu = 0.8;        // Coulomb friction between the shapes and the ground
   double h = 2e-3;        // time step (s)

@@ -194,6 +194,34 @@ struct Outputs {
   std::vector<Eigen::Vector3d> p;                          // position of the link's origin in the world
 };
 
+/// The generators' command line: <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed].
+struct Arguments {
+  std::string path, name, base, out;
+  int states = 5;
+  unsigned seed = 7;
+  bool floating = false;
+};
+
+/// Reads the command line; false (after printing the usage) when it is too short.
+inline bool parseArguments(int argc, char** argv, const char* tool, Arguments& a) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]\n", tool);
+    return false;
+  }
+  a.path = argv[1], a.name = argv[2], a.base = argv[3], a.out = argv[4];
+  if (argc > 5) a.states = std::stoi(argv[5]);
+  if (argc > 6) a.seed = static_cast<unsigned>(std::stoul(argv[6]));
+  a.floating = a.base == "floating";
+  return true;
+}
+
+/// The joint-space inputs of a state, drawn after its q (the order fixes the files' numbers).
+inline void drawInputs(Draw& draw, int nv, Outputs& o) {
+  o.v = draw.vector(nv, kVelocity);
+  o.tau = draw.vector(nv, kForce);
+  o.acc = draw.vector(nv, kAcceleration);
+}
+
 struct Header {
   std::string peer, version, model, base, convention, note;
   int nq = 0, nv = 0;

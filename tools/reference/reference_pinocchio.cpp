@@ -19,14 +19,10 @@
 using reference::Draw;
 
 int main(int argc, char** argv) try {
-  if (argc < 5) {
-    std::cerr << "usage: reference_pinocchio <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]\n";
-    return 2;
-  }
-  const std::string path = argv[1], name = argv[2], base = argv[3], out = argv[4];
-  const int n_states = argc > 5 ? std::stoi(argv[5]) : 5;
-  const unsigned seed = argc > 6 ? static_cast<unsigned>(std::stoul(argv[6])) : 7u;
-  const bool floating = base == "floating";
+  reference::Arguments args;
+  if (!reference::parseArguments(argc, argv, "reference_pinocchio", args)) return 2;
+  const std::string &path = args.path, &name = args.name, &base = args.base;
+  const bool floating = args.floating;
   const reference::UrdfInfo urdf = reference::readUrdf(path);
 
   pinocchio::Model model;
@@ -59,10 +55,10 @@ int main(int argc, char** argv) try {
   for (const auto& l : urdf.links)
     if (model.existFrame(l, pinocchio::BODY)) h.links.push_back(l);
 
-  Draw draw(seed);
+  Draw draw(args.seed);
   h.Mx_x = draw.vector(h.nv, 1.0);
   std::vector<reference::Outputs> states;
-  for (int s = 0; s < n_states; ++s) {
+  for (int s = 0; s < args.states; ++s) {
     reference::Outputs o;
     o.q = Eigen::VectorXd::Zero(model.nq);
     for (pinocchio::JointIndex j = 1; j < static_cast<pinocchio::JointIndex>(model.njoints); ++j) {
@@ -82,9 +78,7 @@ int main(int argc, char** argv) try {
         throw std::runtime_error("unexpected joint " + model.names[j]);
       }
     }
-    o.v = draw.vector(h.nv, reference::kVelocity);
-    o.tau = draw.vector(h.nv, reference::kForce);
-    o.acc = draw.vector(h.nv, reference::kAcceleration);
+    reference::drawInputs(draw, h.nv, o);
 
     o.fd_qdd = pinocchio::aba(model, data, o.q, o.v, o.tau);
     o.id_tau = pinocchio::rnea(model, data, o.q, o.v, o.acc);
@@ -101,8 +95,8 @@ int main(int argc, char** argv) try {
     }
     states.push_back(std::move(o));
   }
-  reference::write(out, h, states);
-  std::cout << out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links\n";
+  reference::write(args.out, h, states);
+  std::cout << args.out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links\n";
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "reference_pinocchio: " << e.what() << "\n";

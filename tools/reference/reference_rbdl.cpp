@@ -14,14 +14,10 @@ using namespace RigidBodyDynamics;
 using reference::Draw;
 
 int main(int argc, char** argv) try {
-  if (argc < 5) {
-    std::cerr << "usage: reference_rbdl <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]\n";
-    return 2;
-  }
-  const std::string path = argv[1], name = argv[2], base = argv[3], out = argv[4];
-  const int n_states = argc > 5 ? std::stoi(argv[5]) : 5;
-  const unsigned seed = argc > 6 ? static_cast<unsigned>(std::stoul(argv[6])) : 7u;
-  const bool floating = base == "floating";
+  reference::Arguments args;
+  if (!reference::parseArguments(argc, argv, "reference_rbdl", args)) return 2;
+  const std::string &path = args.path, &name = args.name, &base = args.base;
+  const bool floating = args.floating;
   const reference::UrdfInfo urdf = reference::readUrdf(path);
 
   std::vector<std::string> rotated;
@@ -66,10 +62,10 @@ int main(int argc, char** argv) try {
   for (const auto& l : urdf.links)
     if (model.GetBodyId(l.c_str()) != std::numeric_limits<unsigned>::max()) h.links.push_back(l);
 
-  Draw draw(seed);
+  Draw draw(args.seed);
   h.Mx_x = draw.vector(h.nv, 1.0);
   std::vector<reference::Outputs> states;
-  for (int s = 0; s < n_states; ++s) {
+  for (int s = 0; s < args.states; ++s) {
     reference::Outputs o;
     o.q = Math::VectorNd::Zero(model.q_size);
     for (unsigned i = 1; i < model.mBodies.size(); ++i) {
@@ -86,9 +82,7 @@ int main(int argc, char** argv) try {
         throw std::runtime_error("unexpected joint on body " + model.GetBodyName(i));
       }
     }
-    o.v = draw.vector(h.nv, reference::kVelocity);
-    o.tau = draw.vector(h.nv, reference::kForce);
-    o.acc = draw.vector(h.nv, reference::kAcceleration);
+    reference::drawInputs(draw, h.nv, o);
 
     Math::VectorNd q = o.q, v = o.v, tau = o.tau, acc = o.acc, qdd = Math::VectorNd::Zero(h.nv), id = Math::VectorNd::Zero(h.nv);
     ForwardDynamics(model, q, v, tau, qdd);
@@ -108,8 +102,8 @@ int main(int argc, char** argv) try {
     }
     states.push_back(std::move(o));
   }
-  reference::write(out, h, states);
-  std::cout << out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links\n";
+  reference::write(args.out, h, states);
+  std::cout << args.out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links\n";
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "reference_rbdl: " << e.what() << "\n";

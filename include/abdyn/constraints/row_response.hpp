@@ -31,11 +31,11 @@ class RowResponse {
   void articulated(const Model& model, const Data& data, RowSet& rows);
   /// Minv_Jt of every row from the factor of M already in data.L (factorizeMassMatrix at the current q).
   void factorized(const Model& model, const Data& data, RowSet& rows);
+  /// The same after computing M (massMatrix) and its factor at q.
+  void dense(const Model& model, Data& data, const Eigen::VectorXd& q, RowSet& rows, const DynamicsOptions& options = {});
   /// x = M^-1 x with the factor in data.L, for one vector after prepareFactorized(data) at the same q.
   void prepareFactorized(const Data& data);
   void solveFactorized(Eigen::VectorXd& x) const;
-  /// The same after computing M (massMatrix) and its factor at q.
-  void dense(const Model& model, Data& data, const Eigen::VectorXd& q, RowSet& rows, const DynamicsOptions& options = {});
   /// The cheaper of the two for this model: Factorized when nnz(L) is small next to the number of bodies
   /// (measured crossover: about 20 bodies' worth of propagation per ancestor coordinate pair).
   ResponseMethod choose(ResponseMethod requested) const;
