@@ -635,6 +635,12 @@ BOOST_AUTO_TEST_CASE(bad_constraints_are_rejected) {
   bad = fb.constraints;
   bad.loops[0].directions(0, 3) = 0.5;
   BOOST_CHECK_EXCEPTION(bad.validate(fb.model), InvalidArgument, says("direction 0"));
+  bad = fb.constraints;
+  bad.loops[0].directions.resize(7, 6);
+  bad.loops[0].directions << Eigen::Matrix<double, 6, 6>::Identity(), 1, 0, 0, 0, 0, 0;
+  BOOST_CHECK_EXCEPTION(bad.validate(fb.model), InvalidArgument, says("has 7 directions"));
+  bad.loops[0].directions.resize(0, 6);
+  BOOST_CHECK_EXCEPTION(bad.validate(fb.model), InvalidArgument, says("has 0 directions"));
   BOOST_CHECK_EXCEPTION(LoopClosure::revolute("r", 1, Plx(), 2, Plx(), Vector3::Zero()), InvalidArgument, says("axis"));
   bad = fb.constraints;
   bad.couplings.push_back({"m", 1, 1, 1.0, 0.0});

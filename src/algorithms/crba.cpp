@@ -4,12 +4,23 @@
 
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 
 ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const DynamicsOptions& options) {
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
+  }
+  return internal::massMatrixAtTransforms(model, data, options);
+}
+
+namespace internal {
+
+ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options) {
   // Composite-rigid-body algorithm in one frame per subtree: with every joint axis S_k and every
   // composite inertia Ic_i moved once into the coordinates of r, the body at the top of i's subtree, entry
   // M(l, k) for an ancestor coordinate l of k is the dot product S_l . (Ic_i S_k), one 6-vector product
@@ -21,7 +32,6 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, 
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     if (p > 0) {
       data.X_subtree[i] = model.parent(p) == 0 ? data.X_up[i] : data.X_up[i] * data.X_subtree[p];
       data.I_composite[i] = data.X_subtree[i].applyInverse(model.inertia(i));
@@ -79,52 +89,82 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, 
   return data.M;
 }
 
-void factorizeMassMatrix(const Model& model, Data& data) {
-  // Featherstone's LTDL: eliminate from the last coordinate up, touching only ancestor pairs
-  // (lambda = Model::dofParent), so no fill-in occurs.
-  // Only ancestor pairs are copied: L's other entries are zero from Data's constructor and never written.
-  Eigen::MatrixXd& H = data.L;
-  for (int k = 0; k < model.nv(); ++k) {
-    for (int l = k; l >= 0;) {
-      const int start = model.dofRunStart(l), length = l - start + 1;
-      H.row(k).segment(start, length) = data.M.row(k).segment(start, length);
-      l = model.dofParent(start);
+}  // namespace internal
+
+ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
+  // Featherstone's LTDL (RBDA sec. 6.5): eliminate from the last coordinate up, touching only ancestor
+  // pairs, so no fill-in occurs. Stored as L^T (column k holds row k of L), every ancestor run of a
+  // coordinate is a contiguous piece of a column, and the updates below are short axpys.
+  // Entries off the pattern are zero from Data's constructor and never written.
+  Eigen::MatrixXd& Lt = data.Lt;
+  const int nv = model.nv();
+  for (int k = 0; k < nv; ++k) {
+    const double* __restrict mk = data.M.col(k).data();
+    double* __restrict lk = Lt.col(k).data();
+    lk[k] = mk[k];
+    for (const DofRun& run : model.ancestorRuns(k)) {
+      for (int j = run.first; j <= run.last; ++j) lk[j] = mk[j];
     }
   }
-  for (int k = model.nv() - 1; k >= 0; --k) {
-    if (!(H(k, k) > 0.0)) {
+  for (int k = nv - 1; k >= 0; --k) {
+    const double d = Lt(k, k);
+    if (!(d > 0.0)) {
       throw Error("abdyn::factorizeMassMatrix: mass matrix of model '" + model.name() + "' is not positive definite (pivot " +
-                  std::to_string(H(k, k)) + " at coordinate " + std::to_string(k) + ")");
+                  std::to_string(d) + " at coordinate " + std::to_string(k) + ")");
     }
-    for (int i = model.dofParent(k); i >= 0; i = model.dofParent(i)) {
-      const double a = H(k, i) / H(k, k);
-      for (int j = i; j >= 0; j = model.dofParent(j)) H(i, j) -= a * H(k, j);
-      H(k, i) = a;
+    const double inverse_d = 1.0 / d;
+    double* __restrict lk = Lt.col(k).data();
+    const DofList ancestors = model.ancestors(k);
+    const int* A = ancestors.begin();
+    for (int t = ancestors.size() - 1; t >= 0; --t) {
+      // Column i minus a times column k over i and its ancestors, which are the ancestors of k before it.
+      const int i = A[t];
+      const double a = lk[i] * inverse_d;
+      double* __restrict li = Lt.col(i).data();
+      li[i] -= a * lk[i];
+      for (int s = 0; s < t; ++s) li[A[s]] -= a * lk[A[s]];
+      lk[i] = a;
     }
   }
 }
 
 void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = model.nv() - 1; k >= 0; --k) {
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) x[k] += data.L(k, j) * x[j];
+    for (const DofRun& run : model.ancestorRuns(k)) {
+      for (int j = run.first; j <= run.last; ++j) x[k] += data.Lt(j, k) * x[j];
+    }
   }
 }
 
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = 0; k < model.nv(); ++k) {
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) x[j] += data.L(k, j) * x[k];
+    for (const DofRun& run : model.ancestorRuns(k)) {
+      for (int j = run.first; j <= run.last; ++j) x[j] += data.Lt(j, k) * x[k];
+    }
   }
 }
 
-void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  for (int k = 0; k < model.nv(); ++k) {
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) x[k] -= data.L(k, j) * x[j];
+ABDYN_FLATTEN void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  double* __restrict xs = x.data();
+  for (int k = 0; k < model.nv(); ++k) {  // coordinate k gathers from its ancestors
+    const double* __restrict lk = data.Lt.col(k).data();
+    double sum = 0.0;
+    for (const DofRun& run : model.ancestorRuns(k)) {
+      for (int j = run.first; j <= run.last; ++j) sum += lk[j] * xs[j];
+    }
+    xs[k] -= sum;
   }
 }
 
-void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  for (int k = model.nv() - 1; k >= 0; --k) {
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) x[j] -= data.L(k, j) * x[k];
+ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  double* __restrict xs = x.data();
+  for (int k = model.nv() - 1; k >= 0; --k) {  // coordinate k feeds its ancestors
+    const double xk = xs[k];
+    if (xk == 0.0) continue;  // sparse right-hand sides (one row of a constraint Jacobian) skip most of the tree
+    const double* __restrict lk = data.Lt.col(k).data();
+    for (const DofRun& run : model.ancestorRuns(k)) {
+      for (int j = run.first; j <= run.last; ++j) xs[j] -= xk * lk[j];
+    }
   }
 }
 
@@ -132,7 +172,7 @@ void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::Vec
   internal::checkVector(b, model.nv(), "abdyn::solveMassMatrix", "b");
   // M^-1 = L^-1 D^-1 L^-T.
   solveLTransposed(model, data, b);
-  b.array() /= data.L.diagonal().array();
+  b.array() /= data.Lt.diagonal().array();
   solveL(model, data, b);
 }
 

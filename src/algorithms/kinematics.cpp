@@ -3,6 +3,7 @@
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -68,6 +69,13 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
     data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
     // a_i = X a_p + S qdd + v_i x vJ (S is constant in body coordinates, so the only velocity product is v x vJ).
     data.a[i] = data.X_up[i].apply(data.a[p]) + jointVelocity(model, i, qdd) + data.v[i].cross(vJ);
+  }
+}
+
+void internal::worldTransformsAtTransforms(const Model& model, Data& data) {
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const int p = model.parent(i);
+    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
   }
 }
 

@@ -8,11 +8,13 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
-#include "abdyn/algorithms/forward_dynamics_crba.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -109,15 +111,57 @@ void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::Matrix
   for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
 }
 
-// lambda from (Gamma + cfm 1) lambda = eta, with cd.Minv_Gt = M^-1 G^T already filled: the minimum-norm
-// solution through the rank-revealing factorisation, the rank, and the consistency check.
-void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
-                      const ConstrainedDynamicsSettings& settings) {
-  cd.Gamma.noalias() = G * cd.Minv_Gt;
-  cd.Gamma.diagonal().array() += settings.cfm;
+// Gamma = R^T R (R upper triangular, in cd.Gamma_factor) when every pivot exceeds tolerance times Gamma's
+// largest diagonal entry; false otherwise (Gamma numerically singular or not positive definite).
+bool choleskyFactor(ConstrainedDynamicsData& cd, double tolerance) {
+  Eigen::MatrixXd& R = cd.Gamma_factor;
+  R = cd.Gamma;
+  const Eigen::Index m = R.rows();
+  const double floor = m > 0 ? tolerance * cd.Gamma.diagonal().maxCoeff() : 0.0;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    double d = R(j, j);
+    for (Eigen::Index k = 0; k < j; ++k) d -= R(k, j) * R(k, j);
+    if (!(d > floor)) return false;
+    const double rjj = std::sqrt(d);
+    R(j, j) = rjj;
+    for (Eigen::Index i = j + 1; i < m; ++i) {
+      double sum = R(j, i);
+      for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * R(k, i);
+      R(j, i) = sum / rjj;
+    }
+  }
+  return true;
+}
+
+// lambda = Gamma^-1 eta with Gamma = R^T R from choleskyFactor; rank m.
+void choleskySolve(ConstrainedDynamicsData& cd) {
+  const Eigen::MatrixXd& R = cd.Gamma_factor;
+  const Eigen::Index m = R.rows();
+  cd.lambda = cd.eta;
+  for (Eigen::Index j = 0; j < m; ++j) {  // R^T z = eta
+    double sum = cd.lambda[j];
+    for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * cd.lambda[k];
+    cd.lambda[j] = sum / R(j, j);
+  }
+  for (Eigen::Index j = m - 1; j >= 0; --j) {  // R lambda = z
+    double sum = cd.lambda[j];
+    for (Eigen::Index k = j + 1; k < m; ++k) sum -= R(j, k) * cd.lambda[k];
+    cd.lambda[j] = sum / R(j, j);
+  }
+  cd.rank = static_cast<int>(m);
+}
+
+// lambda from Gamma lambda = eta, with cd.Gamma (cfm included) already filled: Cholesky when Gamma is
+// regular, else the minimum-norm solution through the rank-revealing factorisation, with its rank and
+// the consistency check.
+void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const ConstrainedDynamicsSettings& settings) {
+  const Eigen::Index m = cd.lambda.size();
+  if (choleskyFactor(cd, settings.rank_tolerance)) {
+    choleskySolve(cd);
+    return;
+  }
   cd.gamma_solver.setThreshold(settings.rank_tolerance);
   cd.gamma_solver.compute(cd.Gamma);
-  const Eigen::Index m = cd.lambda.size();
   minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
   cd.rank = static_cast<int>(cd.gamma_solver.rank());
   cd.residual = cd.eta;
@@ -160,14 +204,140 @@ void articulatedResponse(const Model& model, const Data& data, ConstrainedDynami
   }
 }
 
-// cd.Minv_Gt = M^-1 G^T by solves with the factor of M in data.L (factorizeMassMatrix at q).
-void factorizedResponse(const Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G) {
-  cd.response.prepareFactorized(data);
-  for (int r = 0; r < G.rows(); ++r) {
-    cd.column = G.row(r).transpose();
-    cd.response.solveFactorized(cd.column);
-    cd.Minv_Gt.col(r) = cd.column;
+// cd.Gamma = G M^-1 G^T + cfm 1 from cd.Minv_Gt.
+void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, double cfm) {
+  cd.Gamma.noalias() = G * cd.Minv_Gt;
+  cd.Gamma.diagonal().array() += cfm;
+}
+
+// C and G at q, M at q and its factor in data.Lt, from one pass of joint transforms.
+void jacobianAndFactor(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
+                       const Eigen::VectorXd& q, const DynamicsOptions& options) {
+  forwardKinematics(model, data, q);
+  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, false);
+  internal::massMatrixAtTransforms(model, data, options);
+  factorizeMassMatrix(model, data);
+}
+
+// Group g's six (padded) rows of cd.Yt at coordinate j.
+Eigen::Map<Vector6> groupColumn(Eigen::MatrixXd& Yt, int g, int j) { return Eigen::Map<Vector6>(Yt.col(j).data() + 6 * g); }
+Eigen::Map<const Vector6> groupColumn(const Eigen::MatrixXd& Yt, int g, int j) {
+  return Eigen::Map<const Vector6>(Yt.col(j).data() + 6 * g);
+}
+
+// With the factor M = L^T D L in data.Lt: Y = L^-T G^T (stored transposed in cd.Yt) and
+// cd.Gamma = G M^-1 G^T + cfm 1 = Y^T D^-1 Y + cfm 1, each only over the coordinates that move the rows'
+// bodies (their supports; entries off them stay zero from construction). The rows of one group (a closure)
+// share their support and are solved together, as six rows (padded with zeros): every step below is a
+// fixed-size 6-vector operation.
+ABDYN_FLATTEN void factorizedSchur(const Model& model, const Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
+                                   double cfm) {
+  const Eigen::MatrixXd& Lt = data.Lt;
+  const int groups = static_cast<int>(cd.group_first_row.size()) - 1;
+  for (int g = 0; g < groups; ++g) {
+    const int r0 = cd.group_first_row[g], n = cd.group_first_row[g + 1] - r0;
+    const int* first = cd.group_coordinates.data() + cd.group_coordinate_offset[g];
+    const int* last = cd.group_coordinates.data() + cd.group_coordinate_offset[g + 1];
+    for (const int* k = first; k != last; ++k) groupColumn(cd.Yt, g, *k).head(n) = G.col(*k).segment(r0, n);
+    for (const int* k = last; k != first;) {  // Y = L^-T Y: each coordinate feeds its ancestors, deepest first
+      --k;
+      const Vector6 yk = groupColumn(cd.Yt, g, *k);
+      for (const DofRun& run : model.ancestorRuns(*k)) {
+        for (int j = run.first; j <= run.last; ++j) groupColumn(cd.Yt, g, j) -= Lt(j, *k) * yk;
+      }
+    }
   }
+  for (int a = 0; a < groups; ++a) {
+    const int a0 = cd.group_first_row[a], na = cd.group_first_row[a + 1] - a0;
+    for (int b = 0; b <= a; ++b) {
+      const int b0 = cd.group_first_row[b], nb = cd.group_first_row[b + 1] - b0;
+      Matrix6 block = Matrix6::Zero();
+      const int pair = a * groups + b;
+      for (int run = cd.shared_run_offset[pair]; run < cd.shared_run_offset[pair + 1]; ++run) {
+        for (int j = cd.shared_runs[run].first; j <= cd.shared_runs[run].last; ++j) {
+          block.noalias() += (groupColumn(cd.Yt, a, j) / Lt(j, j)) * groupColumn(cd.Yt, b, j).transpose();
+        }
+      }
+      cd.Gamma.block(a0, b0, na, nb) = block.topLeftCorner(na, nb);
+      if (b < a) cd.Gamma.block(b0, a0, nb, na) = block.topLeftCorner(na, nb).transpose();
+    }
+  }
+  cd.Gamma.diagonal().array() += cfm;
+}
+
+// eta -= G L^-1 D^-1 x = Y^T D^-1 x, over the rows' supports.
+void subtractGTimesSolve(const Data& data, const ConstrainedDynamicsData& cd, const Eigen::VectorXd& x, Eigen::VectorXd& eta) {
+  const int groups = static_cast<int>(cd.group_first_row.size()) - 1;
+  for (int g = 0; g < groups; ++g) {
+    const int r0 = cd.group_first_row[g], n = cd.group_first_row[g + 1] - r0;
+    Vector6 sum = Vector6::Zero();
+    for (int i = cd.group_coordinate_offset[g]; i < cd.group_coordinate_offset[g + 1]; ++i) {
+      const int j = cd.group_coordinates[i];
+      sum += (x[j] / data.Lt(j, j)) * groupColumn(cd.Yt, g, j);
+    }
+    eta.segment(r0, n) -= sum.head(n);
+  }
+}
+
+// x += Y lambda, over the rows' supports.
+void addYTimesLambda(const ConstrainedDynamicsData& cd, Eigen::VectorXd& x) {
+  const int groups = static_cast<int>(cd.group_first_row.size()) - 1;
+  for (int g = 0; g < groups; ++g) {
+    const int r0 = cd.group_first_row[g], n = cd.group_first_row[g + 1] - r0;
+    Vector6 lambda = Vector6::Zero();
+    lambda.head(n) = cd.lambda.segment(r0, n);
+    for (int i = cd.group_coordinate_offset[g]; i < cd.group_coordinate_offset[g + 1]; ++i) {
+      const int j = cd.group_coordinates[i];
+      x[j] += groupColumn(cd.Yt, g, j).dot(lambda);
+    }
+  }
+}
+
+// x = L^-1 D^-1 x: the second half of a solve with M.
+void finishSolve(const Model& model, const Data& data, Eigen::VectorXd& x) {
+  x.array() /= data.Lt.diagonal().array();
+  solveL(model, data, x);
+}
+
+// The row groups of the Factorized solver and their supports (ConstrainedDynamicsData's fields).
+void buildSupports(const Model& model, const ConstraintSet& constraints, ConstrainedDynamicsData& cd) {
+  std::vector<std::vector<bool>> moved;  // per group
+  int row = 0;
+  const auto addGroup = [&](std::initializer_list<int> bodies, int rows) {
+    std::vector<bool> mask(model.nv(), false);
+    for (const int body : bodies) {
+      for (int i = body; i > 0; i = model.parent(i)) {
+        for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) mask[k] = true;
+      }
+    }
+    cd.group_first_row.push_back(row);
+    row += rows;
+    moved.push_back(std::move(mask));
+  };
+  for (const LoopClosure& c : constraints.loops) addGroup({c.body_a, c.body_b}, c.rows());
+  for (const JointCoupling& c : constraints.couplings) addGroup({c.follower, c.leader}, 1);
+  cd.group_first_row.push_back(row);
+  for (const std::vector<bool>& mask : moved) {
+    cd.group_coordinate_offset.push_back(static_cast<int>(cd.group_coordinates.size()));
+    for (int k = 0; k < model.nv(); ++k) {
+      if (mask[k]) cd.group_coordinates.push_back(k);
+    }
+  }
+  cd.group_coordinate_offset.push_back(static_cast<int>(cd.group_coordinates.size()));
+  for (const std::vector<bool>& a : moved) {
+    for (const std::vector<bool>& b : moved) {
+      cd.shared_run_offset.push_back(static_cast<int>(cd.shared_runs.size()));
+      for (int k = 0; k < model.nv(); ++k) {
+        if (!(a[k] && b[k])) continue;
+        if (k > 0 && a[k - 1] && b[k - 1]) {
+          cd.shared_runs.back().last = k;
+        } else {
+          cd.shared_runs.push_back({k, k});
+        }
+      }
+    }
+  }
+  cd.shared_run_offset.push_back(static_cast<int>(cd.shared_runs.size()));
 }
 
 }  // namespace
@@ -185,7 +355,10 @@ ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const Const
       column(model.nv()),
       Minv_Gt(model.nv(), constraints.rows()),
       Gamma(constraints.rows(), constraints.rows()),
+      Gamma_factor(constraints.rows(), constraints.rows()),
       kkt(model.nv() + constraints.rows(), model.nv() + constraints.rows()),
+      Yt(Eigen::MatrixXd::Zero(6 * static_cast<Eigen::Index>(constraints.loops.size() + constraints.couplings.size()),
+                               model.nv())),
       kkt_rhs(model.nv() + constraints.rows()),
       kkt_solution(model.nv() + constraints.rows()),
       kkt_residual(model.nv() + constraints.rows()),
@@ -195,7 +368,9 @@ ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const Const
       gamma_solver(constraints.rows(), constraints.rows()),
       kkt_solver(model.nv() + constraints.rows(), model.nv() + constraints.rows()),
       jacobian_solver(constraints.rows(), model.nv()),
-      response(model) {}
+      response(model) {
+  buildSupports(model, constraints, *this);
+}
 
 const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data, ConstrainedDynamicsData& cd,
                                                   const ConstraintSet& constraints, const Eigen::VectorXd& q,
@@ -205,24 +380,41 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   checkSizes(cd, model, constraints, fn);
   checkSettings(settings, fn);
   internal::checkVector(tau, model.nv(), fn, "tau");
-  constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
+  const bool factorized = settings.solver == ConstrainedSolver::Factorized;
+  if (factorized) {
+    // One RNEA pass gives h (in data.tau) and the transforms, velocities and bias accelerations that
+    // the closures and CRBA reuse.
+    nonlinearEffects(model, data, q, v, settings.dynamics);
+    internal::worldTransformsAtTransforms(model, data);
+    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, false);
+  } else {
+    constraintKinematics(model, data, constraints, cd.kinematics, q, v);
+  }
   const auto [a, b] = feedbackGains(settings);
   cd.eta.noalias() = k.G * v;
   cd.rhs = k.gamma - a * cd.eta - b * k.C;
 
-  if (settings.solver != ConstrainedSolver::Direct) {
-    if (settings.solver == ConstrainedSolver::Articulated) {
-      cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
-      articulatedResponse(model, data, cd, k.G);
-    } else {
-      cd.qdd0 = forwardDynamicsCrba(model, data, q, v, tau, settings.dynamics);  // leaves the factor of M
-      factorizedResponse(data, cd, k.G);
-    }
+  if (factorized) {
+    internal::massMatrixAtTransforms(model, data, settings.dynamics);
+    factorizeMassMatrix(model, data);
+    factorizedSchur(model, data, cd, k.G, settings.cfm);
+    cd.column = tau - data.tau;
+    solveLTransposed(model, data, cd.column);  // b~ = L^-T (tau - h), so that qdd0 = L^-1 D^-1 b~
+    cd.eta = cd.rhs;
+    subtractGTimesSolve(data, cd, cd.column, cd.eta);  // eta = rhs - G qdd0
+    solveMultipliers(model, cd, settings);
+    cd.qdd = cd.column;
+    addYTimesLambda(cd, cd.qdd);
+    finishSolve(model, data, cd.qdd);
+  } else if (settings.solver == ConstrainedSolver::Articulated) {
+    cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
+    articulatedResponse(model, data, cd, k.G);
     cd.eta = cd.rhs;
     cd.eta.noalias() -= k.G * cd.qdd0;
-    solveMultipliers(model, cd, k.G, settings);
+    articulatedGamma(cd, k.G, settings.cfm);
+    solveMultipliers(model, cd, settings);
     cd.qdd = cd.qdd0;
     cd.qdd.noalias() += cd.Minv_Gt * cd.lambda;
   } else {
@@ -250,27 +442,33 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   if (!(restitution >= 0.0 && restitution <= 1.0)) {
     throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");
   }
-  constraintJacobian(model, data, constraints, cd.kinematics, q);
   const Eigen::MatrixXd& G = cd.kinematics.G;
   const int nv = model.nv();
-  if (settings.solver != ConstrainedSolver::Direct) {
-    if (settings.solver == ConstrainedSolver::Articulated) {
-      // ABA at zero velocity and torque only for its articulated-body inertias at q.
-      forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
-      articulatedResponse(model, data, cd, G);
-    } else {
-      massMatrix(model, data, q, settings.dynamics);
-      factorizeMassMatrix(model, data);
-      factorizedResponse(data, cd, G);
-    }
+  if (settings.solver == ConstrainedSolver::Factorized) {
+    jacobianAndFactor(model, data, cd, constraints, q, settings.dynamics);
+    factorizedSchur(model, data, cd, G, settings.cfm);
     cd.eta.noalias() = G * v_minus;
     cd.eta *= -(1.0 + restitution);
-    solveMultipliers(model, cd, G, settings);
+    solveMultipliers(model, cd, settings);
+    cd.column.setZero();
+    addYTimesLambda(cd, cd.column);
+    finishSolve(model, data, cd.column);
+    cd.v_plus = v_minus + cd.column;
+  } else if (settings.solver == ConstrainedSolver::Articulated) {
+    constraintJacobian(model, data, constraints, cd.kinematics, q);
+    // ABA at zero velocity and torque only for its articulated-body inertias at q.
+    forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
+    articulatedResponse(model, data, cd, G);
+    cd.eta.noalias() = G * v_minus;
+    cd.eta *= -(1.0 + restitution);
+    articulatedGamma(cd, G, settings.cfm);
+    solveMultipliers(model, cd, settings);
     cd.v_plus = v_minus;
     cd.v_plus.noalias() += cd.Minv_Gt * cd.lambda;
   } else {
     // [M  -G^T] [v+    ]   [M v-    ]
     // [G  cfm 1] [lambda] = [-e G v-]
+    constraintJacobian(model, data, constraints, cd.kinematics, q);
     assembleKkt(model, data, cd, G, q, settings);
     cd.kkt_rhs.head(nv).noalias() = cd.kkt.topLeftCorner(nv, nv) * v_minus;
     cd.kkt_rhs.tail(G.rows()).noalias() = G * v_minus;
@@ -314,21 +512,22 @@ void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& 
   const char* fn = "abdyn::projectVelocities";
   checkSizes(cd, model, constraints, fn);
   internal::checkVector(v, model.nv(), fn, "v");
-  constraintJacobian(model, data, constraints, cd.kinematics, q);
-  const Eigen::MatrixXd& G = cd.kinematics.G;
-  massMatrix(model, data, q, options);
-  factorizeMassMatrix(model, data);
-  for (int r = 0; r < G.rows(); ++r) {
-    cd.column = G.row(r).transpose();
-    solveMassMatrix(model, data, cd.column);
-    cd.Minv_Gt.col(r) = cd.column;
+  jacobianAndFactor(model, data, cd, constraints, q, options);
+  factorizedSchur(model, data, cd, cd.kinematics.G, 0.0);
+  cd.eta.noalias() = cd.kinematics.G * v;
+  const Eigen::Index m = cd.eta.size();
+  const double rank_tolerance = ConstrainedDynamicsSettings{}.rank_tolerance;
+  if (choleskyFactor(cd, rank_tolerance)) {
+    choleskySolve(cd);
+  } else {
+    cd.gamma_solver.setThreshold(rank_tolerance);
+    cd.gamma_solver.compute(cd.Gamma);
+    minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
   }
-  cd.Gamma.noalias() = G * cd.Minv_Gt;
-  cd.gamma_solver.setThreshold(ConstrainedDynamicsSettings{}.rank_tolerance);
-  cd.gamma_solver.compute(cd.Gamma);
-  cd.eta.noalias() = G * v;
-  minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(G.rows()), cd.solve_y.head(G.rows()), cd.rhs);
-  v.noalias() -= cd.Minv_Gt * cd.rhs;
+  cd.column.setZero();
+  addYTimesLambda(cd, cd.column);
+  finishSolve(model, data, cd.column);
+  v -= cd.column;
 }
 
 }  // namespace abdyn

@@ -6,6 +6,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/rotation.hpp"
 #include "internal/checks.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -52,6 +53,8 @@ struct FrameState {
   Vector3 pddot;   // classical acceleration of the origin
 };
 
+// data.a holds body accelerations at qdd = 0 on top of the base acceleration data.a[0] (zero after
+// forwardKinematics, -gravity after RNEA): the bias of the closures is the part without it.
 FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const Vector3& p_body_F, bool motion) {
   FrameState s;
   if (body == 0) {
@@ -66,10 +69,14 @@ FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const
   s.p = X.r() + R_0_body * p_body_F;
   if (motion) {
     const Motion& v = data.v[body];
+    Motion a = data.a[body];
+    if (!data.a[0].vector().isZero(0.0)) a -= X.apply(data.a[0]);
     s.w = R_0_body * v.angular();
-    s.alpha = R_0_body * data.a[body].angular();
-    s.pdot = R_0_body * (v.linear() + v.angular().cross(p_body_F));
-    s.pddot = pointClassicalAcceleration(data, body, p_body_F);
+    s.alpha = R_0_body * a.angular();
+    const Vector3 v_point = v.linear() + v.angular().cross(p_body_F);
+    s.pdot = R_0_body * v_point;
+    // The point's classical acceleration: the spatial one at the point plus w x v (RBDA sec. 2.11).
+    s.pddot = R_0_body * (a.linear() + a.angular().cross(p_body_F) + v.angular().cross(v_point));
   }
   return s;
 }
@@ -89,15 +96,13 @@ void addBodyColumns(const Model& model, const Matrix6X& S_world, int body, doubl
   }
 }
 
-void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
-              const Eigen::VectorXd& q, const Eigen::VectorXd* v) {
-  const bool with_bias = v != nullptr;
+}  // namespace
+
+void internal::evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
+                                   ConstraintKinematics& ck, const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian) {
   const auto& S = model.motionSubspace();
-  for (int i = 1; i < model.nbodies(); ++i) {
-    const Joint& j = model.joint(i);
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      ck.S_world.col(k) = data.X_world[i].applyInverse(Motion(S.col(k))).vector();
-    }
+  for (const int k : ck.moved_coordinates) {
+    ck.S_world.col(k) = data.X_world[model.dofBody(k)].applyInverse(Motion(S.col(k))).vector();
   }
   int row = 0;
   Matrix6X& G6 = ck.G6;
@@ -109,17 +114,22 @@ void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, 
     const Vector3 phi = logSO3(R_rel);
     Vector6 error;
     error << phi, a.R.transpose() * d;
-    G6.setZero();
+    for (const int k : ck.moved_coordinates) G6.col(k).setZero();
     addBodyColumns(model, ck.S_world, c.body_b, 1.0, a.R, b.p, G6);
     addBodyColumns(model, ck.S_world, c.body_a, -1.0, a.R, b.p, G6);
     const int m = c.rows();
-    // noalias and the column loop: no products into heap temporaries (this runs every step).
+    // noalias and the column loops: no products into heap temporaries (this runs every step), and only
+    // the columns that can be nonzero (G's others stay zero from construction).
     ck.C.segment(row, m).noalias() = c.directions * error;
-    ck.G.middleRows(row, m).noalias() = c.directions * G6;
-    // Exact derivative of the log: dphi/dt = Jl^-1(phi) w_rel, with Jl^-1(phi) = Jr^-1(-phi).
-    const Matrix3 Jl_inv = rightJacobianInverseSO3(-phi);
-    for (int k = 0; k < G6.cols(); ++k) G6.col(k).head<3>() = (Jl_inv * G6.col(k).head<3>()).eval();
-    ck.G_exact.middleRows(row, m).noalias() = c.directions * G6;
+    for (const int k : ck.moved_coordinates) ck.G.col(k).segment(row, m).noalias() = c.directions * G6.col(k);
+    if (exact_jacobian) {
+      // Exact derivative of the log: dphi/dt = Jl^-1(phi) w_rel, with Jl^-1(phi) = Jr^-1(-phi).
+      const Matrix3 Jl_inv = rightJacobianInverseSO3(-phi);
+      for (const int k : ck.moved_coordinates) {
+        G6.col(k).head<3>() = (Jl_inv * G6.col(k).head<3>()).eval();
+        ck.G_exact.col(k).segment(row, m).noalias() = c.directions * G6.col(k);
+      }
+    }
     if (with_bias) {
       // Relative acceleration in Fa at qdd = 0 (data holds accelerations with qdd = 0):
       //   d/dt R_Fa^T (w_b - w_a)              = R_Fa^T (dalpha - w_a x dw)
@@ -141,11 +151,13 @@ void evaluate(const Model& model, Data& data, const ConstraintSet& constraints, 
     ck.G.row(row).setZero();
     ck.G(row, fv) = 1.0;
     ck.G(row, lv) -= c.multiplier;
-    ck.G_exact.row(row) = ck.G.row(row);
+    if (exact_jacobian) ck.G_exact.row(row) = ck.G.row(row);
     if (with_bias) ck.gamma[row] = 0.0;
     ++row;
   }
 }
+
+namespace {
 
 void checkBody(const Model& model, int body, const std::string& what) {
   if (body < 0 || body >= model.nbodies()) {
@@ -209,6 +221,10 @@ void ConstraintSet::validate(const Model& model) const {
     if (!isRotation(c.R_a) || !isRotation(c.R_b)) {
       throw InvalidArgument("abdyn::ConstraintSet: " + what + ": a frame orientation is not a rotation matrix");
     }
+    if (c.rows() < 1 || c.rows() > 6) {
+      throw InvalidArgument("abdyn::ConstraintSet: " + what + " has " + std::to_string(c.rows()) +
+                            " directions; a closure constrains one to six");
+    }
     for (int r = 0; r < c.rows(); ++r) {
       const double ang = c.directions.row(r).head<3>().norm(), lin = c.directions.row(r).tail<3>().norm();
       if (!((std::abs(ang - 1.0) < 1e-9 && lin == 0.0) || (std::abs(lin - 1.0) < 1e-9 && ang == 0.0))) {
@@ -249,6 +265,17 @@ ConstraintKinematics::ConstraintKinematics(const Model& model, const ConstraintS
       G6(6, model.nv()),
       zero_nv(Eigen::VectorXd::Zero(model.nv())) {
   constraints.validate(model);
+  std::vector<bool> moved(model.nv(), false);
+  for (const LoopClosure& c : constraints.loops) {
+    for (const int body : {c.body_a, c.body_b}) {
+      for (int i = body; i > 0; i = model.parent(i)) {
+        for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) moved[k] = true;
+      }
+    }
+  }
+  for (int k = 0; k < model.nv(); ++k) {
+    if (moved[k]) moved_coordinates.push_back(k);
+  }
 }
 
 void constraintJacobian(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
@@ -258,7 +285,7 @@ void constraintJacobian(const Model& model, Data& data, const ConstraintSet& con
     throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
   }
   forwardKinematics(model, data, q);
-  evaluate(model, data, constraints, ck, q, nullptr);
+  internal::evaluateConstraints(model, data, constraints, ck, q, false, true);
 }
 
 void constraintKinematics(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
@@ -269,7 +296,7 @@ void constraintKinematics(const Model& model, Data& data, const ConstraintSet& c
     throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
   }
   forwardKinematics(model, data, q, v, ck.zero_nv);
-  evaluate(model, data, constraints, ck, q, &v);
+  internal::evaluateConstraints(model, data, constraints, ck, q, true, true);
 }
 
 }  // namespace abdyn

@@ -13,19 +13,8 @@ RowResponse::RowResponse(const Model& model)
     : p_(model.nbodies(), Force::Zero()),
       a_(model.nbodies(), Motion::Zero()),
       u_(model.nv()),
-      Lt_(model.nv(), model.nv()),
-      run_offset_(model.nv() + 1, 0),
-      nbodies_(model.nbodies()) {
-  for (int k = 0; k < model.nv(); ++k) {
-    run_offset_[k] = static_cast<int>(runs_.size());
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(model.dofRunStart(j))) {
-      runs_.push_back(model.dofRunStart(j));
-      runs_.push_back(j);
-      ancestor_pairs_ += j - model.dofRunStart(j) + 1;
-    }
-  }
-  run_offset_[model.nv()] = static_cast<int>(runs_.size());
-}
+      ancestor_pairs_(model.ancestorPairs()),
+      nbodies_(model.nbodies()) {}
 
 ResponseMethod RowResponse::choose(ResponseMethod requested) const {
   if (requested != ResponseMethod::Automatic) return requested;
@@ -79,37 +68,10 @@ void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows
   for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows[r].Minv_Jt);
 }
 
-void RowResponse::prepareFactorized(const Data& data) { Lt_.noalias() = data.L.transpose(); }
-
-// On branched robots runs are a few coordinates long: plain loops beat Eigen's segment set-up there.
-ABDYN_FLATTEN void RowResponse::solveFactorized(Eigen::VectorXd& out) const {
-  const int nv = static_cast<int>(out.size());
-  const int* runs = runs_.data();
-  const int* offset = run_offset_.data();
-  double* __restrict x = out.data();
-  for (int k = nv - 1; k >= 0; --k) {  // x = L^-T x: coordinate k feeds its ancestors
-    const double xk = x[k];
-    if (xk == 0.0) continue;
-    const double* __restrict l = Lt_.col(k).data();
-    for (int run = offset[k]; run < offset[k + 1]; run += 2) {
-      for (int j = runs[run]; j <= runs[run + 1]; ++j) x[j] -= xk * l[j];
-    }
-  }
-  for (int k = 0; k < nv; ++k) {  // x = D^-1 x, then x = L^-1 x: coordinate k gathers from its ancestors
-    const double* __restrict l = Lt_.col(k).data();
-    double sum = 0.0;
-    for (int run = offset[k]; run < offset[k + 1]; run += 2) {
-      for (int j = runs[run]; j <= runs[run + 1]; ++j) sum += l[j] * x[j];
-    }
-    x[k] = x[k] / l[k] - sum;
-  }
-}
-
-void RowResponse::factorized(const Model&, const Data& data, RowSet& rows) {
-  prepareFactorized(data);
+void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows) {
   for (int r = 0; r < rows.size(); ++r) {
     rows[r].Minv_Jt = rows[r].J;
-    solveFactorized(rows[r].Minv_Jt);
+    solveMassMatrix(model, data, rows[r].Minv_Jt);
   }
 }
 

@@ -28,7 +28,7 @@ Data::Data(const Model& model) {
   tau.setZero(nv);
   qdd.setZero(nv);
   M.setZero(nv, nv);
-  L.setZero(nv, nv);
+  Lt.setZero(nv, nv);
   Minv.setZero(nv, nv);
   Minv_F.assign(n, Matrix6X::Zero(6, nv));
   Minv_tmp.setZero(6, nv);

@@ -27,14 +27,20 @@
 //   Direct       the KKT system [M -G^T; G cfm 1] [qdd; lambda] = [tau - h; rhs] from CRBA, dense.
 //   Articulated  ABA for qdd0, then each column of M^-1 G^T by articulated-body propagation (O(n) per
 //                row, no mass matrix), then the m x m system for lambda.
-//   Factorized   CRBA for qdd0 and the tree-sparse L^T D L factor of M, then each column of M^-1 G^T by
-//                sparse solves with that factor (row_response.hpp; O(nnz(L)) per row), then as above.
-//                Fastest on robots of modest depth (about half the time of Articulated on the humanoid).
-// Redundant closures (a planar loop closed by a 3-D revolute joint) make Gamma singular: the solvers
-// use a rank-revealing complete orthogonal decomposition, report the rank and take the minimum-norm
-// multipliers (qdd is unique either way); constraints that cannot all hold throw abdyn::Error. The
-// minimum-norm solve applies the factorisation's reflectors in the workspace below, so that nothing here
-// allocates once ConstrainedDynamicsData is built (Eigen's own solve() makes heap temporaries).
+//   Factorized   one RNEA pass for the bias h and the kinematics of the closures, CRBA on the same joint
+//                transforms, the tree-sparse factor M = L^T D L (crba.hpp), then with Y = L^-T G^T:
+//                  Gamma = Y^T D^-1 Y,   G qdd0 = Y^T D^-1 b~,   qdd = L^-1 D^-1 (b~ + Y lambda),
+//                where b~ = L^-T (tau - h). Column r of Y is nonzero only on the coordinates that move
+//                row r's bodies (L^-T maps a vector on a set of root paths into the same set), so a
+//                closure at a foot costs the foot's path, not the tree: a sparse Schur complement of
+//                the KKT system. The fastest of the three on robots of modest depth.
+// Gamma is factorised by Cholesky when it is numerically regular (every pivot above rank_tolerance times
+// its largest diagonal entry; rank m). Redundant closures (a planar loop closed by a 3-D revolute joint)
+// make Gamma singular: then the solvers fall back to a rank-revealing complete orthogonal decomposition,
+// report the rank and take the minimum-norm multipliers (qdd is unique either way); constraints that
+// cannot all hold throw abdyn::Error. The minimum-norm solve applies the factorisation's reflectors in
+// the workspace below, so that nothing here allocates once ConstrainedDynamicsData is built (Eigen's own
+// solve() makes heap temporaries).
 
 #include <Eigen/QR>
 
@@ -77,7 +83,14 @@ struct ConstrainedDynamicsData {
 
   // Scratch.
   Eigen::VectorXd qdd0, rhs, eta, row, column;
-  Eigen::MatrixXd Minv_Gt, Gamma, kkt;
+  Eigen::MatrixXd Minv_Gt, Gamma, Gamma_factor, kkt;
+  Eigen::MatrixXd Yt;  // Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
+                       // (zero rows), zero off each group's support; column j: every row's entry at coordinate j
+  // Factorized: per group of rows (one closure, or one coupling) the coordinates that move its bodies,
+  // ascending, and per pair of groups the runs of coordinates both move (the support of Gamma's block).
+  std::vector<int> group_first_row, group_coordinates, group_coordinate_offset;
+  std::vector<DofRun> shared_runs;
+  std::vector<int> shared_run_offset;
   Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual, residual;
   Eigen::VectorXd solve_work, solve_y;  // minimum-norm solves: max(nv, m) + m each
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;

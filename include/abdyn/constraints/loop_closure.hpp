@@ -76,7 +76,8 @@ struct ConstraintKinematics {
   Eigen::MatrixXd G;      // m x nv: velocity Jacobian (G v: relative velocities, see above)
   Eigen::MatrixXd G_exact;  // m x nv: dC/dq along v coordinates (G with Jl^-1 on the angular rows)
   Eigen::VectorXd gamma;  // m: -(dG/dt) v
-  Matrix6X S_world;       // 6 x nv scratch: joint axes in world coordinates
+  Matrix6X S_world;       // 6 x nv scratch: joint axes in world coordinates (of moved_coordinates only)
+  std::vector<int> moved_coordinates;  // the coordinates that move a closure's body (its ancestors' joints)
   Matrix6X G6;            // 6 x nv scratch: one closure's unselected Jacobian
   Eigen::VectorXd zero_nv;  // qdd = 0 for the bias
 };

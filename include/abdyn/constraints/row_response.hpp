@@ -9,7 +9,7 @@
 // Factorized path: M from CRBA and its L^T D L factor (crba.hpp), whose L has the tree's sparsity (row k
 // is nonzero only at k's ancestor coordinates), then per row  x = L^-T J^T,  x = D^-1 x,  x = L^-1 x:
 // O(nnz(L)) per row instead of O(n) bodies of 6-D algebra. The ancestors of a coordinate form a few
-// runs of consecutive indices (Model::dofRunStart), so each step is a short contiguous dot or axpy,
+// runs of consecutive indices (Model::ancestorRuns), so each step is a short contiguous dot or axpy,
 // and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
 // chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model.
 
@@ -29,13 +29,10 @@ class RowResponse {
   /// Minv_Jt of every row through articulated-body propagation. Reads data.X_up, data.U, data.D and
   /// data.Dinv_block, so forwardDynamics (ABA) must have run at the current q (with the same armature option).
   void articulated(const Model& model, const Data& data, RowSet& rows);
-  /// Minv_Jt of every row from the factor of M already in data.L (factorizeMassMatrix at the current q).
+  /// Minv_Jt of every row from the factor of M already in data.Lt (factorizeMassMatrix at the current q).
   void factorized(const Model& model, const Data& data, RowSet& rows);
   /// The same after computing M (massMatrix) and its factor at q.
   void dense(const Model& model, Data& data, const Eigen::VectorXd& q, RowSet& rows, const DynamicsOptions& options = {});
-  /// x = M^-1 x with the factor in data.L, for one vector after prepareFactorized(data) at the same q.
-  void prepareFactorized(const Data& data);
-  void solveFactorized(Eigen::VectorXd& x) const;
   /// The cheaper of the two for this model: Factorized when nnz(L) is small next to the number of bodies
   /// (measured crossover: about 20 bodies' worth of propagation per ancestor coordinate pair).
   ResponseMethod choose(ResponseMethod requested) const;
@@ -47,9 +44,6 @@ class RowResponse {
   std::vector<Force> p_;   // per body: propagated impulse bias, body coordinates
   std::vector<Motion> a_;  // per body: velocity change, body coordinates
   Eigen::VectorXd u_;      // per coordinate: x - S^T p
-  Eigen::MatrixXd Lt_;     // L^T: row k of L as a contiguous column
-  std::vector<int> runs_;  // per coordinate k, from run_offset_[k]: (start, end) of each ancestor run, nearest first
-  std::vector<int> run_offset_;
   long ancestor_pairs_ = 0;  // nnz of L below the diagonal
   int nbodies_ = 0;
 };

@@ -54,7 +54,8 @@ class Data {
   Eigen::VectorXd qdd;                         // result of forwardDynamics
   Eigen::MatrixXd M;                           // result of massMatrix (both triangles); entries off the
                                                // ancestor pattern are zero from construction: keep them so
-  Eigen::MatrixXd L;                           // LTDL factor of M: unit lower-triangular L and diagonal D in one matrix
+  Eigen::MatrixXd Lt;                          // L^T D L factor of M stored as L^T with D on the diagonal: column k
+                                               // holds row k of L, so each ancestor run is contiguous
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
   Matrix6X Minv_tmp;                           // 6 x nv scratch of inverseMassMatrix
