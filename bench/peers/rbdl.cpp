@@ -155,7 +155,7 @@ bool loadWithSphericalFloating(const std::string& text, bool floating_base, rbd:
     const unsigned int rotation = euler.GetBodyId(link.c_str());
     const unsigned int translation = euler.lambda[rotation];
     if (euler.lambda[translation] != 0) throw std::runtime_error("floating joint of " + link + " not on the root");
-    const rbd::Body massless(0., rbd::Math::Vector3d::Zero(), rbd::Math::Matrix3d::Zero());
+    const rbd::Body massless(0., rbd::Math::Vector3d(0., 0., 0.), rbd::Math::Matrix3d(rbd::Math::Matrix3d::Zero()));
     model.AddBody(0, euler.X_T[translation], rbd::Joint(rbd::JointTypeTranslationXYZ), massless, link + "_Translate");
     model.AppendBody(rbd::Math::SpatialTransform(), rbd::Joint(rbd::JointTypeSpherical), euler.mBodies[rotation], link);
   }
