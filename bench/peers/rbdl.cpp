@@ -23,9 +23,9 @@
 #include <benchmark/benchmark.h>
 
 #include <exception>
-#include <stdexcept>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
