@@ -18,8 +18,9 @@
 //   thisPivotToThisComOffset   P_i^T c_i
 // Everything Bullet adds by default that the other engines do not have is off: link damping, the
 // velocity cap, self-collision, sleeping. Joint damping is applied as an explicit joint torque each
-// step (-d qdot, with the scene's constant joint forces), joint friction as a velocity motor towards 0 bounded by friction * h (as Bullet's own
-// URDF importer does), limits by btMultiBodyJointLimitConstraint. Shapes are only tested against the
+// step (-d qdot, added to the scene's constant joint forces), joint friction as a velocity motor
+// towards 0 bounded by friction * h (as Bullet's own URDF importer does), limits by
+// btMultiBodyJointLimitConstraint. Shapes are only tested against the
 // ground (collision filter), as in abdyn's scene. Collision margins are 1 mm.
 
 #include <btBulletDynamicsCommon.h>
