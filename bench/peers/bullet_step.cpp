@@ -20,8 +20,8 @@
 // velocity cap, self-collision, sleeping. Joint damping is applied as an explicit joint torque each
 // step (-d qdot, added to the scene's constant joint forces), joint friction as a velocity motor
 // towards 0 bounded by friction * h (as Bullet's own URDF importer does), limits by
-// btMultiBodyJointLimitConstraint. Shapes are only tested against the
-// ground (collision filter), as in abdyn's scene. Collision margins are 1 mm.
+// btMultiBodyJointLimitConstraint. Shapes are only tested against the ground (collision filter), as in
+// abdyn's scene. Collision margins are 1 mm.
 
 #include <btBulletDynamicsCommon.h>
 #include <BulletDynamics/Featherstone/btMultiBody.h>
