@@ -31,6 +31,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,9 @@ constexpr double kGround = -0.95;  // the humanoid's feet reach 0.93 m below the
 // limits (1.5 rad) and of the extended, singular pose.
 constexpr double kDeltaTorque[3] = {-1.15, -1.10, -1.05};
 // Solver iterations per step for the delta robot: with 20 or 50 PGS sweeps abdyn's Simulator loses the
-// loops (the closure rows through the 0.01 kg wrist links converge slowly) and the run diverges within
-// 0.5 s; 100 sweeps let the closure error reach 3e-3 rad, 200 keep it below 1e-4.
+// loops (the closure rows through the 0.01 kg wrist links converge slowly) and the state turns
+// non-finite within 1.5 s; with 100 sweeps StepStatistics::constraint_error reaches 3e-3, with 200 it
+// stays below 1e-4.
 constexpr int kDeltaIterations = 200;
 
 abdyn_bench::Mat3 rowMajor(const Eigen::Matrix3d& m) {
@@ -202,6 +204,7 @@ SceneSetup makeDelta(const std::string& dir) {
   s.iterations = kDeltaIterations;
   setup.loops = abdyn::loadUrdfLoops(path, model);
   for (const abdyn::LoopClosure& loop : setup.loops.loops) {
+    if (loop.rows() != 5) throw std::runtime_error("delta_robot: loop joint " + loop.name + " is not revolute");
     // A revolute closure's two angular rows are perpendicular to its axis (Fa coordinates).
     const Eigen::Vector3d axis = loop.directions.row(0).head<3>().cross(loop.directions.row(1).head<3>()).transpose();
     abdyn_bench::StepHinge hinge;

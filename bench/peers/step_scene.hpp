@@ -63,7 +63,7 @@ struct StepScene {
   Problem problem;  // the URDF file and abdyn's joint layout (for MuJoCo, which loads the URDF itself)
   std::vector<StepBody> bodies;  // gravity: problem.gravity
   std::vector<StepHinge> hinges;
-  double hinge_half_span = 0.025;  // m: the two points of a hinge for point constraints
+  double hinge_half_span = 0.025;  // m: a hinge's points for point constraints are origin +- this along the axis
   std::vector<double> tau;         // constant joint forces, abdyn's v coordinates (zero on floating joints)
   bool ground = true;              // the plane z = ground_height and contacts with it
   double ground_height = 0.0;
