@@ -18,7 +18,9 @@
 // stabilisation) on states that satisfy the closures (assembled by abdyn::projectPositions and
 // projectVelocities from random perturbations). abdyn's factorized solver ("abdyn"), its articulated
 // solver ("abdyn_articulated") and its KKT solver ("abdyn_direct") against Pinocchio's constraintDynamics and constrainedABA and RBDL's
-// ForwardDynamicsConstraintsDirect. Scenes: the humanoid standing on both feet welded to the ground.
+// ForwardDynamicsConstraintsDirect. Scenes: the humanoid standing on both feet welded to the ground, and
+// the delta robot (fixed base, platform on its own floating joint) closed by its three revolute loop
+// joints (5 rows each), which Pinocchio 3 cannot express (its rigid constraints are 3-D or 6-D).
 
 #include <benchmark/benchmark.h>
 
@@ -75,33 +77,54 @@ struct ConstrainedScene {
   const char* label;
   const char* path;  // relative to the source directory
   bool floating_base;
-  /// The reference configuration q (closed) and the closures on it, in abdyn's and in plain form.
-  void (*close)(const abdyn::Model& model, abdyn::Data& data, Eigen::VectorXd& q, abdyn::ConstraintSet& constraints,
-                std::vector<abdyn_bench::Closure>& closures);
+  /// The reference configuration q (closed) and the closures on it; `path` is the model file.
+  void (*close)(const abdyn::Model& model, abdyn::Data& data, const std::string& path, Eigen::VectorXd& q,
+                abdyn::ConstraintSet& constraints);
 };
 
 // The humanoid with its pelvis 1 m up and both feet welded to the world where they are.
-void weldFeet(const abdyn::Model& model, abdyn::Data& data, Eigen::VectorXd& q, abdyn::ConstraintSet& constraints,
-              std::vector<abdyn_bench::Closure>& closures) {
+void weldFeet(const abdyn::Model& model, abdyn::Data& data, const std::string&, Eigen::VectorXd& q,
+              abdyn::ConstraintSet& constraints) {
   q = abdyn::neutral(model);
   q[2] = 1.0;
   abdyn::forwardKinematics(model, data, q);
   for (const char* foot : {"left_foot", "right_foot"}) {
     const int body = model.bodyId(foot);
     constraints.loops.push_back(abdyn::LoopClosure::fixed(foot, 0, data.X_world[body], body, abdyn::Plx()));
-    const Eigen::Isometry3d pose = data.X_world[body].toPose();
-    abdyn_bench::Closure closure;
-    closure.link_b = foot;
-    const Eigen::Matrix3d& R = pose.linear();
-    closure.R_a = {R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)};
-    closure.p_a = {pose.translation().x(), pose.translation().y(), pose.translation().z()};
-    closures.push_back(closure);
   }
+}
+
+// The delta robot's three revolute loop joints as the file declares them; its zero configuration is closed.
+void deltaLoops(const abdyn::Model& model, abdyn::Data&, const std::string& path, Eigen::VectorXd& q,
+                abdyn::ConstraintSet& constraints) {
+  q = abdyn::neutral(model);
+  constraints = abdyn::loadUrdfLoops(path, model);
 }
 
 const ConstrainedScene kConstrainedScenes[] = {
     {"humanoid_welded", "models/humanoid.urdf", true, weldFeet},
+    {"delta_robot", "models/delta_robot.urdf", false, deltaLoops},
 };
+
+// abdyn's closure in the peers' plain description: the bodies by their link names, the same frames and rows.
+abdyn_bench::Closure describeClosure(const abdyn::Model& model, const abdyn::LoopClosure& loop) {
+  const auto link = [&](int body) { return body == 0 ? std::string() : model.bodyName(body); };
+  const auto rowMajor = [](const abdyn::Matrix3& R) {
+    return std::array<double, 9>{R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)};
+  };
+  abdyn_bench::Closure closure;
+  closure.link_a = link(loop.body_a);
+  closure.link_b = link(loop.body_b);
+  closure.R_a = rowMajor(loop.R_a);
+  closure.R_b = rowMajor(loop.R_b);
+  closure.p_a = {loop.p_a.x(), loop.p_a.y(), loop.p_a.z()};
+  closure.p_b = {loop.p_b.x(), loop.p_b.y(), loop.p_b.z()};
+  for (int k = 0; k < loop.rows(); ++k) {
+    const Eigen::Matrix<double, 1, 6> n = loop.directions.row(k);
+    closure.directions.push_back({n[0], n[1], n[2], n[3], n[4], n[5]});
+  }
+  return closure;
+}
 
 std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
 
@@ -150,7 +173,8 @@ abdyn_bench::Problem makeConstrainedProblem(const ConstrainedScene& scene, const
   abdyn_bench::Problem p = loadProblem(scene.label, dir + "/" + scene.path, scene.floating_base, false, c);
   abdyn::Data data(c.model);
   Eigen::VectorXd reference;
-  scene.close(c.model, data, reference, c.constraints, p.closures);
+  scene.close(c.model, data, p.urdf, reference, c.constraints);
+  for (const abdyn::LoopClosure& loop : c.constraints.loops) p.closures.push_back(describeClosure(c.model, loop));
   abdyn::ConstrainedDynamicsData cd(c.model, c.constraints);
   std::mt19937 rng(4321);
   for (int s = 0; s < kStates; ++s) {

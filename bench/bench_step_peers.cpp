@@ -1,18 +1,27 @@
-// One simulation scene run by abdyn's Simulator, Bullet's btMultiBody and MuJoCo side by side (Google
-// Benchmark): the humanoid as a ragdoll (floating base, 30 revolute joints with their URDF limits,
-// damping and Coulomb friction) dropped with a sideways push onto a ground plane, where it falls and
-// comes to rest; 1000 steps of 2 ms. Every engine uses its own collision detection on the same boxes,
-// cylinders and sphere, friction coefficient 0.8, 20 solver iterations per step (abdyn also with 10,
-// MuJoCo also with its default Newton solver). One benchmark iteration is the whole run from the same initial state; the
-// counter per_step is the time per step. Built with -DABDYN_BENCH_PEERS=ON (docs/performance.md).
+// Simulation scenes run by abdyn's Simulator, Bullet's btMultiBody and MuJoCo side by side (Google
+// Benchmark), 1000 steps of 2 ms each, 20 solver iterations per step (200 for the delta robot; abdyn
+// also with half as many, MuJoCo also with its default Newton solver). One benchmark iteration is the whole run from the same initial
+// state; the counter per_step is the time per step. Built with -DABDYN_BENCH_PEERS=ON
+// (docs/performance.md). Scenes (names StepRun/<scene>/<library>):
+//   humanoid_ragdoll  the humanoid (floating base, 30 revolute joints with their URDF limits, damping
+//                     and Coulomb friction) dropped with a sideways push onto a ground plane, where it
+//                     falls and comes to rest. Every engine uses its own collision detection on the
+//                     same boxes, cylinders and sphere, friction coefficient 0.8.
+//   delta_robot       the delta robot (models/delta_robot.urdf: fixed base, platform on a floating
+//                     joint, three revolute loop joints) released at rest from its closed zero pose
+//                     (upper arms horizontal) under gravity and constant motor torques, no damping:
+//                     a conservative system (gravity and constant torques have potentials), so the
+//                     exact motion keeps E = T + V - tau . q, and it swings about a regular pose.
 //
 // Before timing, two checks are printed and stored in the JSON context:
-//   model  each engine's joint accelerations at the initial state without contacts, limits, friction
-//          and damping, against abdyn's ABA (max |peer - abdyn| / max |abdyn|): the scene is the same
-//          multibody in every engine;
-//   run    the state after the run, judged by abdyn's model for every engine: the largest
-//          penetration of a shape into the ground, the largest joint-limit violation, the kinetic
-//          energy (at rest: near 0) and the root height, so that speed is compared at known accuracy.
+//   model  each engine's joint accelerations at a random state without contacts, loops, limits,
+//          friction and damping, against abdyn's ABA (max |peer - abdyn| / max |abdyn|): the scene is
+//          the same multibody in every engine;
+//   run    the state after the run, judged by abdyn's model for every engine, so that speed is
+//          compared at known accuracy. Ragdoll: the largest penetration of a shape into the ground,
+//          the largest joint-limit violation, the kinetic energy (at rest: near 0) and the root height.
+//          Delta: the largest loop-closure error (abdyn's C of the URDF's loop joints, angular and
+//          linear rows apart) and the energy drift E(end) - E(start).
 
 #include <benchmark/benchmark.h>
 
@@ -22,11 +31,13 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
 #include "bench_common.hpp"
+#include "peers/peer.hpp"
 #include "peers/step_scene.hpp"
 
 namespace {
@@ -36,12 +47,32 @@ using abdyn_bench::StepScene;
 
 constexpr double kGround = -0.95;  // the humanoid's feet reach 0.93 m below the pelvis in the neutral pose
 
+// The delta robot's motor torques (N m, motors 1 to 3; a positive motor angle turns the upper arm
+// down). Holding the zero pose takes about 1.2 N m per motor, so the arms drop and swing about the pose
+// where these torques balance gravity, about 0.55 rad below horizontal; unequal, so that the platform
+// also moves sideways. In abdyn the motor angles stay within 0 to 1.16 rad over the run, clear of the
+// limits (1.5 rad) and of the extended, singular pose.
+constexpr double kDeltaTorque[3] = {-1.15, -1.10, -1.05};
+// Solver iterations per step for the delta robot: with 20 or 50 PGS sweeps abdyn's Simulator loses the
+// loops (the closure rows through the 0.01 kg wrist links converge slowly) and the state turns
+// non-finite within 1.5 s; with 100 sweeps StepStatistics::constraint_error reaches 3e-3, with 200 it
+// stays below 1e-4.
+constexpr int kDeltaIterations = 200;
+
 abdyn_bench::Mat3 rowMajor(const Eigen::Matrix3d& m) {
   return {m(0, 0), m(0, 1), m(0, 2), m(1, 0), m(1, 1), m(1, 2), m(2, 0), m(2, 1), m(2, 2)};
 }
 abdyn_bench::Vec3 array3(const Eigen::Vector3d& v) { return {v.x(), v.y(), v.z()}; }
+Eigen::Vector3d vector3(const abdyn_bench::Vec3& v) { return {v[0], v[1], v[2]}; }
 std::vector<double> toStd(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
 Eigen::VectorXd toEigen(const std::vector<double>& x) { return Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size())); }
+
+// A scene's abdyn side: the model, the scene in plain types and, for closed scenes, the URDF's loops.
+struct SceneSetup {
+  abdyn::Model model;
+  StepScene scene;
+  abdyn::ConstraintSet loops;  // measures the closure error; the Simulator holds them by hinge rows
+};
 
 // abdyn at the scene's iteration count ("abdyn") and at half of it ("abdyn_half": speed for accuracy).
 struct AbdynVariant {
@@ -53,32 +84,58 @@ constexpr AbdynVariant kAbdynVariants[] = {{"abdyn", 1}, {"abdyn_half", 2}};
 abdyn::SimulatorSettings abdynSettings(const StepScene& scene, const AbdynVariant& variant) {
   abdyn::SimulatorSettings settings;
   settings.joint_limits = true;
-  settings.ground = true;
+  settings.ground = scene.ground;
   settings.contact.height = scene.ground_height;
   settings.contact.mu = scene.mu;
   settings.solver.max_iterations = scene.iterations / variant.divisor;
   return settings;
 }
 
-const char* const kUrdf = "/models/humanoid.urdf";
-
-abdyn::Model loadModel(const std::string& dir) {
-  abdyn::UrdfOptions options;
-  options.floating_base = true;
-  return abdyn::loadUrdf(dir + kUrdf, options);
+// A frame on a body with its z axis along `axis` (body coordinates) at `origin`: maps body coordinates
+// into the frame's, as RowJoint::X_frame_a and X_frame_b want.
+abdyn::Plx hingeFrame(const Eigen::Vector3d& origin, const Eigen::Vector3d& axis) {
+  const Eigen::Vector3d z = axis.normalized();
+  const Eigen::Vector3d x = z.unitOrthogonal();
+  Eigen::Matrix3d R_body_frame;
+  R_body_frame << x, z.cross(x), z;
+  return abdyn::Plx::fromPose(R_body_frame, origin);
 }
 
-// The scene in plain types, from abdyn's model of the URDF.
-StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
+// The Simulator at the scene's initial state, its hinges as RowJoint hinges (3 linear + 2 angular rows).
+std::unique_ptr<abdyn::Simulator> makeSimulator(const SceneSetup& setup, const AbdynVariant& variant) {
+  const StepScene& scene = setup.scene;
+  auto sim = std::make_unique<abdyn::Simulator>(setup.model, abdynSettings(scene, variant));
+  for (const abdyn_bench::StepHinge& h : scene.hinges) {
+    abdyn::RowJoint joint;
+    joint.type = abdyn::RowJointType::Hinge;
+    joint.body_a = h.body_a + 1;  // scene body k is abdyn body k + 1
+    joint.body_b = h.body_b + 1;
+    joint.X_frame_a = hingeFrame(vector3(h.p_a), vector3(h.axis_a));
+    joint.X_frame_b = hingeFrame(vector3(h.p_b), vector3(h.axis_b));
+    sim->joints.push_back(joint);
+  }
+  sim->q = toEigen(scene.q0);
+  sim->v = toEigen(scene.v0);
+  if (!scene.tau.empty()) sim->tau = toEigen(scene.tau);
+  return sim;
+}
+
+abdyn::Model loadModel(const std::string& path, bool floating_base) {
+  abdyn::UrdfOptions options;
+  options.floating_base = floating_base;
+  return abdyn::loadUrdf(path, options);
+}
+
+// The model's bodies, joints and collision shapes in plain types, and a random state for the model check.
+StepScene describeModel(const std::string& label, const std::string& path, bool floating_base, const abdyn::Model& model) {
   StepScene s;
-  s.label = "humanoid_ragdoll";
+  s.label = label;
   s.problem.label = s.label;
-  s.problem.urdf = dir + kUrdf;
-  s.problem.floating_base = true;
+  s.problem.urdf = path;
+  s.problem.floating_base = floating_base;
   s.problem.nq = model.nq();
   s.problem.nv = model.nv();
   s.problem.gravity = array3(model.gravity().linear());
-  s.ground_height = kGround;
   for (int i = 1; i < model.nbodies(); ++i) {
     const abdyn::Joint& joint = model.joint(i);
     abdyn_bench::StepBody b;
@@ -94,8 +151,11 @@ StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
     b.com = array3(model.inertia(i).com());
     b.inertia = rowMajor(model.inertia(i).inertiaAboutCom());
     if (!b.joint.floating) {
-      b.lower = model.lowerPositionLimit()[joint.idx_q];
-      b.upper = model.upperPositionLimit()[joint.idx_q];
+      const double lower = model.lowerPositionLimit()[joint.idx_q], upper = model.upperPositionLimit()[joint.idx_q];
+      if (std::isfinite(lower) && std::isfinite(upper)) {  // continuous joints have none
+        b.lower = lower;
+        b.upper = upper;
+      }
       b.damping = model.damping()[joint.idx_v];
       b.friction = model.friction()[joint.idx_v];
     }
@@ -113,56 +173,99 @@ StepScene makeScene(const std::string& dir, const abdyn::Model& model) {
     }
     s.bodies.push_back(b);
   }
-  Eigen::VectorXd v0 = Eigen::VectorXd::Zero(model.nv());
-  v0.segment<3>(3) << 0.8, 0.5, 0.2;
-  s.q0 = toStd(abdyn::neutral(model));
-  s.v0 = toStd(v0);
   std::mt19937 rng(99);
   s.v_check = toStd(abdyn_bench::randomVector(rng, model.nv()));
   s.q_check = toStd(abdyn::randomConfiguration(model, rng));
   return s;
 }
 
-StepReport runAbdyn(const StepScene& scene, const abdyn::Model& model, const AbdynVariant& variant) {
+// The humanoid dropped with a sideways push onto the ground below its feet.
+SceneSetup makeRagdoll(const std::string& dir) {
+  const std::string path = dir + "/models/humanoid.urdf";
+  SceneSetup setup{loadModel(path, true), {}, {}};
+  StepScene& s = setup.scene;
+  s = describeModel("humanoid_ragdoll", path, true, setup.model);
+  s.ground_height = kGround;
+  Eigen::VectorXd v0 = Eigen::VectorXd::Zero(setup.model.nv());
+  v0.segment<3>(3) << 0.8, 0.5, 0.2;
+  s.q0 = toStd(abdyn::neutral(setup.model));
+  s.v0 = toStd(v0);
+  return setup;
+}
+
+// The delta robot released at rest from its closed zero pose, its motors at kDeltaTorque, no ground.
+SceneSetup makeDelta(const std::string& dir) {
+  const std::string path = dir + "/models/delta_robot.urdf";
+  SceneSetup setup{loadModel(path, false), {}, {}};
+  const abdyn::Model& model = setup.model;
+  StepScene& s = setup.scene;
+  s = describeModel("delta_robot", path, false, model);
+  s.ground = false;
+  s.iterations = kDeltaIterations;
+  setup.loops = abdyn::loadUrdfLoops(path, model);
+  for (const abdyn::LoopClosure& loop : setup.loops.loops) {
+    if (loop.rows() != 5) throw std::runtime_error("delta_robot: loop joint " + loop.name + " is not revolute");
+    // A revolute closure's two angular rows are perpendicular to its axis (Fa coordinates).
+    const Eigen::Vector3d axis = loop.directions.row(0).head<3>().cross(loop.directions.row(1).head<3>()).transpose();
+    abdyn_bench::StepHinge hinge;
+    hinge.name = loop.name;
+    hinge.body_a = loop.body_a - 1;
+    hinge.body_b = loop.body_b - 1;
+    hinge.p_a = array3(loop.p_a);
+    hinge.p_b = array3(loop.p_b);
+    hinge.axis_a = array3(loop.R_a * axis);
+    hinge.axis_b = array3(loop.R_b * axis);  // Fb's axes are Fa's when the loop is closed
+    s.hinges.push_back(hinge);
+  }
+  s.q0 = toStd(abdyn::neutral(model));
+  s.v0.assign(static_cast<std::size_t>(model.nv()), 0.0);
+  s.tau.assign(static_cast<std::size_t>(model.nv()), 0.0);
+  for (int k = 0; k < 3; ++k) {
+    const int motor = model.bodyId("upper_arm_" + std::to_string(k + 1));
+    s.tau[static_cast<std::size_t>(model.joint(motor).idx_v)] = kDeltaTorque[k];
+  }
+  return setup;
+}
+
+StepReport runAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
+  const StepScene& scene = setup.scene;
   StepReport report;
   report.library = variant.library;
-  abdyn::Data data(model);
+  abdyn::Data data(setup.model);
   const abdyn::DynamicsOptions no_damping{true, false};
-  Eigen::VectorXd qdd = abdyn::forwardDynamics(model, data, toEigen(scene.q_check), toEigen(scene.v_check),
-                                               Eigen::VectorXd::Zero(model.nv()), no_damping);
-  qdd.head<6>().setZero();  // joint accelerations only
-  report.free_qdd = toStd(qdd);
-  abdyn::Simulator sim(model, abdynSettings(scene, variant));
-  sim.q = toEigen(scene.q0);
-  sim.v = toEigen(scene.v0);
+  report.free_qdd = toStd(abdyn::forwardDynamics(setup.model, data, toEigen(scene.q_check), toEigen(scene.v_check),
+                                                 Eigen::VectorXd::Zero(setup.model.nv()), no_damping));
+  abdyn_bench::zeroFloating(scene, report.free_qdd);
+  const std::unique_ptr<abdyn::Simulator> sim = makeSimulator(setup, variant);
   long contacts = 0, iterations = 0;
   for (int k = 0; k < scene.steps; ++k) {
-    const abdyn::StepStatistics& stats = sim.step(scene.h);
+    const abdyn::StepStatistics& stats = sim->step(scene.h);
     contacts += stats.contacts;
     iterations += stats.iterations;
   }
-  report.q_end = toStd(sim.q);
-  report.v_end = toStd(sim.v);
+  report.q_end = toStd(sim->q);
+  report.v_end = toStd(sim->v);
   report.mean_contacts = static_cast<double>(contacts) / scene.steps;
   char note[200];
   std::snprintf(note, sizeof note, "PGS, %d sweeps at most, tolerance %g m/s (mean %.1f sweeps per step)",
-                sim.settings().solver.max_iterations, sim.settings().solver.tolerance,
+                sim->settings().solver.max_iterations, sim->settings().solver.tolerance,
                 static_cast<double>(iterations) / scene.steps);
   report.note = note;
   return report;
 }
 
-void registerAbdyn(const StepScene& scene, const abdyn::Model& model, const AbdynVariant& variant) {
-  benchmark::RegisterBenchmark(("StepRun/" + scene.label + "/" + variant.library).c_str(), [&scene, &model, variant](benchmark::State& state) {
+void registerAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
+  const StepScene& scene = setup.scene;
+  benchmark::RegisterBenchmark(("StepRun/" + scene.label + "/" + variant.library).c_str(), [&setup, variant](benchmark::State& state) {
+    const int steps = setup.scene.steps;
+    const double h = setup.scene.h;
     long rows = 0, iterations = 0;
     for (auto _ : state) {
       state.PauseTiming();
-      auto sim = std::make_unique<abdyn::Simulator>(model, abdynSettings(scene, variant));
-      sim->q = toEigen(scene.q0);
-      sim->v = toEigen(scene.v0);
+      std::unique_ptr<abdyn::Simulator> sim = makeSimulator(setup, variant);
       state.ResumeTiming();
-      for (int k = 0; k < scene.steps; ++k) {
-        const abdyn::StepStatistics& stats = sim->step(scene.h);
+      for (int k = 0; k < steps; ++k) {
+        const abdyn::StepStatistics& stats = sim->step(h);
         rows += stats.rows;
         iterations += stats.iterations;
       }
@@ -170,10 +273,35 @@ void registerAbdyn(const StepScene& scene, const abdyn::Model& model, const Abdy
       sim.reset();
       state.ResumeTiming();
     }
-    const double steps = static_cast<double>(scene.steps) * state.iterations();
-    state.counters["per_step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    state.counters["rows"] = static_cast<double>(rows) / steps;
-    state.counters["sweeps"] = static_cast<double>(iterations) / steps;
+    const double total = static_cast<double>(steps) * state.iterations();
+    state.counters["per_step"] = benchmark::Counter(total, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["rows"] = static_cast<double>(rows) / total;
+    state.counters["sweeps"] = static_cast<double>(iterations) / total;
+  });
+}
+
+// StepPgs/<scene>/abdyn: the projected Gauss-Seidel sweeps alone on the rows of the run's last step
+// (their responses as the Simulator built them), from zero impulses, always scene.iterations sweeps;
+// time_per_row_iteration is the time per row per sweep, as bench_rows.cpp's RagdollPgs reports it.
+void registerAbdynPgs(const SceneSetup& setup) {
+  benchmark::RegisterBenchmark(("StepPgs/" + setup.scene.label + "/abdyn").c_str(), [&setup](benchmark::State& state) {
+    const std::unique_ptr<abdyn::Simulator> sim = makeSimulator(setup, kAbdynVariants[0]);
+    for (int k = 0; k < setup.scene.steps; ++k) sim->step(setup.scene.h);
+    abdyn::RowSet rows = sim->rows();
+    abdyn::PgsSettings settings = sim->settings().solver;
+    settings.warm_start = false;
+    settings.tolerance = 0.0;
+    Eigen::VectorXd v(sim->v.size());
+    abdyn::PgsReport report;
+    for (auto _ : state) {
+      v = sim->v;
+      report = abdyn::solveRowsPgs(rows, v, settings);
+      benchmark::DoNotOptimize(v.data());
+    }
+    state.counters["rows"] = rows.size();
+    state.counters["time_per_row_iteration"] =
+        benchmark::Counter(static_cast<double>(rows.size()) * report.iterations * state.iterations(),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   });
 }
 
@@ -199,30 +327,95 @@ double penetration(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   return std::max(0.0, height - lowest);
 }
 
-void checkReport(const StepScene& scene, const abdyn::Model& model, const StepReport& report, const StepReport& reference) {
+// The ragdoll's end-of-run measures: penetration (m), limit excess (rad), kinetic energy (J), root z (m).
+std::string ragdollMeasures(const SceneSetup& setup, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double mean_contacts) {
+  abdyn::Data data(setup.model);
+  const double depth = penetration(setup.model, data, q, setup.scene.ground_height);
+  double limit = 0.0;
+  for (const auto& b : setup.scene.bodies) {
+    if (b.lower < b.upper) limit = std::max({limit, b.lower - q[b.joint.idx_q], q[b.joint.idx_q] - b.upper});
+  }
+  const double energy = abdyn::kineticEnergy(setup.model, data, q, v);
+  char row[120];
+  std::snprintf(row, sizeof row, "%12.2e %12.2e %10.2e %8.3f %8.1f", depth, limit, energy, q[2], mean_contacts);
+  return row;
+}
+
+// The energy the delta scene keeps: kinetic + gravity's potential - the constant joint forces' work tau . q.
+double conservedEnergy(const SceneSetup& setup, abdyn::Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  double work = 0.0;
+  for (const auto& b : setup.scene.bodies) {
+    if (!b.joint.floating) work += setup.scene.tau[static_cast<std::size_t>(b.joint.idx_v)] * q[b.joint.idx_q];
+  }
+  return abdyn::kineticEnergy(setup.model, data, q, v) + abdyn::potentialEnergy(setup.model, data, q) - work;
+}
+
+// The delta's end-of-run measures: the largest loop-closure error of the angular rows (rad) and of the
+// linear rows (m), from abdyn's C of the URDF's loop joints, and the energy drift E(end) - E(start) (J).
+std::string loopMeasures(const SceneSetup& setup, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  abdyn::Data data(setup.model);
+  abdyn::ConstraintKinematics ck(setup.model, setup.loops);
+  abdyn::constraintJacobian(setup.model, data, setup.loops, ck, q);
+  double angular = 0.0, linear = 0.0;
+  int row = 0;
+  for (const abdyn::LoopClosure& loop : setup.loops.loops) {
+    for (int k = 0; k < loop.rows(); ++k, ++row) {
+      double& worst = loop.directions.row(k).head<3>().norm() > 0.0 ? angular : linear;  // [angular; linear] rows
+      worst = std::max(worst, std::abs(ck.C[row]));
+    }
+  }
+  const double drift = conservedEnergy(setup, data, q, v) -
+                       conservedEnergy(setup, data, toEigen(setup.scene.q0), toEigen(setup.scene.v0));
+  char text[120];
+  std::snprintf(text, sizeof text, "%12.2e %12.2e %12.2e", angular, linear, drift);
+  return text;
+}
+
+void checkReport(const SceneSetup& setup, const StepReport& report, const StepReport& reference) {
   char row[300];
   std::string context;
   if (!report.error.empty()) {
     context = "not run: " + report.error;
     std::snprintf(row, sizeof row, "%-12s %s", report.library.c_str(), context.c_str());
   } else {
-    abdyn::Data data(model);
     const Eigen::VectorXd q = toEigen(report.q_end), v = toEigen(report.v_end);
     const double model_error = abdyn_bench::relativeError(report.free_qdd, reference.free_qdd);
-    const double depth = penetration(model, data, q, scene.ground_height);
-    double limit = 0.0;
-    for (const auto& b : scene.bodies) {
-      if (b.joint.floating) continue;
-      limit = std::max({limit, b.lower - q[b.joint.idx_q], q[b.joint.idx_q] - b.upper});
-    }
-    const double energy = 0.5 * v.dot(abdyn::massMatrix(model, data, q) * v);
-    std::snprintf(row, sizeof row, "%-12s %9.1e %12.2e %12.2e %10.2e %8.3f %8.1f", report.library.c_str(), model_error,
-                  depth, limit, energy, q[2], report.mean_contacts);
+    const std::string measures = setup.loops.loops.empty() ? ragdollMeasures(setup, q, v, report.mean_contacts) : loopMeasures(setup, q, v);
+    std::snprintf(row, sizeof row, "%-12s %9.1e %s", report.library.c_str(), model_error, measures.c_str());
     context = row;
   }
   std::cout << row << "\n";
   if (!report.note.empty()) std::cout << "    " << report.note << "\n";
-  benchmark::AddCustomContext("check " + scene.label + " " + report.library, context + " (" + report.note + ")");
+  benchmark::AddCustomContext("check " + setup.scene.label + " " + report.library, context + " (" + report.note + ")");
+}
+
+// Runs the scene once in every engine, prints the checks and registers the timed runs.
+void addScene(const SceneSetup& setup) {
+  const StepScene& scene = setup.scene;
+  std::vector<StepReport> reports;
+  for (const AbdynVariant& variant : kAbdynVariants) {
+    reports.push_back(runAbdyn(setup, variant));
+    registerAbdyn(setup, variant);
+  }
+  if (!setup.loops.loops.empty()) registerAbdynPgs(setup);
+  const StepReport reference = reports.front();
+#ifdef ABDYN_BENCH_WITH_BULLET
+  for (auto& r : abdyn_bench::addBulletStep(scene)) reports.push_back(std::move(r));
+#endif
+#ifdef ABDYN_BENCH_WITH_MUJOCO
+  for (auto& r : abdyn_bench::addMujocoStep(scene)) reports.push_back(std::move(r));
+#endif
+  std::cout << scene.label << ": " << scene.steps << " steps of " << scene.h << " s\n";
+  char header[200];
+  if (setup.loops.loops.empty()) {
+    std::snprintf(header, sizeof header, "%-12s %9s %12s %12s %10s %8s %8s", "library", "model", "penetration", "limit excess",
+                  "kinetic", "root z", "contacts");
+  } else {
+    std::snprintf(header, sizeof header, "%-12s %9s %12s %12s %12s", "library", "model", "loop C rad", "loop C m", "E drift J");
+  }
+  std::cout << header << "\n";
+  for (const auto& report : reports) checkReport(setup, report, reference);
+  std::cout << std::endl;
 }
 
 }  // namespace
@@ -234,27 +427,11 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&rest_argc, rest.data());
   abdyn::logger()->set_level(spdlog::level::err);
 
-  static const abdyn::Model model = loadModel(dir);
-  static const StepScene scene = makeScene(dir, model);
-  std::vector<StepReport> reports;
-  for (const AbdynVariant& variant : kAbdynVariants) {
-    reports.push_back(runAbdyn(scene, model, variant));
-    registerAbdyn(scene, model, variant);
-  }
-  const StepReport reference = reports.front();
-#ifdef ABDYN_BENCH_WITH_BULLET
-  for (auto& r : abdyn_bench::addBulletStep(scene)) reports.push_back(std::move(r));
-#endif
-#ifdef ABDYN_BENCH_WITH_MUJOCO
-  for (auto& r : abdyn_bench::addMujocoStep(scene)) reports.push_back(std::move(r));
-#endif
-  std::cout << scene.label << ": " << scene.steps << " steps of " << scene.h << " s\n";
-  char header[200];
-  std::snprintf(header, sizeof header, "%-12s %9s %12s %12s %10s %8s %8s", "library", "model", "penetration", "limit excess",
-                "kinetic", "root z", "contacts");
-  std::cout << header << "\n";
-  for (const auto& report : reports) checkReport(scene, model, report, reference);
-  std::cout << std::endl;
+  // The adapters' benchmarks keep references to the scenes: they live until the end of main.
+  static const SceneSetup ragdoll = makeRagdoll(dir);
+  static const SceneSetup delta = makeDelta(dir);
+  addScene(ragdoll);
+  addScene(delta);
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -3,18 +3,25 @@
 // btMultiBodyConstraintSolver (sequential impulses, i.e. projected Gauss-Seidel on the contact, limit
 // and motor rows).
 //
+// Each floating body starts a btMultiBody of its own (it is that multibody's base); the bodies on
+// revolute joints to the world are links of one fixed-base btMultiBody whose base is the world. A
+// hinge between bodies (StepHinge) becomes two btMultiBodyPoint2Point at two points of its axis (Bullet
+// has no hinge between two multibody links): six rows, one of them redundant, the same kinematics.
+//
 // btMultiBody wants every link frame at the link's centre of mass with its axes along the principal
 // axes (a diagonal inertia). So each body frame B is replaced by L: origin at c, axes P from
-// Ic = P diag(d) P^T (det P = +1), x_B = P x_L + c. Then, for body i with parent p, at q = 0:
+// Ic = P diag(d) P^T (det P = +1), x_B = P x_L + c (the world: P = 1, c = 0). Then, for body i with
+// parent p, at q = 0:
 //   rotParentToThis            P_i^T R_p_i^T P_p      (parent-L coordinates to this-L coordinates)
 //   joint axis                 P_i^T a
 //   parentComToThisPivotOffset P_p^T (p_p_i - c_p)    (the pivot is B_i's origin)
 //   thisPivotToThisComOffset   P_i^T c_i
 // Everything Bullet adds by default that the other engines do not have is off: link damping, the
 // velocity cap, self-collision, sleeping. Joint damping is applied as an explicit joint torque each
-// step (-d qdot), joint friction as a velocity motor towards 0 bounded by friction * h (as Bullet's own
-// URDF importer does), limits by btMultiBodyJointLimitConstraint. Shapes are only tested against the
-// ground (collision filter), as in abdyn's scene. Collision margins are 1 mm.
+// step (-d qdot, added to the scene's constant joint forces), joint friction as a velocity motor
+// towards 0 bounded by friction * h (as Bullet's own URDF importer does), limits by
+// btMultiBodyJointLimitConstraint. Shapes are only tested against the ground (collision filter), as in
+// abdyn's scene. Collision margins are 1 mm.
 
 #include <btBulletDynamicsCommon.h>
 #include <BulletDynamics/Featherstone/btMultiBody.h>
@@ -23,6 +30,7 @@
 #include <BulletDynamics/Featherstone/btMultiBodyJointLimitConstraint.h>
 #include <BulletDynamics/Featherstone/btMultiBodyJointMotor.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
+#include <BulletDynamics/Featherstone/btMultiBodyPoint2Point.h>
 
 #include <benchmark/benchmark.h>
 
@@ -76,6 +84,12 @@ void principal(const StepBody& b, Eigen::Matrix3d& P, Eigen::Vector3d& d) {
   d = eig.eigenvalues();
 }
 
+// Where a scene body is in Bullet: its multibody and its link there (-1: the multibody's base).
+struct Placement {
+  int multibody = 0;
+  int link = -1;
+};
+
 // The scene in one Bullet world; the destructor takes it apart in Bullet's order.
 struct BulletWorld {
   explicit BulletWorld(const StepScene& scene);
@@ -87,14 +101,21 @@ struct BulletWorld {
   void getState(std::vector<double>& q, std::vector<double>& v) const;
   int step();  // one step of scene.h; returns the number of contact points
 
+  btMultiBody& multibodyOf(std::size_t body) const { return *multibodies[static_cast<std::size_t>(where[body].multibody)]; }
+  // The point x (body coordinates) of a body in its Bullet frame L.
+  Eigen::Vector3d inL(std::size_t body, const Eigen::Vector3d& x) const {
+    return P[body].transpose() * (x - vec(scene.bodies[body].com));
+  }
+
   const StepScene& scene;
   std::vector<Eigen::Matrix3d> P;  // per body
+  std::vector<Placement> where;    // per body
   btDefaultCollisionConfiguration config;
   btCollisionDispatcher dispatcher{&config};
   btDbvtBroadphase broadphase;
   btMultiBodyConstraintSolver solver;
   btMultiBodyDynamicsWorld world{&dispatcher, &broadphase, &solver, &config};
-  std::unique_ptr<btMultiBody> body;
+  std::vector<std::unique_ptr<btMultiBody>> multibodies;
   std::vector<std::unique_ptr<btCollisionShape>> shapes;
   std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders;
   std::vector<std::unique_ptr<btMultiBodyConstraint>> constraints;
@@ -107,24 +128,54 @@ BulletWorld::BulletWorld(const StepScene& s) : scene(s), ground_shape(btVector3(
   std::vector<Eigen::Vector3d> d(n);
   P.resize(n);
   for (int i = 0; i < n; ++i) principal(s.bodies[i], P[i], d[i]);
-  body = std::make_unique<btMultiBody>(n - 1, s.bodies[0].mass, btv(d[0]), false, false);
-  for (int i = 1; i < n; ++i) {
+  // Each floating body is a base; the bodies on the world share the fixed-base multibody world_tree.
+  where.resize(n);
+  std::vector<int> links, base_body;  // per multibody: its link count and its base body (-1: the world)
+  int world_tree = -1;
+  for (int i = 0; i < n; ++i) {
     const StepBody& b = s.bodies[i];
-    const int p = b.parent;
-    const Eigen::Matrix3d R = mat(b.R_parent_body);
-    body->setupRevolute(i - 1, b.mass, btv(d[i]), p - 1, quat(P[i].transpose() * R.transpose() * P[p]),
-                        btv(P[i].transpose() * vec(b.axis)), btv(P[p].transpose() * (vec(b.p_parent_body) - vec(s.bodies[p].com))),
-                        btv(P[i].transpose() * vec(b.com)), true);
+    if (b.parent < 0 && b.joint.floating) {
+      where[i] = {static_cast<int>(links.size()), -1};
+      links.push_back(0);
+      base_body.push_back(i);
+      continue;
+    }
+    if (b.parent < 0 && world_tree < 0) {
+      world_tree = static_cast<int>(links.size());
+      links.push_back(0);
+      base_body.push_back(-1);
+    }
+    const int m = b.parent < 0 ? world_tree : where[b.parent].multibody;
+    where[i] = {m, links[m]++};
   }
-  body->finalizeMultiDof();
-  body->setLinearDamping(0);
-  body->setAngularDamping(0);
-  body->setMaxCoordinateVelocity(1e6);
-  body->setMaxAppliedImpulse(1e6);
-  body->setCanSleep(false);
-  body->setHasSelfCollision(false);
-  body->setUseGyroTerm(true);
-  world.addMultiBody(body.get());
+  for (std::size_t m = 0; m < links.size(); ++m) {
+    const int base = base_body[m];
+    multibodies.push_back(base < 0 ? std::make_unique<btMultiBody>(links[m], 0.0, btVector3(0, 0, 0), true, false)
+                                   : std::make_unique<btMultiBody>(links[m], s.bodies[base].mass, btv(d[base]), false, false));
+  }
+  for (int i = 0; i < n; ++i) {
+    const StepBody& b = s.bodies[i];
+    if (where[i].link < 0) continue;
+    const int p = b.parent;
+    const Eigen::Matrix3d P_p = p < 0 ? Eigen::Matrix3d::Identity() : P[p];
+    const Eigen::Vector3d c_p = p < 0 ? Eigen::Vector3d::Zero() : vec(s.bodies[p].com);
+    const int parent_link = p < 0 ? -1 : where[p].link;
+    const Eigen::Matrix3d R = mat(b.R_parent_body);
+    multibodyOf(i).setupRevolute(where[i].link, b.mass, btv(d[i]), parent_link, quat(P[i].transpose() * R.transpose() * P_p),
+                                 btv(P[i].transpose() * vec(b.axis)), btv(P_p.transpose() * (vec(b.p_parent_body) - c_p)),
+                                 btv(P[i].transpose() * vec(b.com)), true);
+  }
+  for (auto& body : multibodies) {
+    body->finalizeMultiDof();
+    body->setLinearDamping(0);
+    body->setAngularDamping(0);
+    body->setMaxCoordinateVelocity(1e6);
+    body->setMaxAppliedImpulse(1e6);
+    body->setCanSleep(false);
+    body->setHasSelfCollision(false);
+    body->setUseGyroTerm(true);
+    world.addMultiBody(body.get());
+  }
   world.setGravity(btVector3(s.problem.gravity[0], s.problem.gravity[1], s.problem.gravity[2]));
   world.getSolverInfo().m_numIterations = s.iterations;
 
@@ -142,20 +193,19 @@ BulletWorld::BulletWorld(const StepScene& s) : scene(s), ground_shape(btVector3(
       }
       child->setMargin(kMargin);
       const Eigen::Matrix3d R = P[i].transpose() * mat(shape.R_body_shape);
-      const Eigen::Vector3d x = P[i].transpose() * (vec(shape.p_body_shape) - vec(b.com));
-      compound->addChildShape(btTransform(btm(R), btv(x)), child.get());
+      compound->addChildShape(btTransform(btm(R), btv(inL(i, vec(shape.p_body_shape)))), child.get());
       shapes.push_back(std::move(child));
     }
     compound->setMargin(kMargin);
-    auto collider = std::make_unique<btMultiBodyLinkCollider>(body.get(), i - 1);
+    auto collider = std::make_unique<btMultiBodyLinkCollider>(&multibodyOf(i), where[i].link);
     collider->setCollisionShape(compound.get());
     collider->setFriction(s.mu);
     collider->setRestitution(0);
     world.addCollisionObject(collider.get(), kLinkGroup, kGroundGroup);
-    if (i == 0) {
-      body->setBaseCollider(collider.get());
+    if (where[i].link < 0) {
+      multibodyOf(i).setBaseCollider(collider.get());
     } else {
-      body->getLink(i - 1).m_collider = collider.get();
+      multibodyOf(i).getLink(where[i].link).m_collider = collider.get();
     }
     shapes.push_back(std::move(compound));
     colliders.push_back(std::move(collider));
@@ -163,72 +213,95 @@ BulletWorld::BulletWorld(const StepScene& s) : scene(s), ground_shape(btVector3(
   ground.setCollisionShape(&ground_shape);
   ground.setFriction(1.0);  // Bullet multiplies the two frictions: 1 * mu
   ground.setRestitution(0);
-  world.addCollisionObject(&ground, kGroundGroup, kLinkGroup);
+  if (s.ground) world.addCollisionObject(&ground, kGroundGroup, kLinkGroup);
 
-  for (int i = 1; i < n; ++i) {
+  for (int i = 0; i < n; ++i) {
     const StepBody& b = s.bodies[i];
-    if (b.lower < b.upper) constraints.push_back(std::make_unique<btMultiBodyJointLimitConstraint>(body.get(), i - 1, b.lower, b.upper));
-    if (b.friction > 0) constraints.push_back(std::make_unique<btMultiBodyJointMotor>(body.get(), i - 1, 0.0, b.friction * s.h));
+    if (where[i].link < 0) continue;
+    btMultiBody* body = &multibodyOf(i);
+    if (b.lower < b.upper) constraints.push_back(std::make_unique<btMultiBodyJointLimitConstraint>(body, where[i].link, b.lower, b.upper));
+    if (b.friction > 0) constraints.push_back(std::make_unique<btMultiBodyJointMotor>(body, where[i].link, 0.0, b.friction * s.h));
+  }
+  for (const StepHinge& hinge : s.hinges) {
+    const auto a = static_cast<std::size_t>(hinge.body_a), b = static_cast<std::size_t>(hinge.body_b);
+    for (const double side : {-s.hinge_half_span, s.hinge_half_span}) {
+      const Eigen::Vector3d x_a = vec(hinge.p_a) + side * vec(hinge.axis_a), x_b = vec(hinge.p_b) + side * vec(hinge.axis_b);
+      constraints.push_back(std::make_unique<btMultiBodyPoint2Point>(&multibodyOf(a), where[a].link, &multibodyOf(b), where[b].link,
+                                                                     btv(inL(a, x_a)), btv(inL(b, x_b))));
+    }
   }
   for (auto& c : constraints) world.addMultiBodyConstraint(c.get());
 }
 
 BulletWorld::~BulletWorld() {
   for (auto& c : constraints) world.removeMultiBodyConstraint(c.get());
-  world.removeCollisionObject(&ground);
+  if (scene.ground) world.removeCollisionObject(&ground);
   for (auto& c : colliders) world.removeCollisionObject(c.get());
-  world.removeMultiBody(body.get());
+  for (auto& body : multibodies) world.removeMultiBody(body.get());
 }
 
 void BulletWorld::setState(const std::vector<double>& q, const std::vector<double>& v) {
-  const StepBody& root = scene.bodies[0];
-  const Eigen::Matrix3d R = quaternionRotation(q[3], q[4], q[5], q[6]);
-  const Eigen::Vector3d c = vec(root.com), w(v[0], v[1], v[2]), lin(v[3], v[4], v[5]);
-  body->setBasePos(btv(Eigen::Vector3d(q[0], q[1], q[2]) + R * c));
-  body->setWorldToBaseRot(quat((R * P[0]).transpose()));
-  body->setBaseOmega(btv(R * w));
-  body->setBaseVel(btv(R * (lin + w.cross(c))));
-  for (std::size_t i = 1; i < scene.bodies.size(); ++i) {
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
     const JointSlice& j = scene.bodies[i].joint;
-    body->setJointPos(static_cast<int>(i) - 1, q[j.idx_q]);
-    body->setJointVel(static_cast<int>(i) - 1, v[j.idx_v]);
+    btMultiBody& body = multibodyOf(i);
+    if (where[i].link >= 0) {
+      body.setJointPos(where[i].link, q[j.idx_q]);
+      body.setJointVel(where[i].link, v[j.idx_v]);
+      continue;
+    }
+    // A floating base: abdyn's q = [x y z qw qx qy qz], v = [angular; linear] in its body frame.
+    const Eigen::Matrix3d R = quaternionRotation(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6]);
+    const Eigen::Vector3d c = vec(scene.bodies[i].com), w(v[j.idx_v], v[j.idx_v + 1], v[j.idx_v + 2]),
+                          lin(v[j.idx_v + 3], v[j.idx_v + 4], v[j.idx_v + 5]);
+    body.setBasePos(btv(Eigen::Vector3d(q[j.idx_q], q[j.idx_q + 1], q[j.idx_q + 2]) + R * c));
+    body.setWorldToBaseRot(quat((R * P[i]).transpose()));
+    body.setBaseOmega(btv(R * w));
+    body.setBaseVel(btv(R * (lin + w.cross(c))));
   }
-  btAlignedObjectArray<btQuaternion> rotations;
-  btAlignedObjectArray<btVector3> origins;
-  body->forwardKinematics(rotations, origins);
-  body->updateCollisionObjectWorldTransforms(rotations, origins);
+  for (auto& body : multibodies) {
+    btAlignedObjectArray<btQuaternion> rotations;
+    btAlignedObjectArray<btVector3> origins;
+    body->forwardKinematics(rotations, origins);
+    body->updateCollisionObjectWorldTransforms(rotations, origins);
+  }
 }
 
 void BulletWorld::getState(std::vector<double>& q, std::vector<double>& v) const {
-  const StepBody& root = scene.bodies[0];
-  const Eigen::Matrix3d R = rotation(body->getWorldToBaseRot().inverse()) * P[0].transpose();
-  const Eigen::Vector3d c = vec(root.com);
-  const Eigen::Vector3d p = eig(body->getBasePos()) - R * c;
-  const Eigen::Quaterniond o(R);
-  const Eigen::Vector3d w = R.transpose() * eig(body->getBaseOmega());
-  const Eigen::Vector3d lin = R.transpose() * eig(body->getBaseVel()) - w.cross(c);
   q.assign(static_cast<std::size_t>(scene.problem.nq), 0.0);
   v.assign(static_cast<std::size_t>(scene.problem.nv), 0.0);
-  for (int k = 0; k < 3; ++k) {
-    q[k] = p[k];
-    v[k] = w[k];
-    v[3 + k] = lin[k];
-  }
-  q[3] = o.w();
-  q[4] = o.x();
-  q[5] = o.y();
-  q[6] = o.z();
-  for (std::size_t i = 1; i < scene.bodies.size(); ++i) {
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
     const JointSlice& j = scene.bodies[i].joint;
-    q[j.idx_q] = body->getJointPos(static_cast<int>(i) - 1);
-    v[j.idx_v] = body->getJointVel(static_cast<int>(i) - 1);
+    const btMultiBody& body = multibodyOf(i);
+    if (where[i].link >= 0) {
+      q[j.idx_q] = body.getJointPos(where[i].link);
+      v[j.idx_v] = body.getJointVel(where[i].link);
+      continue;
+    }
+    const Eigen::Matrix3d R = rotation(body.getWorldToBaseRot().inverse()) * P[i].transpose();
+    const Eigen::Vector3d c = vec(scene.bodies[i].com);
+    const Eigen::Vector3d p = eig(body.getBasePos()) - R * c;
+    const Eigen::Quaterniond o(R);
+    const Eigen::Vector3d w = R.transpose() * eig(body.getBaseOmega());
+    const Eigen::Vector3d lin = R.transpose() * eig(body.getBaseVel()) - w.cross(c);
+    for (int k = 0; k < 3; ++k) {
+      q[j.idx_q + k] = p[k];
+      v[j.idx_v + k] = w[k];
+      v[j.idx_v + 3 + k] = lin[k];
+    }
+    q[j.idx_q + 3] = o.w();
+    q[j.idx_q + 4] = o.x();
+    q[j.idx_q + 5] = o.y();
+    q[j.idx_q + 6] = o.z();
   }
 }
 
 int BulletWorld::step() {
-  for (std::size_t i = 1; i < scene.bodies.size(); ++i) {
-    const int link = static_cast<int>(i) - 1;
-    body->addJointTorque(link, -scene.bodies[i].damping * body->getJointVel(link));
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+    const int link = where[i].link;
+    if (link < 0) continue;
+    btMultiBody& body = multibodyOf(i);
+    const double tau = scene.tau.empty() ? 0.0 : scene.tau[scene.bodies[i].joint.idx_v];
+    body.addJointTorque(link, tau - scene.bodies[i].damping * body.getJointVel(link));
   }
   world.stepSimulation(scene.h, 0);
   int contacts = 0;
@@ -244,14 +317,17 @@ std::vector<double> freeAccelerations(const StepScene& scene) {
   btAlignedObjectArray<btScalar> scratch_r;
   btAlignedObjectArray<btVector3> scratch_v;
   btAlignedObjectArray<btMatrix3x3> scratch_m;
-  w.body->clearForcesAndTorques();
-  w.body->addBaseForce(w.world.getGravity() * w.body->getBaseMass());
-  for (int i = 0; i < w.body->getNumLinks(); ++i) w.body->addLinkForce(i, w.world.getGravity() * w.body->getLinkMass(i));
-  w.body->computeAccelerationsArticulatedBodyAlgorithmMultiDof(1.0, scratch_r, scratch_v, scratch_m, false, false, false);
+  for (auto& body : w.multibodies) {
+    body->clearForcesAndTorques();
+    body->addBaseForce(w.world.getGravity() * body->getBaseMass());
+    for (int i = 0; i < body->getNumLinks(); ++i) body->addLinkForce(i, w.world.getGravity() * body->getLinkMass(i));
+    body->computeAccelerationsArticulatedBodyAlgorithmMultiDof(1.0, scratch_r, scratch_v, scratch_m, false, false, false);
+  }
   std::vector<double> qdd(static_cast<std::size_t>(scene.problem.nv), 0.0);
-  for (std::size_t i = 1; i < scene.bodies.size(); ++i) {
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+    if (w.where[i].link < 0) continue;
     const JointSlice& j = scene.bodies[i].joint;
-    qdd[j.idx_v] = w.body->getJointVel(static_cast<int>(i) - 1) - scene.v_check[j.idx_v];
+    qdd[j.idx_v] = w.multibodyOf(i).getJointVel(w.where[i].link) - scene.v_check[j.idx_v];
   }
   return qdd;
 }
@@ -261,9 +337,9 @@ std::vector<double> freeAccelerations(const StepScene& scene) {
 std::vector<StepReport> addBulletStep(const StepScene& scene) {
   StepReport report;
   report.library = "bullet";
-  for (std::size_t i = 1; i < scene.bodies.size(); ++i) {
-    if (scene.bodies[i].parent < 0 || scene.bodies[i].joint.nv != 1) {
-      report.error = "only a floating root with revolute joints is built";
+  for (const StepBody& b : scene.bodies) {
+    if (b.joint.floating ? b.parent >= 0 : b.joint.nv != 1) {
+      report.error = "only floating joints from the world and revolute joints are built";
       return {report};
     }
   }

@@ -44,7 +44,7 @@ std::string mujocoUrdf(const Problem& problem, bool repair, std::string& error) 
   }
   std::string extra = std::string("<mujoco><compiler inertiafromgeom=\"false\"") + (repair ? kRepair : "") + "/></mujoco>";
   for (const JointSlice& joint : problem.joints) {
-    if (joint.floating) {
+    if (problem.floating_base && joint.floating) {
       extra += "<link name=\"world\"/><joint name=\"" + joint.name + "\" type=\"floating\"><parent link=\"world\"/>" +
                "<child link=\"" + joint.child_link + "\"/></joint>";
     }

@@ -17,8 +17,9 @@ using MujocoModel = std::unique_ptr<mjModel, decltype(&mj_deleteModel)>;
 MujocoModel loadMujocoText(const std::string& xml, const char* name, std::string& error);
 
 /// The URDF file of `problem` with a MuJoCo <compiler> section (inertiafromgeom="false", and with
-/// `repair` the compiler's inertia repairs) and, for a floating base, a "world" link and a floating
-/// joint to the root link, which MuJoCo turns into a free joint.
+/// `repair` the compiler's inertia repairs) and, for a floating base (problem.floating_base), a "world"
+/// link and a floating joint to the root link, which MuJoCo turns into a free joint. Floating joints the
+/// file declares itself stay as they are.
 std::string mujocoUrdf(const Problem& problem, bool repair, std::string& error);
 
 }  // namespace abdyn_bench

@@ -5,6 +5,11 @@
 // iteration count. The joint limits, damping and Coulomb friction (frictionloss) and the friction
 // coefficient are set from the scene, not left to MuJoCo's URDF reader; shapes touch only the ground
 // (contype 1 / conaffinity 0 on the robot, the reverse on the plane), as in abdyn's scene.
+//
+// A hinge between bodies (StepHinge) becomes two `connect` equality constraints at two points of its
+// axis. MuJoCo's equality constraints are soft; they get the stiffest setting MuJoCo allows at this
+// step: solref = (2 h, 1) (time constant of two steps, the least MuJoCo's refsafe accepts; critically
+// damped) and solimp = (0.99, 0.999, 0.001) (impedance near 1: 99.9% of the constraint force at 1 mm).
 
 #include <mujoco/mujoco.h>
 
@@ -33,6 +38,25 @@ using Data = std::unique_ptr<mjData, decltype(&mj_deleteData)>;
 std::string toString(double x) {
   std::ostringstream out;
   out << x;
+  return out.str();
+}
+
+// Two connect constraints per hinge, at its origin -+ hinge_half_span along its axis; MuJoCo's anchor is
+// in body1's frame (the URDF link frame, as abdyn's body frame) and its body2 point is where the anchor
+// lies at qpos0, the scene's closed zero configuration.
+std::string hingeConnects(const StepScene& scene) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "<equality>";
+  for (const StepHinge& hinge : scene.hinges) {
+    for (const double side : {-scene.hinge_half_span, scene.hinge_half_span}) {
+      out << "<connect body1=\"" << scene.bodies[static_cast<std::size_t>(hinge.body_a)].name << "\" body2=\""
+          << scene.bodies[static_cast<std::size_t>(hinge.body_b)].name << "\" anchor=\"";
+      for (int k = 0; k < 3; ++k) out << (k ? " " : "") << hinge.p_a[k] + side * hinge.axis_a[k];
+      out << "\" solref=\"" << 2 * scene.h << " 1\" solimp=\"0.99 0.999 0.001\"/>";
+    }
+  }
+  out << "</equality>";
   return out.str();
 }
 
@@ -72,10 +96,13 @@ MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& n
     error = "no <worldbody> in MuJoCo's MJCF";
     return none;
   }
-  std::ostringstream ground;
-  ground.precision(17);
-  ground << "<geom name=\"abdyn_ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " << scene.ground_height << "\"/>";
-  mjcf.insert(world + std::string("<worldbody>").size(), ground.str());
+  if (scene.ground) {
+    std::ostringstream ground;
+    ground.precision(17);
+    ground << "<geom name=\"abdyn_ground\" type=\"plane\" size=\"0 0 1\" pos=\"0 0 " << scene.ground_height << "\"/>";
+    mjcf.insert(world + std::string("<worldbody>").size(), ground.str());
+  }
+  if (!scene.hinges.empty()) mjcf.insert(mjcf.rfind("</mujoco>"), hingeConnects(scene));
   if (!note.empty()) {
     // The saved MJCF holds the URDF's inertias, not the repaired ones: repair again.
     const auto root = mjcf.find('>', mjcf.find("<mujoco"));
@@ -87,13 +114,14 @@ MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& n
 struct MujocoScene {
   MujocoModel model{nullptr, mj_deleteModel};
   Layout layout;
-  std::vector<mjtNum> q0, v0;
+  std::vector<mjtNum> q0, v0, tau;  // tau: the scene's constant joint forces (qfrc_applied), may be empty
 };
 
 void setState(const mjModel* m, mjData* d, const MujocoScene& s) {
   mj_resetData(m, d);
   mju_copy(d->qpos, s.q0.data(), m->nq);
   mju_copy(d->qvel, s.v0.data(), m->nv);
+  if (!s.tau.empty()) mju_copy(d->qfrc_applied, s.tau.data(), m->nv);
 }
 
 }  // namespace
@@ -102,7 +130,7 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
   StepReport fail;
   fail.library = "mujoco";
   std::string repair;
-  auto base = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, fail.error, repair), Layout(scene.problem), {}, {}});
+  auto base = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, fail.error, repair), Layout(scene.problem), {}, {}, {}});
   if (!base->model) return {fail};
   mjModel* m = base->model.get();
   for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.problem.gravity[k];
@@ -136,6 +164,7 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
   if (!fail.error.empty()) return {fail};
   base->q0 = base->layout.configuration(scene.q0);
   base->v0 = base->layout.velocity(scene.q0, scene.v0);
+  if (!scene.tau.empty()) base->tau = base->layout.force(scene.q0, scene.tau);
 
   // The model check: accelerations at (q_check, v_check) with the constraint solver and passive forces off.
   std::vector<double> free_qdd;
@@ -150,14 +179,14 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
     mju_copy(d->qvel, v.data(), m->nv);
     mj_forward(m, d.get());
     free_qdd = base->layout.accelerationFromPeer(scene.q_check, scene.v_check, {d->qacc, d->qacc + m->nv});
-    std::fill(free_qdd.begin(), free_qdd.begin() + 6, 0.0);
+    zeroFloating(scene, free_qdd);
     m->opt.disableflags = flags;
   }
 
   std::vector<StepReport> reports;
   for (const bool pgs : {false, true}) {
     auto s = std::make_shared<MujocoScene>(MujocoScene{MujocoModel(mj_copyModel(nullptr, m), mj_deleteModel), base->layout,
-                                                       base->q0, base->v0});
+                                                       base->q0, base->v0, base->tau});
     mjModel* model = s->model.get();
     StepReport report;
     report.library = pgs ? "mujoco_pgs" : "mujoco";

@@ -42,14 +42,16 @@ struct JointSlice {
   bool floating = false;
 };
 
-/// A loop closure of the constrained-dynamics cases: frame Fa on link_a (empty: the world) and Fb on
-/// link_b coincide (`fixed`, six rows) or share their origin (three rows). Each frame is placed in its
-/// link's frame: R (row-major, the frame's axes in link coordinates) and p (its origin).
+/// A loop closure of the constrained-dynamics cases (abdyn::LoopClosure in plain types): frame Fa on
+/// link_a and frame Fb on link_b (an empty name: the world). Each frame is placed in its link's frame: R
+/// (row-major, the frame's axes in link coordinates) and p (its origin). Each row of `directions` is a
+/// unit [n_ang; n_lin] in Fa coordinates, applied to the motion of Fb relative to Fa expressed in Fa
+/// (six unit axes: a weld; the three linear ones: a point; two angular and three linear: a hinge).
 struct Closure {
   std::string link_a, link_b;
   std::array<double, 9> R_a{1, 0, 0, 0, 1, 0, 0, 0, 1}, R_b{1, 0, 0, 0, 1, 0, 0, 0, 1};
   std::array<double, 3> p_a{}, p_b{};
-  bool fixed = true;
+  std::vector<std::array<double, 6>> directions;
 };
 
 /// A model and the states every library is timed on, in abdyn's coordinates.

@@ -7,8 +7,9 @@
 // Popov-Vereshchagin solver of Sathya et al. 2024) as "pinocchio_pv", with zero corrector gains.
 // constraintDynamics gets mu = 0 and one iteration (an exact solve of a full-rank system);
 // constrainedABA requires mu > 0 and gets mu = 1e-10 with up to 5 proximal iterations to 1e-12. A closure
-// becomes a RigidConstraintModel CONTACT_6D (fixed) or CONTACT_3D (point) between the parent joints of
-// the two links' frames, in the LOCAL reference frame.
+// becomes a RigidConstraintModel CONTACT_6D (weld) or CONTACT_3D (point) between the parent joints of
+// the two links' frames, in the LOCAL reference frame. Pinocchio 3 has no other rigid constraint, so a
+// problem with any other closure (a hinge's five rows) is not run.
 //
 // Coordinates: free-flyer q = [x y z qx qy qz qw], v = [linear; angular] in the root-body frame.
 
@@ -72,6 +73,20 @@ void closureFrame(const pinocchio::Model& model, const std::string& link, const 
   placement = frame.placement * in_link;
 }
 
+// The closure's rows as a Pinocchio rigid constraint: the six unit axes of Fa (weld) or its three linear
+// ones (point); false for any other set of rows.
+bool contactType(const Closure& closure, pinocchio::ContactType& type) {
+  const std::size_t first = closure.directions.size() == 6 ? 0 : 3;  // [angular; linear]: linear from 3 on
+  if (closure.directions.size() != 6 - first) return false;
+  for (std::size_t k = 0; k < closure.directions.size(); ++k) {
+    for (std::size_t j = 0; j < 6; ++j) {
+      if (closure.directions[k][j] != (j == first + k ? 1.0 : 0.0)) return false;
+    }
+  }
+  type = first == 0 ? pinocchio::CONTACT_6D : pinocchio::CONTACT_3D;
+  return true;
+}
+
 std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared_ptr<PinocchioCase>& c, const Layout& layout) {
   const pinocchio::Model& model = c->model;
   auto constraints = std::make_shared<ConstraintModels>();
@@ -82,7 +97,9 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
     pinocchio::SE3 pa, pb;
     closureFrame(model, closure.link_a, closure.R_a, closure.p_a, ja, pa);
     closureFrame(model, closure.link_b, closure.R_b, closure.p_b, jb, pb);
-    constraints->emplace_back(closure.fixed ? pinocchio::CONTACT_6D : pinocchio::CONTACT_3D, model, jb, pb, ja, pa, pinocchio::LOCAL);
+    pinocchio::ContactType type = pinocchio::CONTACT_6D;
+    contactType(closure, type);  // addPinocchio has checked that it is one
+    constraints->emplace_back(type, model, jb, pb, ja, pa, pinocchio::LOCAL);
   }
   using Solve = const Eigen::VectorXd& (*)(const pinocchio::Model&, pinocchio::Data&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                            const Eigen::VectorXd&, const ConstraintModels&, ConstraintDatas&,
@@ -147,6 +164,14 @@ std::vector<PeerReport> addPinocchio(const Problem& problem) {
     const std::string why = "Pinocchio 3 Data allocates four nv^3 tensors (" +
                             std::to_string(8e-9 * problem.nv * problem.nv * problem.nv) + " GB each here)";
     return {{"pinocchio", why, {}, {}}, {"pinocchio_world", why, {}, {}}};
+  }
+  for (const Closure& closure : problem.closures) {
+    pinocchio::ContactType type = pinocchio::CONTACT_6D;
+    if (!contactType(closure, type)) {
+      const std::string why = "Pinocchio 3's rigid constraints are 3-D or 6-D only; a closure here has " +
+                              std::to_string(closure.directions.size()) + " other rows";
+      return {{"pinocchio", why, {}, {}}, {"pinocchio_pv", why, {}, {}}};
+    }
   }
   auto c = std::make_shared<PinocchioCase>();
   try {

@@ -9,9 +9,13 @@
 // velocity) carrying a Spherical joint (q = [qx qy qz] with qw at the end of q, v = angular velocity
 // in the root-body frame). The other bodies are found by the name of the link their joint moves.
 //
+// A floating joint below the root (the delta robot's platform) would become TranslationXYZ + EulerXYZ
+// (q = three angles); it is cut from the file and added back as TranslationXYZ + Spherical, the pair of
+// RBDL's floating base, so that q holds abdyn's quaternion.
+//
 // Constrained cases (Problem::closures): ForwardDynamicsConstraintsDirect (the dense KKT system from
-// CRBA), each closure as AddLoopConstraint rows along the unit axes of Fa (six for a fixed closure,
-// the three linear ones for a point), without Baumgarte stabilisation.
+// CRBA), each closure row as one AddLoopConstraint (the same [n_ang; n_lin] in Fa), without Baumgarte
+// stabilisation.
 
 #include <rbdl/addons/urdfreader/urdfreader.h>
 #include <rbdl/rbdl.h>
@@ -21,8 +25,11 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <tinyxml2.h>
 
 #include "common.hpp"  // tools/reference: withUnrotatedInertials
 #include "peer.hpp"
@@ -44,23 +51,25 @@ rbd::Math::VectorNd toEigen(const std::vector<double>& x) {
 
 std::vector<double> toStd(const rbd::Math::VectorNd& x) { return {x.data(), x.data() + x.size()}; }
 
-// A closure frame as (moving body, transform from its coordinates into the frame's); the world when link is empty.
+// A closure frame as (moving body, RBDL loop-constraint frame); the world when link is empty. RBDL's
+// loop frames are not Featherstone transforms: E rotates frame coordinates into body coordinates
+// (Constraint_Loop.h; Constraint_Loop.cc composes CalcBodyWorldOrientation^T E), r is the origin in the body.
 bool closureFrame(rbd::Model& model, const std::string& link, const std::array<double, 9>& R,
-                  const std::array<double, 3>& p, unsigned int& body, rbd::Math::SpatialTransform& X) {
+                  const std::array<double, 3>& p, unsigned int& body, rbd::Math::SpatialTransform& frame) {
   rbd::Math::Matrix3d E;
-  E << R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8];  // R^T
-  X = rbd::Math::SpatialTransform(E, rbd::Math::Vector3d(p[0], p[1], p[2]));
-  if (link.empty()) {
-    body = 0;
-    return true;
+  E << R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8];  // R^T: link coordinates into frame coordinates
+  rbd::Math::SpatialTransform X_frame_body(E, rbd::Math::Vector3d(p[0], p[1], p[2]));  // Featherstone's
+  body = 0;
+  if (!link.empty()) {
+    body = model.GetBodyId(link.c_str());
+    if (body == std::numeric_limits<unsigned int>::max()) return false;
   }
-  body = model.GetBodyId(link.c_str());
-  if (body == std::numeric_limits<unsigned int>::max()) return false;
   if (model.IsFixedBodyId(body)) {
     const rbd::FixedBody& fixed = model.mFixedBodies[body - model.fixed_body_discriminator];
-    X = X * fixed.mParentTransform;
+    X_frame_body = X_frame_body * fixed.mParentTransform;
     body = fixed.mMovableParent;
   }
+  frame = rbd::Math::SpatialTransform(X_frame_body.E.transpose(), X_frame_body.r);
   return true;
 }
 
@@ -69,13 +78,12 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
   auto constraints = std::make_shared<rbd::ConstraintSet>();
   for (const Closure& closure : problem.closures) {
     unsigned int a = 0, b = 0;
-    rbd::Math::SpatialTransform Xa, Xb;
-    if (!closureFrame(c->model, closure.link_a, closure.R_a, closure.p_a, a, Xa)) return {{"rbdl", "no link " + closure.link_a, {}, {}}};
-    if (!closureFrame(c->model, closure.link_b, closure.R_b, closure.p_b, b, Xb)) return {{"rbdl", "no link " + closure.link_b, {}, {}}};
-    for (int k = closure.fixed ? 0 : 3; k < 6; ++k) {
-      rbd::Math::SpatialVector axis = rbd::Math::SpatialVector::Zero();
-      axis[k] = 1.0;
-      constraints->AddLoopConstraint(a, b, Xa, Xb, axis);
+    rbd::Math::SpatialTransform frame_a, frame_b;
+    if (!closureFrame(c->model, closure.link_a, closure.R_a, closure.p_a, a, frame_a)) return {{"rbdl", "no link " + closure.link_a, {}, {}}};
+    if (!closureFrame(c->model, closure.link_b, closure.R_b, closure.p_b, b, frame_b)) return {{"rbdl", "no link " + closure.link_b, {}, {}}};
+    for (const std::array<double, 6>& n : closure.directions) {
+      const rbd::Math::SpatialVector axis(n[0], n[1], n[2], n[3], n[4], n[5]);  // [angular; linear] in Fa, as abdyn's
+      constraints->AddLoopConstraint(a, b, frame_a, frame_b, axis, false);     // false: no Baumgarte stabilisation
     }
   }
   constraints->Bind(c->model);
@@ -101,6 +109,59 @@ std::vector<PeerReport> addConstrained(const Problem& problem, const std::shared
   return {report};
 }
 
+// The URDF text without its floating joints (their child links must be leaves), whose child links are
+// named in `links`.
+std::string withoutFloatingJoints(const std::string& text, std::vector<std::string>& links) {
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(text.c_str()) != tinyxml2::XML_SUCCESS) throw std::runtime_error("cannot parse the URDF text");
+  auto* robot = doc.FirstChildElement("robot");
+  std::vector<tinyxml2::XMLElement*> cut;
+  for (auto* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+    if (std::string(j->Attribute("type")) == "floating") cut.push_back(j);
+  }
+  for (tinyxml2::XMLElement* j : cut) {
+    const std::string child = j->FirstChildElement("child")->Attribute("link");
+    for (auto* k = robot->FirstChildElement("joint"); k; k = k->NextSiblingElement("joint")) {
+      if (child == k->FirstChildElement("parent")->Attribute("link")) {
+        throw std::runtime_error("floating joint " + std::string(j->Attribute("name")) + " has a subtree");
+      }
+    }
+    links.push_back(child);
+    robot->DeleteChild(j);
+  }
+  for (const std::string& link : links) {
+    for (auto* l = robot->FirstChildElement("link"); l; l = l->NextSiblingElement("link")) {
+      if (link == l->Attribute("name")) {
+        robot->DeleteChild(l);
+        break;
+      }
+    }
+  }
+  tinyxml2::XMLPrinter printer;
+  doc.Print(&printer);
+  return printer.CStr();
+}
+
+// Loads the URDF text into model; a floating joint below the root becomes TranslationXYZ + Spherical
+// (the links' bodies and joint placements as RBDL's reader builds them, read from a full load).
+bool loadWithSphericalFloating(const std::string& text, bool floating_base, rbd::Model& model) {
+  std::vector<std::string> floating_links;
+  const std::string tree = withoutFloatingJoints(text, floating_links);
+  if (!rbd::Addons::URDFReadFromString(tree.c_str(), &model, floating_base)) return false;
+  if (floating_links.empty()) return true;
+  rbd::Model euler;  // the floating joints as the reader makes them: TranslationXYZ + EulerXYZ
+  if (!rbd::Addons::URDFReadFromString(text.c_str(), &euler, floating_base)) return false;
+  for (const std::string& link : floating_links) {
+    const unsigned int rotation = euler.GetBodyId(link.c_str());
+    const unsigned int translation = euler.lambda[rotation];
+    if (euler.lambda[translation] != 0) throw std::runtime_error("floating joint of " + link + " not on the root");
+    const rbd::Body massless(0., rbd::Math::Vector3d(0., 0., 0.), rbd::Math::Matrix3d(rbd::Math::Matrix3d::Zero()));
+    model.AddBody(0, euler.X_T[translation], rbd::Joint(rbd::JointTypeTranslationXYZ), massless, link + "_Translate");
+    model.AppendBody(rbd::Math::SpatialTransform(), rbd::Joint(rbd::JointTypeSpherical), euler.mBodies[rotation], link);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<PeerReport> addRbdl(const Problem& problem) {
@@ -109,7 +170,7 @@ std::vector<PeerReport> addRbdl(const Problem& problem) {
   try {
     std::vector<std::string> changed;
     const std::string text = reference::withUnrotatedInertials(problem.urdf, changed);
-    if (!rbd::Addons::URDFReadFromString(text.c_str(), &c->model, problem.floating_base)) {
+    if (!loadWithSphericalFloating(text, problem.floating_base, c->model)) {
       return {{"rbdl", "URDFReadFromString failed", {}, {}}};
     }
     if (!changed.empty()) note = "inertial rotations of " + std::to_string(changed.size()) + " links folded into their tensors";

@@ -8,6 +8,7 @@
 // body frame, then one coordinate per revolute joint.
 
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -27,28 +28,44 @@ struct StepShape {
   Vec3 size{};
 };
 
-/// A body and the joint that moves it: the floating root (parent -1) or a revolute joint.
+/// A body and the joint that moves it: a floating joint from the world, or a revolute joint on its
+/// parent body or on the world.
 struct StepBody {
   std::string name;
-  int parent = -1;      // index in StepScene::bodies
+  int parent = -1;      // index in StepScene::bodies; -1: the world
   Mat3 R_parent_body{}; // the body frame at q = 0 in the parent's frame
   Vec3 p_parent_body{};
   Vec3 axis{};          // revolute axis in the body frame (the joint turns the body by +q about it)
   double mass = 0.0;
   Vec3 com{};           // centre of mass in the body frame
   Mat3 inertia{};       // rotational inertia about the centre of mass, body axes
-  double lower = 0.0, upper = 0.0;  // position limits (rad)
+  double lower = 0.0, upper = 0.0;  // position limits (rad); none unless lower < upper
   double damping = 0.0;             // viscous joint damping (N m s / rad), applied explicitly
   double friction = 0.0;            // Coulomb joint friction (N m)
   JointSlice joint;
   std::vector<StepShape> shapes;
 };
 
-/// A scene: one articulated body over a horizontal ground plane, run for `steps` steps of h from (q0, v0).
+/// A revolute loop closure: a point and an axis on body a coincide with a point and an axis on body b.
+/// abdyn holds it by a hinge of rows; Bullet and MuJoCo, which have no hinge between two bodies of
+/// articulations, by two point constraints at origin +- hinge_half_span along the axis.
+struct StepHinge {
+  std::string name;
+  int body_a = 0, body_b = 0;  // indices in StepScene::bodies
+  Vec3 p_a{}, p_b{};           // the hinge's origin in body-a and in body-b coordinates
+  Vec3 axis_a{}, axis_b{};     // its unit axis in body-a and in body-b coordinates
+};
+
+/// A scene: articulated bodies, possibly closed by hinges and over a horizontal ground plane, run for
+/// `steps` steps of h from (q0, v0) with the joint forces tau held constant.
 struct StepScene {
   std::string label;
   Problem problem;  // the URDF file and abdyn's joint layout (for MuJoCo, which loads the URDF itself)
   std::vector<StepBody> bodies;  // gravity: problem.gravity
+  std::vector<StepHinge> hinges;
+  double hinge_half_span = 0.025;  // m: a hinge's points for point constraints are origin +- this along the axis
+  std::vector<double> tau;         // constant joint forces, abdyn's v coordinates (zero on floating joints)
+  bool ground = true;              // the plane z = ground_height and contacts with it
   double ground_height = 0.0;
   double mu = 0.8;        // Coulomb friction between the shapes and the ground
   double h = 2e-3;        // time step (s)
@@ -64,10 +81,18 @@ struct StepReport {
   std::string library;
   std::string error;   // empty on success
   std::string note;    // settings the engine needed, for the record
-  std::vector<double> free_qdd;        // joint accelerations at (q_check, v_check); the root's entries are 0
+  std::vector<double> free_qdd;        // joint accelerations at (q_check, v_check); 0 on floating joints
   std::vector<double> q_end, v_end;    // state after scene.steps steps
   double mean_contacts = 0.0;          // contact points per step, averaged over the run
 };
+
+/// Sets the entries of floating joints to 0 (the model check compares joint accelerations only).
+inline void zeroFloating(const StepScene& scene, std::vector<double>& qdd) {
+  for (const StepBody& b : scene.bodies) {
+    if (!b.joint.floating) continue;
+    for (int k = 0; k < b.joint.nv; ++k) qdd[static_cast<std::size_t>(b.joint.idx_v + k)] = 0.0;
+  }
+}
 
 /// Each adapter builds the scene in its engine, registers the Google Benchmark case
 /// "StepRun/<label>/<library>" (one iteration = the whole run from (q0, v0)) and reports one run.
