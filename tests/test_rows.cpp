@@ -5,6 +5,7 @@
 #include <Eigen/LU>
 
 #include <random>
+#include <tuple>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -306,7 +307,7 @@ BOOST_AUTO_TEST_CASE(coordinate_group_solves_a_limit_against_friction) {
 
 // Coordinate groups among other rows on a random tree (seed 31): per revolute coordinate a unilateral row
 // (+-e_k, like a lower or an upper limit), a friction row and, on every third, a motor row, with random
-// targets and bounds, plus angular rows between bodies. The result satisfies the bounded MLCP's conditions
+// targets and bounds, plus two bounded angular rows between bodies. The result satisfies the bounded MLCP's conditions
 // checked independently with the dense mass matrix, as in pgs_solves_the_bounded_mlcp (1e-9), for plain
 // and over-relaxed sweeps.
 BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
@@ -337,8 +338,13 @@ BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
       motor.lo = -0.5;
     }
   }
-  addAngularRow(rows, model, data, 2, 5, randomVector3(rng).normalized()).target = 0.2;
-  addAngularRow(rows, model, data, 7, 0, randomVector3(rng).normalized()).target = -0.1;
+  // Bounded, like the unilateral rows on distinct coordinates, so that the problem has a solution.
+  for (const auto& [a, b, target] : {std::tuple(2, 5, 0.2), std::tuple(7, 0, -0.1)}) {
+    ConstraintRow& row = addAngularRow(rows, model, data, a, b, randomVector3(rng).normalized());
+    row.target = target;
+    row.lo = -0.5;
+    row.hi = 0.5;
+  }
   RowResponse response(model);
   response.articulated(model, data, rows);
   const Eigen::MatrixXd M = massMatrix(model, data, q);
