@@ -8,13 +8,16 @@
 //                  residual the residual after the 20 sweeps (m/s)
 //   RagdollRun     the whole drop of bench_step_peers (1000 steps of 2 ms from the neutral pose with a
 //                  push) with at most `sweeps` sweeps per step, tolerance 1e-6 m/s; counters: per_step,
-//                  sweeps (mean per step) and kinetic (the kinetic energy at the end, J; at rest: 0)
+//                  sweeps (mean per step), residual (geometric mean of the steps' final residuals, m/s)
+//                  and kinetic (the kinetic energy at the end, J; at rest: 0)
 //   RagdollResponses  M^-1 J^T of every row by articulated-body propagation
 //   RagdollResponsesFactorized  the same by CRBA, the L^T D L factor and one sparse solve per row (the
 //                  path the Simulator picks for this model); time_per_row includes CRBA and the factor
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "abdyn/abdyn.hpp"
@@ -141,13 +144,17 @@ void RagdollRun(benchmark::State& state) {
   settings.solver.coordinate_groups = state.range(1) != 0;
   constexpr int kSteps = 1000;
   long sweeps = 0;
-  double kinetic = 0.0;
+  double log_residual = 0.0, kinetic = 0.0;
   for (auto _ : state) {
     state.PauseTiming();
     abdyn::Simulator sim(model, settings);
     sim.v.segment<3>(3) << 0.8, 0.5, 0.2;
     state.ResumeTiming();
-    for (int k = 0; k < kSteps; ++k) sweeps += sim.step(kStep).iterations;
+    for (int k = 0; k < kSteps; ++k) {
+      const abdyn::StepStatistics& stats = sim.step(kStep);
+      sweeps += stats.iterations;
+      log_residual += std::log10(std::max(stats.residual, 1e-300));
+    }
     state.PauseTiming();
     abdyn::Data data(model);
     kinetic = abdyn::kineticEnergy(model, data, sim.q, sim.v);
@@ -156,6 +163,7 @@ void RagdollRun(benchmark::State& state) {
   const double steps = static_cast<double>(kSteps) * state.iterations();
   state.counters["per_step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["sweeps"] = static_cast<double>(sweeps) / steps;
+  state.counters["residual"] = std::pow(10.0, log_residual / steps);
   state.counters["kinetic"] = kinetic;
 }
 

@@ -74,15 +74,12 @@ double updateRow(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
   return residual;
 }
 
-// Rows r (a row with one nonzero column k, fixed bounds and no softness) and later such rows on the same
-// coordinate: joint limits, friction and motors of one joint. Their J are multiples s_i e_k of one
-// another, so Gauss-Seidel row by row would trade impulse between them by tiny steps for many sweeps
-// when their targets differ (a limit pushing out against the joint's friction); they are solved together.
+// A row of a coordinate group (row_pgs.hpp): J = s e_k (one nonzero column), fixed bounds, no softness.
 bool isCoordinateRow(const ConstraintRow& row) {
   return row.tie < 0 && row.cfm == 0.0 && row.inv_k > 0.0 && row.j_end - row.j_begin == 1;
 }
 
-constexpr int kMaxCoordinateRows = 4;
+constexpr int kMaxCoordinateRows = 4;  // a joint's two limits, its friction and a motor
 
 // The exact solution for the rows of one coordinate group with the other rows' impulses held. With
 // u = v_k, d = (M^-1)_kk and P = sum_i s_i lambda_i, u = a + d P (a: u without the group's impulses).
@@ -91,8 +88,8 @@ constexpr int kMaxCoordinateRows = 4;
 // at u = b_i. u - a - d sum_i c_i(u) increases with u, so exactly one interval between sorted
 // breakpoints, or one breakpoint, holds its zero.
 void solveCoordinate(const ConstraintRow* const* row, const double* s, int m, double a, double d, double* lambda) {
-  double b[kMaxCoordinateRows], L[kMaxCoordinateRows], U[kMaxCoordinateRows];
-  int order[kMaxCoordinateRows];
+  double b[kMaxCoordinateRows] = {}, L[kMaxCoordinateRows] = {}, U[kMaxCoordinateRows] = {};
+  int order[kMaxCoordinateRows] = {};
   for (int i = 0; i < m; ++i) {
     b[i] = row[i]->target / s[i];
     L[i] = std::min(s[i] * row[i]->lo, s[i] * row[i]->hi);
@@ -150,9 +147,9 @@ void solveCoordinate(const ConstraintRow* const* row, const double* s, int m, do
 
 // The update of the coordinate group that row r leads; returns the largest residual of its rows before it.
 double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
-  const ConstraintRow* row[kMaxCoordinateRows];
-  double s[kMaxCoordinateRows], lambda[kMaxCoordinateRows];
-  int index[kMaxCoordinateRows];
+  const ConstraintRow* row[kMaxCoordinateRows] = {};
+  double s[kMaxCoordinateRows] = {}, lambda[kMaxCoordinateRows] = {};
+  int index[kMaxCoordinateRows] = {};
   int m = 0;
   for (int i = r; i >= 0; i = rows[i].next_on_coordinate) {
     index[m] = i;
