@@ -56,24 +56,6 @@ double complementarityResidual(double impulse, double w, double inv_k, double lo
   return std::abs(impulse - std::clamp(impulse - w * inv_k, lo, hi)) / inv_k;
 }
 
-// One relaxed, projected Gauss-Seidel update of row r; returns the row's residual before the update.
-double updateRow(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
-  ConstraintRow& row = rows[r];
-  double lo, hi;
-  bounds(rows, row, lo, hi);
-  const double w = rowResidual(row, v);
-  const double residual = complementarityResidual(row.impulse, w, row.inv_k, lo, hi);
-  const double updated = std::clamp(row.impulse - omega * w * row.inv_k, lo, hi);
-  if (updated == row.impulse) return residual;  // common: a row held at a bound
-  const double change = updated - row.impulse;
-  const int nv = static_cast<int>(v.size());
-  double* __restrict vk = v.data();
-  const double* __restrict response = row.Minv_Jt.data();
-  for (int k = 0; k < nv; ++k) vk[k] += change * response[k];
-  row.impulse = updated;
-  return residual;
-}
-
 // A row of a coordinate group (row_pgs.hpp): J = s e_k (one nonzero column), fixed bounds, no softness.
 bool isCoordinateRow(const ConstraintRow& row) {
   return row.tie < 0 && row.cfm == 0.0 && row.inv_k > 0.0 && row.j_end - row.j_begin == 1;
@@ -227,17 +209,29 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     row.impulse = std::clamp(row.impulse, lo, hi);
     v.noalias() += row.Minv_Jt * row.impulse;
   }
+  const int nv = static_cast<int>(v.size());
   for (int it = 1; it <= settings.max_iterations; ++it) {
     double residual = 0.0;
     for (int r = 0; r < rows.size(); ++r) {
-      const ConstraintRow::Visit visit = rows[r].visit;
-      if (visit == ConstraintRow::Visit::CoordinateMember) continue;
-      if (visit == ConstraintRow::Visit::CoordinateFirst) {
-        residual = std::max(residual, updateCoordinate(rows, r, v, settings.omega));
+      ConstraintRow& row = rows[r];
+      if (row.visit != ConstraintRow::Visit::Alone) {
+        if (row.visit == ConstraintRow::Visit::CoordinateFirst) {
+          residual = std::max(residual, updateCoordinate(rows, r, v, settings.omega));
+        }
         continue;
       }
-      if (rows[r].inv_k == 0.0) continue;
-      residual = std::max(residual, updateRow(rows, r, v, settings.omega));
+      if (row.inv_k == 0.0) continue;
+      double lo, hi;
+      bounds(rows, row, lo, hi);
+      const double w = rowResidual(row, v);
+      residual = std::max(residual, complementarityResidual(row.impulse, w, row.inv_k, lo, hi));
+      const double updated = std::clamp(row.impulse - settings.omega * w * row.inv_k, lo, hi);
+      if (updated == row.impulse) continue;  // common: a row held at a bound
+      const double change = updated - row.impulse;
+      double* __restrict vk = v.data();
+      const double* __restrict response = row.Minv_Jt.data();
+      for (int k = 0; k < nv; ++k) vk[k] += change * response[k];
+      row.impulse = updated;
     }
     report.iterations = it;
     report.residual = residual;
