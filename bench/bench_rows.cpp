@@ -1,15 +1,23 @@
 // Timing of the constraint-row step (Google Benchmark): the humanoid as a ragdoll (floating base, URDF
 // limits as rows, ground contacts), fallen and lying on the ground, so that its contacts, limits and
-// joint-friction rows are all active.
+// joint-friction rows are all active. The argument `groups` is PgsSettings::coordinate_groups (1: a
+// joint's limit and friction rows solved together; 0: row by row).
 //   RagdollStep    one Simulator::step (ABA, rows, responses, PGS with 20 sweeps, integration)
 //   RagdollPgs     the projected Gauss-Seidel sweeps alone on that step's rows, from zero impulses;
-//                  the counter time_per_row_iteration is the time per row per sweep (s, SI-prefixed)
+//                  the counter time_per_row_iteration is the time per row per sweep (s, SI-prefixed),
+//                  residual the residual after the 20 sweeps (m/s)
+//   RagdollRun     the whole drop of bench_step_peers (1000 steps of 2 ms from the neutral pose with a
+//                  push) with at most `sweeps` sweeps per step, tolerance 1e-6 m/s; counters: per_step,
+//                  sweeps (mean per step), residual (geometric mean of the steps' final residuals, m/s)
+//                  and kinetic (the kinetic energy at the end, J; at rest: 0)
 //   RagdollResponses  M^-1 J^T of every row by articulated-body propagation
 //   RagdollResponsesFactorized  the same by CRBA, the L^T D L factor and one sparse solve per row (the
 //                  path the Simulator picks for this model); time_per_row includes CRBA and the factor
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "abdyn/abdyn.hpp"
@@ -47,6 +55,8 @@ abdyn::Simulator& fallenRagdoll() {
 void RagdollStep(benchmark::State& state) {
   abdyn::Simulator& sim = fallenRagdoll();
   const Eigen::VectorXd q0 = sim.q, v0 = sim.v;
+  const bool groups = sim.settings().solver.coordinate_groups;
+  sim.settings().solver.coordinate_groups = state.range(0) != 0;
   for (auto _ : state) {
     sim.q = q0;
     sim.v = v0;
@@ -54,6 +64,9 @@ void RagdollStep(benchmark::State& state) {
   }
   state.counters["rows"] = sim.statistics().rows;
   state.counters["contacts"] = sim.statistics().contacts;
+  sim.q = q0;
+  sim.v = v0;
+  sim.settings().solver.coordinate_groups = groups;
 }
 
 // The rows of one step at the fallen state, built as Simulator::step builds them.
@@ -104,6 +117,7 @@ void RagdollPgs(benchmark::State& state) {
   p.response.articulated(p.model, p.data, p.rows);
   abdyn::PgsSettings settings = ragdollSettings().solver;
   settings.warm_start = false;
+  settings.coordinate_groups = state.range(0) != 0;
   Eigen::VectorXd v(p.v_free.size());
   abdyn::PgsReport report;
   for (auto _ : state) {
@@ -112,15 +126,52 @@ void RagdollPgs(benchmark::State& state) {
     benchmark::DoNotOptimize(v.data());
   }
   state.counters["rows"] = p.rows.size();
+  state.counters["residual"] = report.residual;
   state.counters["time_per_row_iteration"] =
       benchmark::Counter(static_cast<double>(p.rows.size()) * report.iterations * state.iterations(),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+void RagdollRun(benchmark::State& state) {
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  const abdyn::Model model = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  abdyn::SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  settings.contact.height = -0.95;
+  settings.solver.max_iterations = static_cast<int>(state.range(0));
+  settings.solver.coordinate_groups = state.range(1) != 0;
+  constexpr int kSteps = 1000;
+  long sweeps = 0;
+  double log_residual = 0.0, kinetic = 0.0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    abdyn::Simulator sim(model, settings);
+    sim.v.segment<3>(3) << 0.8, 0.5, 0.2;
+    state.ResumeTiming();
+    for (int k = 0; k < kSteps; ++k) {
+      const abdyn::StepStatistics& stats = sim.step(kStep);
+      sweeps += stats.iterations;
+      log_residual += std::log10(std::max(stats.residual, 1e-300));
+    }
+    state.PauseTiming();
+    abdyn::Data data(model);
+    kinetic = abdyn::kineticEnergy(model, data, sim.q, sim.v);
+    state.ResumeTiming();
+  }
+  const double steps = static_cast<double>(kSteps) * state.iterations();
+  state.counters["per_step"] = benchmark::Counter(steps, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["sweeps"] = static_cast<double>(sweeps) / steps;
+  state.counters["residual"] = std::pow(10.0, log_residual / steps);
+  state.counters["kinetic"] = kinetic;
+}
+
 }  // namespace
 
-BENCHMARK(RagdollStep)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollStep)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponses)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponsesFactorized)->Unit(benchmark::kMicrosecond);
-BENCHMARK(RagdollPgs)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollPgs)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollRun)->ArgNames({"sweeps", "groups"})->ArgsProduct({{10, 12, 20}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

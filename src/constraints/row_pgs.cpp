@@ -44,6 +44,128 @@ void bounds(const RowSet& rows, const ConstraintRow& row, double& lo, double& hi
   }
 }
 
+// w = J v - target + cfm lambda, reading J over its nonzero span.
+double rowResidual(const ConstraintRow& row, const Eigen::VectorXd& v) {
+  double Jv = 0.0;
+  for (int k = row.j_begin; k < row.j_end; ++k) Jv += row.J[k] * v[k];
+  return Jv - row.target + row.cfm * row.impulse;
+}
+
+// K |lambda - clamp(lambda - w / K, lo, hi)|: zero exactly when the row's complementarity conditions hold.
+double complementarityResidual(double impulse, double w, double inv_k, double lo, double hi) {
+  return std::abs(impulse - std::clamp(impulse - w * inv_k, lo, hi)) / inv_k;
+}
+
+// A row of a coordinate group (row_pgs.hpp): J = s e_k (one nonzero column), fixed bounds, no softness.
+bool isCoordinateRow(const ConstraintRow& row) {
+  return row.tie < 0 && row.cfm == 0.0 && row.inv_k > 0.0 && row.j_end - row.j_begin == 1;
+}
+
+constexpr int kMaxCoordinateRows = 4;  // a joint's two limits, its friction and a motor
+
+// The exact solution for the rows of one coordinate group with the other rows' impulses held. With
+// u = v_k, d = (M^-1)_kk and P = sum_i s_i lambda_i, u = a + d P (a: u without the group's impulses).
+// Row i wants s_i u = target_i, i.e. u = b_i = target_i / s_i; its share c_i = s_i lambda_i is its
+// upper end U_i = max(s_i lo_i, s_i hi_i) for u < b_i, its lower end L_i for u > b_i, anything between
+// at u = b_i. u - a - d sum_i c_i(u) increases with u, so exactly one interval between sorted
+// breakpoints, or one breakpoint, holds its zero.
+void solveCoordinate(const ConstraintRow* const* row, const double* s, int m, double a, double d, double* lambda) {
+  double b[kMaxCoordinateRows] = {}, L[kMaxCoordinateRows] = {}, U[kMaxCoordinateRows] = {};
+  int order[kMaxCoordinateRows] = {};
+  for (int i = 0; i < m; ++i) {
+    b[i] = row[i]->target / s[i];
+    L[i] = std::min(s[i] * row[i]->lo, s[i] * row[i]->hi);
+    U[i] = std::max(s[i] * row[i]->lo, s[i] * row[i]->hi);
+    int j = i;  // insertion by breakpoint
+    for (; j > 0 && b[order[j - 1]] > b[i]; --j) order[j] = order[j - 1];
+    order[j] = i;
+  }
+  // below: rows whose breakpoint lies below the candidate u (at L); the rest sit at U.
+  for (int below = 0; below <= m; ++below) {
+    double total = 0.0;
+    for (int j = 0; j < m; ++j) total += j < below ? L[order[j]] : U[order[j]];
+    const double u = a + d * total;
+    const bool inside = std::isfinite(u) && (below == 0 || u > b[order[below - 1]]) && (below == m || u < b[order[below]]);
+    if (inside) {
+      for (int j = 0; j < m; ++j) lambda[order[j]] = (j < below ? L[order[j]] : U[order[j]]) / s[order[j]];
+      return;
+    }
+    if (below == m) break;
+    // At the breakpoint u = b of the rows from `below` on that share it: their shares make up the rest.
+    const double at = b[order[below]];
+    int end = below;
+    while (end < m && b[order[end]] == at) ++end;
+    double fixed = 0.0, low = 0.0, high = 0.0;
+    for (int j = 0; j < m; ++j) {
+      if (j < below) fixed += L[order[j]];
+      else if (j >= end) fixed += U[order[j]];
+      else low += L[order[j]], high += U[order[j]];
+    }
+    const double need = (at - a) / d - fixed;
+    if (std::isfinite(need) && need >= low && need <= high) {
+      // Shares of the rows at the breakpoint: their current ones, moved in turn within [L, U] to sum to need.
+      double rest = need;
+      for (int j = below; j < end; ++j) {
+        const int i = order[j];
+        lambda[i] = std::clamp(s[i] * row[i]->impulse, L[i], U[i]);
+        rest -= lambda[i];
+      }
+      for (int j = 0; j < m; ++j) {
+        const int i = order[j];
+        if (j >= below && j < end) {
+          const double moved = std::clamp(lambda[i] + rest, L[i], U[i]);
+          rest -= moved - lambda[i];
+          lambda[i] = moved / s[i];
+        } else {
+          lambda[i] = (j < below ? L[i] : U[i]) / s[i];
+        }
+      }
+      return;
+    }
+    below = end - 1;
+  }
+  for (int i = 0; i < m; ++i) lambda[i] = row[i]->impulse;  // unreachable for d > 0: keep the impulses
+}
+
+// The update of the coordinate group that row r leads; returns the largest residual of its rows before it.
+double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
+  const ConstraintRow* row[kMaxCoordinateRows] = {};
+  double s[kMaxCoordinateRows] = {}, lambda[kMaxCoordinateRows] = {};
+  int index[kMaxCoordinateRows] = {};
+  int m = 0;
+  for (int i = r; i >= 0; i = rows[i].next_on_coordinate) {
+    index[m] = i;
+    row[m] = &rows[i];
+    s[m] = rows[i].J[rows[i].j_begin];
+    ++m;
+  }
+  const int k = rows[r].j_begin;
+  const double u = v[k];
+  const double d = 1.0 / (rows[r].inv_k * s[0] * s[0]);
+  double P = 0.0, residual = 0.0;
+  for (int i = 0; i < m; ++i) {
+    P += s[i] * row[i]->impulse;
+    const double w = s[i] * u - row[i]->target;
+    residual = std::max(residual, complementarityResidual(row[i]->impulse, w, row[i]->inv_k, row[i]->lo, row[i]->hi));
+  }
+  solveCoordinate(row, s, m, u - d * P, d, lambda);
+  double change = 0.0;  // in P
+  for (int i = 0; i < m; ++i) {
+    ConstraintRow& target = rows[index[i]];
+    const double updated = std::clamp(target.impulse + omega * (lambda[i] - target.impulse), target.lo, target.hi);
+    change += s[i] * (updated - target.impulse);
+    target.impulse = updated;
+  }
+  if (change == 0.0) return residual;
+  // sum_i M^-1 J_i^T dlambda_i = M^-1 e_k dP: the first row's response scaled.
+  const double scale = change / s[0];
+  const int nv = static_cast<int>(v.size());
+  double* __restrict vk = v.data();
+  const double* __restrict response = rows[r].Minv_Jt.data();
+  for (int j = 0; j < nv; ++j) vk[j] += scale * response[j];
+  return residual;
+}
+
 }  // namespace
 
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings) {
@@ -59,7 +181,25 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     while (row.j_end > row.j_begin && row.J[row.j_end - 1] == 0.0) --row.j_end;
     const double K = row.J.dot(row.Minv_Jt) + row.cfm;
     row.inv_k = K > 0.0 ? 1.0 / K : 0.0;  // a row that no velocity can move is left out
+    row.visit = ConstraintRow::Visit::Alone;
+    row.next_on_coordinate = -1;
     if (!settings.warm_start || row.inv_k == 0.0) row.impulse = 0.0;
+  }
+  if (settings.coordinate_groups) {
+    for (int r = 0; r < rows.size(); ++r) {
+      ConstraintRow& first = rows[r];
+      if (first.visit != ConstraintRow::Visit::Alone || !isCoordinateRow(first)) continue;
+      int last = r, m = 1;
+      for (int i = r + 1; i < rows.size() && m < kMaxCoordinateRows; ++i) {
+        ConstraintRow& row = rows[i];
+        if (row.j_begin != first.j_begin || row.visit != ConstraintRow::Visit::Alone || !isCoordinateRow(row)) continue;
+        row.visit = ConstraintRow::Visit::CoordinateMember;
+        rows[last].next_on_coordinate = i;
+        last = i;
+        ++m;
+      }
+      if (m > 1) first.visit = ConstraintRow::Visit::CoordinateFirst;
+    }
   }
   for (int r = 0; r < rows.size(); ++r) {
     ConstraintRow& row = rows[r];
@@ -74,13 +214,17 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     double residual = 0.0;
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& row = rows[r];
+      if (row.visit != ConstraintRow::Visit::Alone) {
+        if (row.visit == ConstraintRow::Visit::CoordinateFirst) {
+          residual = std::max(residual, updateCoordinate(rows, r, v, settings.omega));
+        }
+        continue;
+      }
       if (row.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
-      double Jv = 0.0;
-      for (int k = row.j_begin; k < row.j_end; ++k) Jv += row.J[k] * v[k];
-      const double w = Jv - row.target + row.cfm * row.impulse;
-      residual = std::max(residual, std::abs(row.impulse - std::clamp(row.impulse - w * row.inv_k, lo, hi)) / row.inv_k);
+      const double w = rowResidual(row, v);
+      residual = std::max(residual, complementarityResidual(row.impulse, w, row.inv_k, lo, hi));
       const double updated = std::clamp(row.impulse - settings.omega * w * row.inv_k, lo, hi);
       if (updated == row.impulse) continue;  // common: a row held at a bound
       const double change = updated - row.impulse;

@@ -42,6 +42,10 @@ struct ConstraintRow {
   std::int64_t key = -1;      // identity across steps for warm starting (-1: none)
   double inv_k = 0.0;         // 1 / (J M^-1 J^T + cfm), set by the solver
   int j_begin = 0, j_end = 0;  // J is zero outside [j_begin, j_end), set by the solver
+  // How the solver's sweeps visit the row, set by the solver: alone, or as the first or a later row of
+  // a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it).
+  enum class Visit { Alone, CoordinateFirst, CoordinateMember } visit = Visit::Alone;
+  int next_on_coordinate = -1;
 };
 
 /// A growable list of rows for one model; rows are reused between clear() calls, so building the
