@@ -155,7 +155,8 @@ BOOST_AUTO_TEST_CASE(four_bar_matches_reduced_coordinates) {
     Eigen::VectorXd v;
     const Eigen::VectorXd tau = Eigen::VectorXd::Random(3);
     const Eigen::VectorXd expected = fb.reducedAcceleration(data, q, rate(rng), tau, v);
-    for (const ConstrainedSolver solver : {ConstrainedSolver::Direct, ConstrainedSolver::Articulated}) {
+    for (const ConstrainedSolver solver :
+         {ConstrainedSolver::Direct, ConstrainedSolver::Articulated, ConstrainedSolver::Factorized}) {
       ConstrainedDynamicsSettings settings;
       settings.solver = solver;
       const Eigen::VectorXd qdd = forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, settings);
@@ -204,6 +205,43 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree) {
     worst = std::max(worst, relErr(articulated, direct));
   }
   BOOST_TEST_MESSAGE("direct vs articulated constrained dynamics: worst relative difference " << worst);
+}
+
+// Automatic takes the factorized solver on a shallow tree and the articulated one on a long chain (the
+// factor of a chain's mass matrix is dense): each result is bit for bit the chosen solver's.
+BOOST_AUTO_TEST_CASE(automatic_solver_follows_the_shape_of_the_tree) {
+  std::mt19937 rng(41);
+  for (const bool chain : {false, true}) {
+    RandomTreeOptions options;
+    options.bodies = chain ? 100 : 12;
+    options.chain = chain;
+    const Model model = randomTree(options, rng);
+    const Eigen::VectorXd q0 = randomConfiguration(model, rng);
+    Data data(model);
+    forwardKinematics(model, data, q0);
+    ConstraintSet loops;
+    int tip = 1;  // the deepest body, pinned where it is by a ball joint
+    const auto depth = [&](int body) {
+      int d = 0;
+      for (; body > 0; body = model.parent(body)) ++d;
+      return d;
+    };
+    for (int i = 1; i < model.nbodies(); ++i) {
+      if (depth(i) > depth(tip)) tip = i;
+    }
+    loops.loops.push_back(LoopClosure::spherical("ball", tip, Plx(), 0, data.X_world[tip]));
+    ConstrainedDynamicsData cd(model, loops);
+    Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+    projectVelocities(model, data, cd, loops, q0, v);
+    const Eigen::VectorXd tau = Eigen::VectorXd::Random(model.nv());
+    ConstrainedDynamicsSettings settings;
+    const Eigen::VectorXd automatic = forwardDynamicsConstrained(model, data, cd, loops, q0, v, tau, settings);
+    settings.solver = chain ? ConstrainedSolver::Articulated : ConstrainedSolver::Factorized;
+    const Eigen::VectorXd chosen = forwardDynamicsConstrained(model, data, cd, loops, q0, v, tau, settings);
+    BOOST_TEST((automatic.array() == chosen.array()).all(), (chain ? "chain" : "tree") << ": Automatic is not the chosen solver");
+    settings.solver = ConstrainedSolver::Direct;
+    ABDYN_CHECK_REL(automatic, forwardDynamicsConstrained(model, data, cd, loops, q0, v, tau, settings), 1e-9);
+  }
 }
 
 namespace {
@@ -700,7 +738,8 @@ BOOST_AUTO_TEST_CASE(humanoid_on_welded_feet_carries_its_weight) {
   BOOST_TEST(maxAbs(tau.head(6)) < 1e-9 * g.norm());
   tau.head(6).setZero();
   const double weight = model.totalMass() * 9.81;
-  for (const ConstrainedSolver solver : {ConstrainedSolver::Direct, ConstrainedSolver::Articulated}) {
+  for (const ConstrainedSolver solver :
+         {ConstrainedSolver::Direct, ConstrainedSolver::Articulated, ConstrainedSolver::Factorized}) {
     ConstrainedDynamicsSettings settings;
     settings.solver = solver;
     const Eigen::VectorXd qdd = forwardDynamicsConstrained(model, data, cd, feet, q, v, tau, settings);
@@ -781,7 +820,8 @@ BOOST_AUTO_TEST_CASE(urdf_loop_joints_load_and_close) {
       Eigen::VectorXd v;
       const Eigen::VectorXd tau = Eigen::VectorXd::Random(3);
       const Eigen::VectorXd expected = sc.reducedAcceleration(model, data, q, rate(rng), tau, v);
-      for (const ConstrainedSolver solver : {ConstrainedSolver::Direct, ConstrainedSolver::Articulated}) {
+      for (const ConstrainedSolver solver :
+         {ConstrainedSolver::Direct, ConstrainedSolver::Articulated, ConstrainedSolver::Factorized}) {
         ConstrainedDynamicsSettings settings;
         settings.solver = solver;
         ABDYN_CHECK_REL(forwardDynamicsConstrained(model, data, cd, loops, q, v, tau, settings), expected, 1e-9);

@@ -204,6 +204,12 @@ void articulatedResponse(const Model& model, const Data& data, ConstrainedDynami
   }
 }
 
+ConstrainedSolver chooseSolver(const ConstrainedDynamicsData& cd, ConstrainedSolver requested) {
+  if (requested != ConstrainedSolver::Automatic) return requested;
+  return cd.response.choose(ResponseMethod::Automatic) == ResponseMethod::Factorized ? ConstrainedSolver::Factorized
+                                                                                      : ConstrainedSolver::Articulated;
+}
+
 // cd.Gamma = G M^-1 G^T + cfm 1 from cd.Minv_Gt.
 void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, double cfm) {
   cd.Gamma.noalias() = G * cd.Minv_Gt;
@@ -382,7 +388,8 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   internal::checkVector(tau, model.nv(), fn, "tau");
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
-  const bool factorized = settings.solver == ConstrainedSolver::Factorized;
+  const ConstrainedSolver solver = chooseSolver(cd, settings.solver);
+  const bool factorized = solver == ConstrainedSolver::Factorized;
   if (factorized) {
     // One RNEA pass gives h (in data.tau) and the transforms, velocities and bias accelerations that
     // the closures and CRBA reuse.
@@ -408,7 +415,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
     cd.qdd = cd.column;
     addYTimesLambda(cd, cd.qdd);
     finishSolve(model, data, cd.qdd);
-  } else if (settings.solver == ConstrainedSolver::Articulated) {
+  } else if (solver == ConstrainedSolver::Articulated) {
     cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
     articulatedResponse(model, data, cd, k.G);
     cd.eta = cd.rhs;
@@ -444,7 +451,8 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   }
   const Eigen::MatrixXd& G = cd.kinematics.G;
   const int nv = model.nv();
-  if (settings.solver == ConstrainedSolver::Factorized) {
+  const ConstrainedSolver solver = chooseSolver(cd, settings.solver);
+  if (solver == ConstrainedSolver::Factorized) {
     jacobianAndFactor(model, data, cd, constraints, q, settings.dynamics);
     factorizedSchur(model, data, cd, G, settings.cfm);
     cd.eta.noalias() = G * v_minus;
@@ -454,7 +462,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
     addYTimesLambda(cd, cd.column);
     finishSolve(model, data, cd.column);
     cd.v_plus = v_minus + cd.column;
-  } else if (settings.solver == ConstrainedSolver::Articulated) {
+  } else if (solver == ConstrainedSolver::Articulated) {
     constraintJacobian(model, data, constraints, cd.kinematics, q);
     // ABA at zero velocity and torque only for its articulated-body inertias at q.
     forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);

@@ -23,7 +23,8 @@
 //                   then halves each step).
 // CFM (constraint force mixing) adds cfm 1 to Gamma in any of them: soft constraints, regular Gamma.
 //
-// Three solvers that must agree:
+// Three solvers that must agree (ConstrainedSolver::Automatic, the default, picks Factorized or Articulated
+// by the shape of the tree):
 //   Direct       the KKT system [M -G^T; G cfm 1] [qdd; lambda] = [tau - h; rhs] from CRBA, dense.
 //   Articulated  ABA for qdd0, then each column of M^-1 G^T by articulated-body propagation (O(n) per
 //                row, no mass matrix), then the m x m system for lambda.
@@ -50,13 +51,15 @@
 
 namespace abdyn {
 
-enum class ConstrainedSolver { Direct, Articulated, Factorized };
+/// Automatic: Factorized when the mass matrix's factor is sparse next to the tree (nnz(L) at most 20 times
+/// the number of bodies, as for RowResponse::choose), else Articulated (long chains).
+enum class ConstrainedSolver { Automatic, Direct, Articulated, Factorized };
 
 /// How the acceleration-level rhs feeds back the drift of C (formulas above).
 enum class Stabilisation { Baumgarte, ErrorReduction, PredictedError };
 
 struct ConstrainedDynamicsSettings {
-  ConstrainedSolver solver = ConstrainedSolver::Articulated;
+  ConstrainedSolver solver = ConstrainedSolver::Automatic;
   Stabilisation stabilisation = Stabilisation::Baumgarte;
   double baumgarte_alpha = 0.0;  // Baumgarte: velocity feedback (1/s), rhs -= 2 alpha G v
   double baumgarte_beta = 0.0;   // Baumgarte: position feedback (1/s), rhs -= beta^2 C
