@@ -217,9 +217,10 @@ BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
   }
 }
 
-// Unilateral and tied rows: a limit row only pushes (impulse >= 0), and a friction row tied to it stays
-// within mu times its impulse; the solution satisfies complementarity to the tolerance.
-BOOST_AUTO_TEST_CASE(bounded_rows_respect_their_bounds) {
+namespace {
+
+// A 2 kg cart on a prismatic x joint bounded below (x >= 0); tests add further bodies.
+ModelBuilder cartAboveZero() {
   ModelBuilder b("slider");
   JointSpec joint;
   joint.type = JointType::Prismatic;
@@ -227,9 +228,19 @@ BOOST_AUTO_TEST_CASE(bounded_rows_respect_their_bounds) {
   joint.name = "x";
   joint.lower = 0.0;
   b.addBody(0, joint, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), Matrix3::Identity()), "cart");
+  return b;
+}
+
+}  // namespace
+
+// Unilateral and tied rows: a limit row only pushes (impulse >= 0), and a friction row tied to it stays
+// within mu times its impulse; the solution satisfies complementarity to the tolerance.
+BOOST_AUTO_TEST_CASE(bounded_rows_respect_their_bounds) {
+  ModelBuilder b = cartAboveZero();
+  JointSpec joint;
+  joint.type = JointType::Prismatic;
   joint.axis = Vector3::UnitY();
   joint.name = "y";
-  joint.lower = -std::numeric_limits<double>::infinity();
   b.addBody(1, joint, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity()), "top");
   const Model model = b.build();
   Data data(model);
@@ -265,14 +276,7 @@ BOOST_AUTO_TEST_CASE(bounded_rows_respect_their_bounds) {
 // at 0.1 m/s for 50 sweeps (checked after 40); the coordinate group reaches the solution in its first
 // sweep (to 1e-12).
 BOOST_AUTO_TEST_CASE(coordinate_group_solves_a_limit_against_friction) {
-  ModelBuilder b("slider");
-  JointSpec joint;
-  joint.type = JointType::Prismatic;
-  joint.axis = Vector3::UnitX();
-  joint.name = "x";
-  joint.lower = 0.0;
-  b.addBody(0, joint, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), Matrix3::Identity()), "cart");
-  const Model model = b.build();
+  const Model model = cartAboveZero().build();
   Data data(model);
   Eigen::VectorXd q(1), v_free(1);
   q << -0.005;
