@@ -93,65 +93,56 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
 
 ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
   // Featherstone's LTDL (RBDA sec. 6.5): eliminate from the last coordinate up, touching only ancestor
-  // pairs, so no fill-in occurs. Stored as L^T (column k holds row k of L), every ancestor run of a
-  // coordinate is a contiguous piece of a column, and the updates below are short axpys.
-  // Entries off the pattern are zero from Data's constructor and never written.
-  Eigen::MatrixXd& Lt = data.Lt;
-  const int nv = model.nv();
-  for (int k = 0; k < nv; ++k) {
-    const double* __restrict mk = data.M.col(k).data();
-    double* __restrict lk = Lt.col(k).data();
-    lk[k] = mk[k];
-    for (const DofRun& run : model.ancestorRuns(k)) {
-      for (int j = run.first; j <= run.last; ++j) lk[j] = mk[j];
-    }
+  // pairs, so no fill-in occurs. Row k of L is packed along k's ancestors A_k (ascending); the ancestors of
+  // its t-th entry i = A_k[t] are A_k[0..t), so eliminating k from row i is one contiguous update of the
+  // first t entries of both packed rows.
+  double* __restrict L = data.factor_L.data();
+  double* __restrict D = data.factor_D.data();
+  for (int k = 0; k < model.nv(); ++k) {
+    D[k] = data.M(k, k);
+    double* __restrict lk = L + model.ancestorOffset(k);
+    const double* mk = data.M.col(k).data();
+    for (const int j : model.ancestors(k)) *lk++ = mk[j];
   }
-  for (int k = nv - 1; k >= 0; --k) {
-    const double d = Lt(k, k);
-    if (!(d > 0.0)) {
+  for (int k = model.nv() - 1; k >= 0; --k) {
+    if (!(D[k] > 0.0)) {
       throw Error("abdyn::factorizeMassMatrix: mass matrix of model '" + model.name() + "' is not positive definite (pivot " +
-                  std::to_string(d) + " at coordinate " + std::to_string(k) + ")");
+                  std::to_string(D[k]) + " at coordinate " + std::to_string(k) + ")");
     }
-    const double inverse_d = 1.0 / d;
-    double* __restrict lk = Lt.col(k).data();
-    const DofList ancestors = model.ancestors(k);
-    const int* A = ancestors.begin();
-    for (int t = ancestors.size() - 1; t >= 0; --t) {
-      // Column i minus a times column k over i and its ancestors, which are the ancestors of k before it.
+    const double inverse_d = 1.0 / D[k];
+    double* __restrict lk = L + model.ancestorOffset(k);
+    const int* A = model.ancestors(k).begin();
+    for (int t = model.ancestors(k).size() - 1; t >= 0; --t) {
       const int i = A[t];
-      const double a = lk[i] * inverse_d;
-      double* __restrict li = Lt.col(i).data();
-      li[i] -= a * lk[i];
-      for (int s = 0; s < t; ++s) li[A[s]] -= a * lk[A[s]];
-      lk[i] = a;
+      const double a = lk[t] * inverse_d;
+      D[i] -= a * lk[t];
+      double* __restrict li = L + model.ancestorOffset(i);
+      for (int s = 0; s < t; ++s) li[s] -= a * lk[s];
+      lk[t] = a;
     }
   }
 }
 
 void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = model.nv() - 1; k >= 0; --k) {
-    for (const DofRun& run : model.ancestorRuns(k)) {
-      for (int j = run.first; j <= run.last; ++j) x[k] += data.Lt(j, k) * x[j];
-    }
+    const double* lk = data.factor_L.data() + model.ancestorOffset(k);
+    for (const int j : model.ancestors(k)) x[k] += *lk++ * x[j];
   }
 }
 
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = 0; k < model.nv(); ++k) {
-    for (const DofRun& run : model.ancestorRuns(k)) {
-      for (int j = run.first; j <= run.last; ++j) x[j] += data.Lt(j, k) * x[k];
-    }
+    const double* lk = data.factor_L.data() + model.ancestorOffset(k);
+    for (const int j : model.ancestors(k)) x[j] += *lk++ * x[k];
   }
 }
 
 ABDYN_FLATTEN void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   double* __restrict xs = x.data();
   for (int k = 0; k < model.nv(); ++k) {  // coordinate k gathers from its ancestors
-    const double* __restrict lk = data.Lt.col(k).data();
+    const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
     double sum = 0.0;
-    for (const DofRun& run : model.ancestorRuns(k)) {
-      for (int j = run.first; j <= run.last; ++j) sum += lk[j] * xs[j];
-    }
+    for (const int j : model.ancestors(k)) sum += *lk++ * xs[j];
     xs[k] -= sum;
   }
 }
@@ -161,10 +152,8 @@ ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen:
   for (int k = model.nv() - 1; k >= 0; --k) {  // coordinate k feeds its ancestors
     const double xk = xs[k];
     if (xk == 0.0) continue;  // sparse right-hand sides (one row of a constraint Jacobian) skip most of the tree
-    const double* __restrict lk = data.Lt.col(k).data();
-    for (const DofRun& run : model.ancestorRuns(k)) {
-      for (int j = run.first; j <= run.last; ++j) xs[j] -= xk * lk[j];
-    }
+    const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
+    for (const int j : model.ancestors(k)) xs[j] -= *lk++ * xk;
   }
 }
 
@@ -172,7 +161,7 @@ void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::Vec
   internal::checkVector(b, model.nv(), "abdyn::solveMassMatrix", "b");
   // M^-1 = L^-1 D^-1 L^-T.
   solveLTransposed(model, data, b);
-  b.array() /= data.Lt.diagonal().array();
+  b.array() /= data.factor_D.array();
   solveL(model, data, b);
 }
 

@@ -216,7 +216,7 @@ void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, dou
   cd.Gamma.diagonal().array() += cfm;
 }
 
-// C and G at q, M at q and its factor in data.Lt, from one pass of joint transforms.
+// C and G at q, M at q and its factor in data.factor_L, data.factor_D, from one pass of joint transforms.
 void jacobianAndFactor(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                        const Eigen::VectorXd& q, const DynamicsOptions& options) {
   forwardKinematics(model, data, q);
@@ -231,14 +231,13 @@ Eigen::Map<const Vector6> groupColumn(const Eigen::MatrixXd& Yt, int g, int j) {
   return Eigen::Map<const Vector6>(Yt.col(j).data() + 6 * g);
 }
 
-// With the factor M = L^T D L in data.Lt: Y = L^-T G^T (stored transposed in cd.Yt) and
+// With the factor M = L^T D L in data.factor_L, data.factor_D: Y = L^-T G^T (stored transposed in cd.Yt) and
 // cd.Gamma = G M^-1 G^T + cfm 1 = Y^T D^-1 Y + cfm 1, each only over the coordinates that move the rows'
 // bodies (their supports; entries off them stay zero from construction). The rows of one group (a closure)
 // share their support and are solved together, as six rows (padded with zeros): every step below is a
 // fixed-size 6-vector operation.
 ABDYN_FLATTEN void factorizedSchur(const Model& model, const Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
                                    double cfm) {
-  const Eigen::MatrixXd& Lt = data.Lt;
   const int groups = static_cast<int>(cd.group_first_row.size()) - 1;
   for (int g = 0; g < groups; ++g) {
     const int r0 = cd.group_first_row[g], n = cd.group_first_row[g + 1] - r0;
@@ -248,9 +247,8 @@ ABDYN_FLATTEN void factorizedSchur(const Model& model, const Data& data, Constra
     for (const int* k = last; k != first;) {  // Y = L^-T Y: each coordinate feeds its ancestors, deepest first
       --k;
       const Vector6 yk = groupColumn(cd.Yt, g, *k);
-      for (const DofRun& run : model.ancestorRuns(*k)) {
-        for (int j = run.first; j <= run.last; ++j) groupColumn(cd.Yt, g, j) -= Lt(j, *k) * yk;
-      }
+      const double* lk = data.factor_L.data() + model.ancestorOffset(*k);
+      for (const int j : model.ancestors(*k)) groupColumn(cd.Yt, g, j) -= *lk++ * yk;
     }
   }
   for (int a = 0; a < groups; ++a) {
@@ -261,7 +259,7 @@ ABDYN_FLATTEN void factorizedSchur(const Model& model, const Data& data, Constra
       const int pair = a * groups + b;
       for (int run = cd.shared_run_offset[pair]; run < cd.shared_run_offset[pair + 1]; ++run) {
         for (int j = cd.shared_runs[run].first; j <= cd.shared_runs[run].last; ++j) {
-          block.noalias() += (groupColumn(cd.Yt, a, j) / Lt(j, j)) * groupColumn(cd.Yt, b, j).transpose();
+          block.noalias() += (groupColumn(cd.Yt, a, j) / data.factor_D[j]) * groupColumn(cd.Yt, b, j).transpose();
         }
       }
       cd.Gamma.block(a0, b0, na, nb) = block.topLeftCorner(na, nb);
@@ -279,7 +277,7 @@ void subtractGTimesSolve(const Data& data, const ConstrainedDynamicsData& cd, co
     Vector6 sum = Vector6::Zero();
     for (int i = cd.group_coordinate_offset[g]; i < cd.group_coordinate_offset[g + 1]; ++i) {
       const int j = cd.group_coordinates[i];
-      sum += (x[j] / data.Lt(j, j)) * groupColumn(cd.Yt, g, j);
+      sum += (x[j] / data.factor_D[j]) * groupColumn(cd.Yt, g, j);
     }
     eta.segment(r0, n) -= sum.head(n);
   }
@@ -301,7 +299,7 @@ void addYTimesLambda(const ConstrainedDynamicsData& cd, Eigen::VectorXd& x) {
 
 // x = L^-1 D^-1 x: the second half of a solve with M.
 void finishSolve(const Model& model, const Data& data, Eigen::VectorXd& x) {
-  x.array() /= data.Lt.diagonal().array();
+  x.array() /= data.factor_D.array();
   solveL(model, data, x);
 }
 

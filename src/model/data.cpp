@@ -28,7 +28,8 @@ Data::Data(const Model& model) {
   tau.setZero(nv);
   qdd.setZero(nv);
   M.setZero(nv, nv);
-  Lt.setZero(nv, nv);
+  factor_L.setZero(model.ancestorPairs());
+  factor_D.setZero(nv);
   Minv.setZero(nv, nv);
   Minv_F.assign(n, Matrix6X::Zero(6, nv));
   Minv_tmp.setZero(6, nv);

@@ -13,11 +13,11 @@ namespace abdyn {
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                   const DynamicsOptions& options = {});
 
-/// Factorises data.M = L^T D L into data.Lt (L unit lower-triangular, stored transposed: L^T above the
-/// diagonal, D on it), visiting only the sparsity pattern. Throws abdyn::Error if M is not positive definite.
+/// Factorises data.M = L^T D L into data.factor_L and data.factor_D (L unit lower-triangular, each row
+/// packed along its ancestors; data.hpp), visiting only the sparsity pattern. Throws abdyn::Error if M is not positive definite.
 void factorizeMassMatrix(const Model& model, Data& data);
 
-/// Solves M x = b in place with the factor in data.Lt (factorizeMassMatrix first). O(nv * depth).
+/// Solves M x = b in place with the factor in data.factor_L, data.factor_D (factorizeMassMatrix first). O(nv * depth).
 void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> b);
 /// Multiplies x in place by L (as in M = L^T D L), L^T, or their inverses; for users composing
 /// their own sparse solves (e.g. Gamma = G M^-1 G^T = (G L^-1) D^-1 (G L^-1)^T).

@@ -9,7 +9,7 @@
 
 namespace abdyn {
 
-/// qdd = M^-1 (tau - h), into data.qdd; also leaves M in data.M and its factor in data.Lt.
+/// qdd = M^-1 (tau - h), into data.qdd; also leaves M in data.M and its factor in data.factor_L, data.factor_D.
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options = {});

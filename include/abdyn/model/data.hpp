@@ -54,8 +54,11 @@ class Data {
   Eigen::VectorXd qdd;                         // result of forwardDynamics
   Eigen::MatrixXd M;                           // result of massMatrix (both triangles); entries off the
                                                // ancestor pattern are zero from construction: keep them so
-  Eigen::MatrixXd Lt;                          // L^T D L factor of M stored as L^T with D on the diagonal: column k
-                                               // holds row k of L, so each ancestor run is contiguous
+  // L^T D L factor of M (factorizeMassMatrix): row k of the unit lower-triangular L holds nonzeros only at
+  // k's ancestors, stored packed in the order of Model::ancestors(k) from Model::ancestorOffset(k), so that
+  // the ancestors of every entry precede it contiguously and the factorisation's updates are contiguous.
+  Eigen::VectorXd factor_L;                    // Model::ancestorPairs() entries
+  Eigen::VectorXd factor_D;                    // nv: the diagonal D
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
   Matrix6X Minv_tmp;                           // 6 x nv scratch of inverseMassMatrix

@@ -114,6 +114,9 @@ class Model {
   DofList ancestors(int k) const {
     return {ancestor_list_.data() + ancestor_list_offset_[k], ancestor_list_.data() + ancestor_list_offset_[k + 1]};
   }
+  /// Where coordinate k's entries start in an array with one entry per ancestor pair, row by row in the
+  /// order of ancestors(k) (Data::factor_L).
+  int ancestorOffset(int k) const { return ancestor_list_offset_[k]; }
   /// The number of strict ancestor pairs (k, j): the nonzeros strictly below the diagonal of L.
   long ancestorPairs() const { return ancestor_pairs_; }
   /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
