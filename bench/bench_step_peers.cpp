@@ -1,6 +1,6 @@
 // Simulation scenes run by abdyn's Simulator, Bullet's btMultiBody and MuJoCo side by side (Google
-// Benchmark), 1000 steps of 2 ms each, 20 solver iterations per step (200 for the delta robot; abdyn
-// also with half as many, MuJoCo also with its default Newton solver). One benchmark iteration is the whole run from the same initial
+// Benchmark), 1000 steps of 2 ms each, 20 solver iterations per step (200 for the delta robot's peers,
+// kDeltaSweeps for abdyn; abdyn also with half as many, MuJoCo also with its default Newton solver). One benchmark iteration is the whole run from the same initial
 // state; the counter per_step is the time per step. Built with -DABDYN_BENCH_PEERS=ON
 // (docs/performance.md). Scenes (names StepRun/<scene>/<library>):
 //   humanoid_ragdoll  the humanoid (floating base, 30 revolute joints with their URDF limits, damping
@@ -53,11 +53,12 @@ constexpr double kGround = -0.95;  // the humanoid's feet reach 0.93 m below the
 // also moves sideways. In abdyn the motor angles stay within 0 to 1.16 rad over the run, clear of the
 // limits (1.5 rad) and of the extended, singular pose.
 constexpr double kDeltaTorque[3] = {-1.15, -1.10, -1.05};
-// Solver iterations per step for the delta robot: with 20 or 50 PGS sweeps abdyn's Simulator loses the
-// loops (the closure rows through the 0.01 kg wrist links converge slowly) and the state turns
-// non-finite within 1.5 s; with 100 sweeps StepStatistics::constraint_error reaches 3e-3, with 200 it
-// stays below 1e-4.
+// Solver iterations per step for the delta robot's peers: their PGS needs about 200 to hold the loops
+// (the closure rows through the 0.01 kg wrist links are strongly coupled), as abdyn's did row by row.
 constexpr int kDeltaIterations = 200;
+// abdyn's sweeps per step there: its bilateral block (row_pgs.hpp) solves the 15 closure rows directly,
+// so the first sweep holds the loops and the second confirms it (there are no other rows).
+constexpr int kDeltaSweeps = 20;
 
 abdyn_bench::Mat3 rowMajor(const Eigen::Matrix3d& m) {
   return {m(0, 0), m(0, 1), m(0, 2), m(1, 0), m(1, 1), m(1, 2), m(2, 0), m(2, 1), m(2, 2)};
@@ -72,6 +73,7 @@ struct SceneSetup {
   abdyn::Model model;
   StepScene scene;
   abdyn::ConstraintSet loops;  // measures the closure error; the Simulator holds them by hinge rows
+  int abdyn_sweeps;            // abdyn's sweeps per step (the peers get scene.iterations)
 };
 
 // abdyn at the scene's iteration count ("abdyn") and at half of it ("abdyn_half": speed for accuracy).
@@ -81,13 +83,14 @@ struct AbdynVariant {
 };
 constexpr AbdynVariant kAbdynVariants[] = {{"abdyn", 1}, {"abdyn_half", 2}};
 
-abdyn::SimulatorSettings abdynSettings(const StepScene& scene, const AbdynVariant& variant) {
+abdyn::SimulatorSettings abdynSettings(const SceneSetup& setup, const AbdynVariant& variant) {
+  const StepScene& scene = setup.scene;
   abdyn::SimulatorSettings settings;
   settings.joint_limits = true;
   settings.ground = scene.ground;
   settings.contact.height = scene.ground_height;
   settings.contact.mu = scene.mu;
-  settings.solver.max_iterations = scene.iterations / variant.divisor;
+  settings.solver.max_iterations = setup.abdyn_sweeps / variant.divisor;
   return settings;
 }
 
@@ -104,7 +107,7 @@ abdyn::Plx hingeFrame(const Eigen::Vector3d& origin, const Eigen::Vector3d& axis
 // The Simulator at the scene's initial state, its hinges as RowJoint hinges (3 linear + 2 angular rows).
 std::unique_ptr<abdyn::Simulator> makeSimulator(const SceneSetup& setup, const AbdynVariant& variant) {
   const StepScene& scene = setup.scene;
-  auto sim = std::make_unique<abdyn::Simulator>(setup.model, abdynSettings(scene, variant));
+  auto sim = std::make_unique<abdyn::Simulator>(setup.model, abdynSettings(setup, variant));
   for (const abdyn_bench::StepHinge& h : scene.hinges) {
     abdyn::RowJoint joint;
     joint.type = abdyn::RowJointType::Hinge;
@@ -182,9 +185,10 @@ StepScene describeModel(const std::string& label, const std::string& path, bool 
 // The humanoid dropped with a sideways push onto the ground below its feet.
 SceneSetup makeRagdoll(const std::string& dir) {
   const std::string path = dir + "/models/humanoid.urdf";
-  SceneSetup setup{loadModel(path, true), {}, {}};
+  SceneSetup setup{loadModel(path, true), {}, {}, 0};
   StepScene& s = setup.scene;
   s = describeModel("humanoid_ragdoll", path, true, setup.model);
+  setup.abdyn_sweeps = s.iterations;
   s.ground_height = kGround;
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(setup.model.nv());
   v0.segment<3>(3) << 0.8, 0.5, 0.2;
@@ -196,7 +200,7 @@ SceneSetup makeRagdoll(const std::string& dir) {
 // The delta robot released at rest from its closed zero pose, its motors at kDeltaTorque, no ground.
 SceneSetup makeDelta(const std::string& dir) {
   const std::string path = dir + "/models/delta_robot.urdf";
-  SceneSetup setup{loadModel(path, false), {}, {}};
+  SceneSetup setup{loadModel(path, false), {}, {}, kDeltaSweeps};
   const abdyn::Model& model = setup.model;
   StepScene& s = setup.scene;
   s = describeModel("delta_robot", path, false, model);
@@ -281,7 +285,7 @@ void registerAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
 }
 
 // StepPgs/<scene>/abdyn: the projected Gauss-Seidel sweeps alone on the rows of the run's last step
-// (their responses as the Simulator built them), from zero impulses, always scene.iterations sweeps;
+// (their responses as the Simulator built them), from zero impulses, always abdyn's sweeps of the scene;
 // time_per_row_iteration is the time per row per sweep, as bench_rows.cpp's RagdollPgs reports it.
 void registerAbdynPgs(const SceneSetup& setup) {
   benchmark::RegisterBenchmark(("StepPgs/" + setup.scene.label + "/abdyn").c_str(), [&setup](benchmark::State& state) {

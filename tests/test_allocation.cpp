@@ -119,8 +119,8 @@ BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
 
 // The time steppers and the row machinery allocate nothing once built: the Euler and implicit-midpoint
 // steps, and a Simulator step of a floating humanoid with limits and ground contacts after a first step
-// has sized its rows (the same rows again: ABA, row building, responses, PGS with coordinate groups,
-// integration).
+// has sized its rows (the same rows again: ABA, row building, responses, PGS with coordinate groups and
+// the bilateral block, integration).
 BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   std::mt19937 rng(2);
@@ -142,6 +142,11 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   settings.ground = true;
   abdyn::Simulator sim(abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options), settings);
   sim.q[2] = -0.3;  // feet and shins below the ground
+  // A hinge of rows from the pelvis to the world where the pelvis is now: bilateral rows for the solver's
+  // direct block.
+  abdyn::Data pose(sim.model());
+  abdyn::forwardKinematics(sim.model(), pose, sim.q);
+  sim.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Hinge, 1, 0, abdyn::Plx(), pose.X_world[1]});
   sim.step(1e-3);
   const Eigen::VectorXd q_sim = sim.q, v_sim = sim.v;
   sim.step(1e-3);
@@ -162,6 +167,9 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
     coordinate_groups += sim.rows()[r].visit == abdyn::ConstraintRow::Visit::CoordinateFirst;
   }
   BOOST_TEST(coordinate_groups > 0);
+  int block = 0;  // and the bilateral block (the hinge's five rows)
+  for (int r = 0; r < sim.rows().size(); ++r) block += sim.rows()[r].visit == abdyn::ConstraintRow::Visit::Block;
+  BOOST_TEST(block == 5);
   BOOST_TEST(n == 0, n << " heap allocations");
 }
 

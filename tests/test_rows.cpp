@@ -6,6 +6,7 @@
 
 #include <random>
 #include <tuple>
+#include <utility>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -129,7 +130,7 @@ BOOST_AUTO_TEST_CASE(factorized_responses_on_sparse_rows_and_automatic_choice) {
   BOOST_TEST((RowResponse(chain).choose(ResponseMethod::Factorized) == ResponseMethod::Factorized));
 }
 
-// With bilateral rows only, PGS converges to the Lagrange-multiplier solution of the dense KKT system
+// With bilateral rows only, PGS row by row (bilateral_block off) converges to the Lagrange-multiplier solution of the dense KKT system
 //   [M J^T; J 0] [v+; -lambda] = [M v_free; target]
 // solved here by full-pivoting LU: impulses and velocities to 1e-8. Rows (independent, so lambda is unique):
 // a ball joint from a 9-link chain's tip to the world, a distance joint between two links and an angular
@@ -157,6 +158,7 @@ BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
   settings.max_iterations = 200000;
   settings.tolerance = 1e-13;
   settings.warm_start = false;
+  settings.bilateral_block = false;  // the sweeps row by row converge: the block would solve it directly
   const PgsReport report = solveRowsPgs(rows, v, settings);
   BOOST_TEST_MESSAGE("bilateral PGS: " << report.iterations << " sweeps, residual " << report.residual);
 
@@ -177,6 +179,177 @@ BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
   const Eigen::VectorXd x = K.fullPivLu().solve(rhs);
   ABDYN_CHECK_REL(lambda, Eigen::VectorXd(-x.tail(m)), 1e-8);
   ABDYN_CHECK_REL(v, Eigen::VectorXd(x.head(nv)), 1e-8);
+}
+
+namespace {
+
+// The impulses and velocity of the bilateral rows' Lagrange-multiplier solution, from the dense KKT system
+//   [M J^T; J -diag(cfm)] [v+; -lambda] = [M v_free; target]
+// (v+ = v_free + M^-1 J^T lambda, J v+ + cfm lambda = target) by full-pivoting LU, over rows [0, m).
+std::pair<Eigen::VectorXd, Eigen::VectorXd> lagrangeSolution(const Eigen::MatrixXd& M, const RowSet& rows, int m,
+                                                             const Eigen::VectorXd& v_free) {
+  const int nv = static_cast<int>(M.rows());
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + m, nv + m);
+  Eigen::VectorXd rhs(nv + m);
+  K.topLeftCorner(nv, nv) = M;
+  rhs.head(nv) = M * v_free;
+  for (int r = 0; r < m; ++r) {
+    K.block(nv + r, 0, 1, nv) = rows[r].J.transpose();
+    K.block(0, nv + r, nv, 1) = rows[r].J;
+    K(nv + r, nv + r) = -rows[r].cfm;
+    rhs[nv + r] = rows[r].target;
+  }
+  BOOST_REQUIRE_EQUAL(K.bottomLeftCorner(m, nv).fullPivLu().rank(), m);
+  const Eigen::VectorXd x = K.fullPivLu().solve(rhs);
+  return {Eigen::VectorXd(-x.tail(m)), Eigen::VectorXd(x.head(nv))};
+}
+
+}  // namespace
+
+// The bilateral block solves bilateral rows exactly in one sweep: on a 12-link chain (seed 27), a hinge
+// joint between links 3 and 9, a ball joint from the tip to the world, a distance joint and an angular
+// row (10 independent rows), one sweep from zero impulses gives the Lagrange-multiplier solution of the
+// dense KKT system (lagrangeSolution) to 1e-10, without and with softness (cfm 1e-3 on every row). Then a
+// copy of the angular row (the same J and target: redundant) is added: it leaves the block, is visited
+// alone, and one sweep still gives v+ of the independent rows' solution, with the two copies' impulses
+// summing to the one row's (1e-10).
+BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) {
+  std::mt19937 rng(27);
+  const Model model = randomTree({12, true, false, false, false}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
+  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
+  forwardKinematics(model, data, q);
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  RowResponse response(model);
+  const double h = 0.01;
+  const PgsSettings one_sweep{1, 0.0, 1.0, false};
+  for (double cfm : {0.0, 1e-3}) {
+    RowSet rows(model);
+    RowJoint hinge{RowJointType::Hinge, 9, 3, Plx(randomRotation(rng), randomVector3(rng)), Plx(randomRotation(rng), randomVector3(rng))};
+    RowJoint ball{RowJointType::Ball, 12, 0, Plx::translation(Vector3(0.1, 0.2, 0.0)), Plx::translation(Vector3(0.3, 0.5, 1.0))};
+    RowJoint distance{RowJointType::Distance, 4, 11, Plx(), Plx::translation(Vector3(0.2, 0, 0)), 0.7};
+    addRowJoint(rows, model, data, hinge, 0.2, cfm, h, 0);
+    addRowJoint(rows, model, data, ball, 0.2, cfm, h, 9);
+    addRowJoint(rows, model, data, distance, 0.2, cfm, h, 18);
+    const Vector3 axis = randomVector3(rng).normalized();
+    ConstraintRow& angular = addAngularRow(rows, model, data, 2, 7, axis);
+    angular.target = 0.3;
+    angular.cfm = cfm;
+    BOOST_REQUIRE_EQUAL(rows.size(), 10);
+    response.articulated(model, data, rows);
+    Eigen::VectorXd v = v_free;
+    const PgsReport report = solveRowsPgs(rows, v, one_sweep);
+    BOOST_TEST(report.iterations == 1);
+    const auto [lambda_ref, v_ref] = lagrangeSolution(M, rows, rows.size(), v_free);
+    Eigen::VectorXd lambda(rows.size());
+    for (int r = 0; r < rows.size(); ++r) {
+      lambda[r] = rows[r].impulse;
+      BOOST_TEST((rows[r].visit == ConstraintRow::Visit::Block));
+    }
+    ABDYN_CHECK_REL(lambda, lambda_ref, 1e-10);
+    ABDYN_CHECK_REL(v, v_ref, 1e-10);
+    // A second sweep finds the rows satisfied and reports it.
+    v = v_free;
+    const PgsReport converged = solveRowsPgs(rows, v, PgsSettings{10, 1e-9, 1.0, false});
+    BOOST_TEST(converged.iterations == 2);
+    BOOST_TEST(converged.residual <= 1e-9);
+
+    if (cfm != 0.0) continue;
+    ConstraintRow& copy = addAngularRow(rows, model, data, 2, 7, axis);
+    copy.target = 0.3;
+    response.articulated(model, data, rows);
+    v = v_free;
+    solveRowsPgs(rows, v, one_sweep);
+    BOOST_TEST((rows[10].visit == ConstraintRow::Visit::Alone));
+    ABDYN_CHECK_REL(v, v_ref, 1e-10);
+    BOOST_TEST(std::abs(rows[9].impulse + rows[10].impulse - lambda_ref[9]) <= 1e-10 * (1.0 + std::abs(lambda_ref[9])));
+  }
+}
+
+// The bilateral block among bounded rows (block Gauss-Seidel): on a random tree (seed 28) a ball joint
+// from its deepest body to the world and an angular row from another body to the world (bilateral, of
+// rank 4), a pushing row (+-e_k, impulse in [0, 2]) and a friction row on four coordinates, a
+// friction-like row tied to the first pushing row and two bounded angular rows (15 rows on 8 velocities).
+// The block holds the 4 bilateral rows. The result satisfies the bounded MLCP's conditions, checked independently with the
+// dense mass matrix as in pgs_solves_the_bounded_mlcp (1e-9), for plain and over-relaxed sweeps.
+BOOST_AUTO_TEST_CASE(bilateral_block_among_bounded_rows_solves_the_mlcp) {
+  std::mt19937 rng(28);
+  const Model model = randomTree({8, false, false, false, false}, rng);
+  Data data(model);
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Eigen::VectorXd v_free(model.nv());
+  for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
+  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
+  forwardKinematics(model, data, q);
+  // The ball joint on the body with the most joints above it, so that its rows can hold.
+  int deepest = 1, most = 0;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    int depth = 0;
+    for (int j = i; j > 0; j = model.parent(j)) ++depth;
+    if (depth > most) deepest = i, most = depth;
+  }
+  RowSet rows(model);
+  addRowJoint(rows, model, data, RowJoint{RowJointType::Ball, deepest, 0, Plx(), Plx::translation(randomVector3(rng))},
+              0.2, 0.0, 0.01, 0);
+  addAngularRow(rows, model, data, deepest == 8 ? 4 : 8, 0, randomVector3(rng).normalized()).target = 0.2;
+  Eigen::MatrixXd J_bilateral(4, model.nv());
+  for (int r = 0; r < 4; ++r) J_bilateral.row(r) = rows[r].J.transpose();
+  BOOST_REQUIRE_EQUAL(J_bilateral.fullPivLu().rank(), 4);
+  const int first_limit = rows.size();
+  for (int k = 0; k < 4; ++k) {
+    ConstraintRow& limit = rows.add();
+    limit.J[2 * k] = k % 2 == 0 ? 1.0 : -1.0;
+    limit.lo = 0.0;
+    limit.hi = 2.0;  // a pushing row with a cap, so that the bilateral rows cannot make it infeasible
+    limit.target = 0.3 * uniform(rng);
+    ConstraintRow& friction = rows.add();
+    friction.J[2 * k + 1] = 1.0;
+    friction.hi = 0.2 * (1.5 + uniform(rng));
+    friction.lo = -friction.hi;
+  }
+  ConstraintRow& tied = addAngularRow(rows, model, data, 5, 0, randomVector3(rng).normalized());
+  tied.target = -0.4;
+  tied.tie = first_limit;
+  tied.mu = 0.5;
+  for (const auto& [a, b, target] : {std::tuple(2, 5, 0.2), std::tuple(7, 0, -0.1)}) {
+    ConstraintRow& row = addAngularRow(rows, model, data, a, b, randomVector3(rng).normalized());
+    row.target = target;
+    row.lo = -0.5;
+    row.hi = 0.5;
+  }
+  RowResponse response(model);
+  response.articulated(model, data, rows);
+  const Eigen::MatrixXd M = massMatrix(model, data, q);
+  for (double omega : {1.0, 1.5}) {
+    Eigen::VectorXd v = v_free;
+    const PgsReport report = solveRowsPgs(rows, v, PgsSettings{20000, 1e-12, omega, false});
+    BOOST_TEST_MESSAGE("bilateral block among bounded rows, omega " << omega << ": " << report.iterations
+                                                                    << " sweeps, residual " << report.residual);
+    BOOST_TEST(report.residual <= 1e-12);
+    int block = 0;
+    Eigen::VectorXd impulse = Eigen::VectorXd::Zero(model.nv());
+    for (int r = 0; r < rows.size(); ++r) {
+      impulse += rows[r].J * rows[r].impulse;
+      block += rows[r].visit == ConstraintRow::Visit::Block;
+    }
+    BOOST_TEST(block == 4);
+    const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
+    ABDYN_CHECK_NEAR(v, v_check, 1e-12);
+    for (int r = 0; r < rows.size(); ++r) {
+      const ConstraintRow& row = rows[r];
+      const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
+      const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
+      const double w = row.J.dot(v_check) - row.target;
+      BOOST_TEST(row.impulse >= lo - 1e-12);
+      BOOST_TEST(row.impulse <= hi + 1e-12);
+      if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
+      if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
+      if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
+    }
+  }
 }
 
 // Each joint's position error is the stated C: a configuration that satisfies the joint gives C = 0, and

@@ -209,7 +209,8 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
 // SOR on a chain of 50 hinge joints made of rows: 50 free rods (floating bodies), each hinged to the
 // previous one's end (the first to the world), in one step from rest under gravity, solved from zero
 // impulses to the same residual 1e-5 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps
-// than plain Gauss-Seidel.
+// than plain Gauss-Seidel. The hinge rows are all bilateral, which the bilateral block would solve in
+// one sweep whatever omega, so the sweeps here go row by row (bilateral_block off).
 BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
   const int links = 50;
   const double length = 0.2;
@@ -233,6 +234,7 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
   settings.solver.tolerance = 1e-5;
   settings.solver.max_iterations = 20000;
   settings.solver.warm_start = false;
+  settings.solver.bilateral_block = false;
   std::vector<std::pair<double, int>> counts;
   for (double omega : {1.0, 1.2, 1.4, 1.6}) {
     settings.solver.omega = omega;
@@ -245,6 +247,63 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
     BOOST_TEST_MESSAGE("hinge chain (" << stats.rows << " rows): omega " << omega << " needs " << stats.iterations << " sweeps");
   }
   for (std::size_t k = 1; k < counts.size(); ++k) BOOST_TEST(counts[k].second < counts[0].second);
+}
+
+// The same chain with the bilateral block (the default): one step from rest is solved in one sweep (the
+// second reports the residual, 1e-12 m/s) for any omega, as the block takes its full step.
+BOOST_AUTO_TEST_CASE(bilateral_block_solves_a_hinge_chain_in_one_sweep) {
+  const int links = 50;
+  const double length = 0.2;
+  ModelBuilder b("rod_chain");
+  JointSpec free;
+  free.type = JointType::Floating;
+  std::vector<RowJoint> hinges;
+  const Matrix3 x_as_z = (Matrix3() << 0, 0, -1, 0, 1, 0, 1, 0, 0).finished();  // E with E^T e_z = e_x
+  for (int i = 0; i < links; ++i) {
+    free.name = "free" + std::to_string(i);
+    const int body = b.addBody(0, free, Plx::translation(Vector3(0, 0, -i * length)),
+                               RigidBodyInertia(1.0, Vector3(0, 0, -0.5 * length),
+                                                Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
+                               "rod" + std::to_string(i));
+    hinges.push_back(RowJoint{RowJointType::Hinge, body, body - 1, Plx::rotation(x_as_z),
+                              Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
+  }
+  SimulatorSettings settings;
+  settings.solver.tolerance = 1e-12;
+  settings.solver.max_iterations = 10;
+  settings.solver.warm_start = false;
+  for (double omega : {1.0, 1.6}) {
+    settings.solver.omega = omega;
+    Simulator sim(b.build(), settings);
+    sim.joints = hinges;
+    const StepStatistics& stats = sim.step(1e-3);
+    BOOST_TEST(stats.rows == 5 * links);
+    BOOST_TEST(stats.iterations == 2);
+    BOOST_TEST(stats.residual <= 1e-12);
+  }
+}
+
+// A diverging simulation stops with abdyn::Error naming the model, the time and the coordinate: a
+// pendulum driven by 1e200 N m reaches a velocity of order 1e200 rad/s in the first step, whose
+// velocity products overflow in the second. Finite steps before it leave the state finite.
+BOOST_AUTO_TEST_CASE(divergence_is_a_clear_error) {
+  Simulator sim(limitedPendulum(-1.0, 0.3));
+  sim.tau[0] = 1e200;
+  std::string message;
+  int steps = 0;
+  try {
+    for (; steps < 10; ++steps) {
+      sim.step(1e-3);
+      BOOST_REQUIRE(sim.q.allFinite() && sim.v.allFinite());
+    }
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  BOOST_TEST_MESSAGE("after " << steps << " steps: " << message);
+  BOOST_TEST(steps >= 1);
+  BOOST_TEST(message.find("model 'pendulum' diverged at t = ") != std::string::npos, message);
+  BOOST_TEST(message.find("(joint 'hinge') is ") != std::string::npos, message);
+  BOOST_TEST((message.find("v[0]") != std::string::npos || message.find("q[0]") != std::string::npos), message);
 }
 
 // The dense response path (CRBA mass matrix) steps the limited pendulum and the dropped box to the same

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "abdyn/error.hpp"
@@ -166,6 +167,95 @@ double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
   return residual;
 }
 
+bool isBilateralRow(const ConstraintRow& row) {
+  return row.tie < 0 && row.inv_k > 0.0 && row.lo == -std::numeric_limits<double>::infinity() &&
+         row.hi == std::numeric_limits<double>::infinity();
+}
+
+// Gathers the bilateral rows into the block, builds A = J_B M^-1 J_B^T + diag(cfm) (lower triangle) and
+// factors it in place, A = L D L^T without pivoting (A is symmetric positive semidefinite). A row whose
+// pivot shows it dependent on the rows before it (row_pgs.hpp) gets a zero column in L and D^-1 = 0, so
+// that the factor is that of the other rows and its change is zero; it is visited alone. Returns n.
+int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
+  block.rows.clear();
+  for (int r = 0; r < rows.size(); ++r) {
+    if (isBilateralRow(rows[r])) block.rows.push_back(r);
+  }
+  const int n = static_cast<int>(block.rows.size());
+  block.factor.resize(static_cast<std::size_t>(n) * n);
+  block.residual.resize(static_cast<std::size_t>(n));
+  double* F = block.factor.data();
+  double largest = 0.0;
+  for (int j = 0; j < n; ++j) {
+    const ConstraintRow& row_j = rows[block.rows[j]];
+    for (int k = 0; k <= j; ++k) {
+      const double* response = rows[block.rows[k]].Minv_Jt.data();
+      double a = 0.0;
+      for (int i = row_j.j_begin; i < row_j.j_end; ++i) a += row_j.J[i] * response[i];
+      F[j * n + k] = a;
+    }
+    F[j * n + j] += row_j.cfm;
+    largest = std::max(largest, F[j * n + j]);
+  }
+  // Row by row: L_jk = (A_jk - sum_{i<k} L_ji D_i L_ki) / D_k, then D_j = A_jj - sum_{i<j} L_ji^2 D_i.
+  for (int j = 0; j < n; ++j) {
+    double* L_j = F + j * n;
+    for (int k = 0; k < j; ++k) {
+      const double* L_k = F + k * n;
+      if (L_k[k] == 0.0) {
+        L_j[k] = 0.0;
+        continue;
+      }
+      double a = L_j[k];
+      for (int i = 0; i < k; ++i) a -= L_j[i] * L_k[i] * F[i * n + i];
+      L_j[k] = a / L_k[k];
+    }
+    const double diagonal = L_j[j];
+    double d = diagonal;
+    for (int i = 0; i < j; ++i) d -= L_j[i] * L_j[i] * F[i * n + i];
+    // Written so that a NaN pivot counts as dependent too.
+    const bool independent = d > 1e-10 * diagonal && d > 1e-14 * largest;
+    L_j[j] = independent ? d : 0.0;
+    if (!independent) {
+      for (int i = 0; i < j; ++i) L_j[i] = 0.0;
+    }
+    rows[block.rows[j]].visit = independent ? ConstraintRow::Visit::Block : ConstraintRow::Visit::Alone;
+  }
+  for (int j = 0; j < n; ++j) F[j * n + j] = F[j * n + j] > 0.0 ? 1.0 / F[j * n + j] : 0.0;
+  return n;
+}
+
+// One update of the block (row_pgs.hpp); returns the largest residual |w| of its rows before it, which
+// is complementarityResidual's value for unbounded rows.
+double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, Eigen::VectorXd& v) {
+  const double* F = block.factor.data();
+  double* x = block.residual.data();
+  double residual = 0.0;
+  for (int j = 0; j < n; ++j) {
+    const ConstraintRow& row = rows[block.rows[j]];
+    x[j] = rowResidual(row, v);
+    if (row.visit == ConstraintRow::Visit::Block) residual = std::max(residual, std::abs(x[j]));
+  }
+  // x = A^-1 w (L y = w, z = D^-1 y, L^T x = z), in place; the block's change is -x.
+  for (int j = 0; j < n; ++j) {
+    for (int k = 0; k < j; ++k) x[j] -= F[j * n + k] * x[k];
+  }
+  for (int j = 0; j < n; ++j) x[j] *= F[j * n + j];
+  for (int j = n - 1; j >= 0; --j) {
+    for (int k = j + 1; k < n; ++k) x[j] -= F[k * n + j] * x[k];
+  }
+  const int nv = static_cast<int>(v.size());
+  double* __restrict vk = v.data();
+  for (int j = 0; j < n; ++j) {
+    if (x[j] == 0.0) continue;  // a dependent row
+    ConstraintRow& row = rows[block.rows[j]];
+    row.impulse -= x[j];
+    const double* __restrict response = row.Minv_Jt.data();
+    for (int k = 0; k < nv; ++k) vk[k] -= x[j] * response[k];
+  }
+  return residual;
+}
+
 }  // namespace
 
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings) {
@@ -185,6 +275,8 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     row.next_on_coordinate = -1;
     if (!settings.warm_start || row.inv_k == 0.0) row.impulse = 0.0;
   }
+  BilateralBlock& block = rows.bilateralBlock();
+  const int block_size = settings.bilateral_block ? setUpBilateralBlock(rows, block) : 0;
   if (settings.coordinate_groups) {
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& first = rows[r];
@@ -211,7 +303,7 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
   }
   const int nv = static_cast<int>(v.size());
   for (int it = 1; it <= settings.max_iterations; ++it) {
-    double residual = 0.0;
+    double residual = block_size > 0 ? updateBilateralBlock(rows, block, block_size, v) : 0.0;
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& row = rows[r];
       if (row.visit != ConstraintRow::Visit::Alone) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/center_of_mass.hpp"
@@ -25,6 +26,24 @@ constexpr std::int64_t kBodyContactKeys = std::int64_t(6) << 40;
 // With n sub-steps each corrects by beta = 1 - (1 - ERP)^(1/n), so that the n of them together remove the
 // fraction ERP of an error in one full step, as one step would: (1 - beta)^n = 1 - ERP.
 double substepErp(double erp, int substeps) { return 1.0 - std::pow(1.0 - erp, 1.0 / substeps); }
+
+// Throws abdyn::Error when x (q if `configuration`, else v) has a non-finite entry, naming the model, the
+// time, the entry's joint and the stage of the sub-step: a diverging simulation stops here, with what
+// went wrong, rather than deeper (normalising a quaternion, building rows) with a message about a symptom.
+void checkFinite(const Model& model, const Eigen::VectorXd& x, bool configuration, double t, const char* stage) {
+  if (x.allFinite()) return;
+  Eigen::Index k = 0;
+  while (std::isfinite(x[k])) ++k;
+  std::string joint = "?";
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    const int first = configuration ? j.idx_q : j.idx_v, count = configuration ? j.nq : j.nv;
+    if (k >= first && k < first + count) joint = j.name;
+  }
+  throw Error("abdyn::Simulator::step: model '" + model.name() + "' diverged at t = " + std::to_string(t) + " s: " +
+              (configuration ? "q" : "v") + "[" + std::to_string(k) + "] (joint '" + joint + "') is " +
+              std::to_string(x[k]) + " " + stage + "; a smaller time step, more sub-steps or more solver sweeps may help");
+}
 
 }  // namespace
 
@@ -59,7 +78,7 @@ void Simulator::buildRows(double h) {
   statistics_.rows = rows_.size();
 }
 
-void Simulator::substep(double h) {
+void Simulator::substep(double h, double t_end) {
   v_start_ = v;
   // Free velocity, leaving what the responses need: the articulated inertias (ABA) or the factor of M (CRBA).
   const ResponseMethod method = response_.choose(settings_.response);
@@ -91,7 +110,9 @@ void Simulator::substep(double h) {
     if (rows_[r].key >= 0) warm_.emplace_back(rows_[r].key, rows_[r].impulse);
   }
   std::sort(warm_.begin(), warm_.end());
+  checkFinite(model_, v, false, t_end, "after the free motion and the row solve");
   integrate(model_, q, v, h, q);
+  checkFinite(model_, q, true, t_end, "after integrating v");
   normalize(model_, q);
 }
 
@@ -113,7 +134,7 @@ const StepStatistics& Simulator::step(double h) {
   statistics_.iterations = 0;
   statistics_.residual = 0.0;
   const double dt = h / settings_.substeps;
-  for (int s = 0; s < settings_.substeps; ++s) substep(dt);
+  for (int s = 0; s < settings_.substeps; ++s) substep(dt, time_ + (s + 1) * dt);
   time_ += h;
   statistics_.energy = kineticEnergy(model_, data_, q, v) + potentialEnergy(model_, data_, q);
   return statistics_;

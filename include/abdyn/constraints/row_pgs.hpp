@@ -14,6 +14,19 @@
 // their targets differ (a limit pushing out, friction holding at zero) each sweep would pass impulse
 // from one to the other by about K^-1 times that difference: the residual stalls at it for thousands of
 // sweeps. Each row's residual is still reported as above.
+//
+// Bilateral block: the rows without bounds (lo = -inf, hi = +inf, no tie) that some velocity moves form
+// a block B, updated as one in each sweep (block Gauss-Seidel with the other rows) by the exact solution
+// of their joint problem with the other impulses held. With A = J_B M^-1 J_B^T + diag(cfm_B), built from
+// the rows' J and M^-1 J^T and factored A = L D L^T once per solve, and w_B the rows' residuals:
+//   delta = -A^-1 w_B,   lambda_B <- lambda_B + delta,   v <- v + M^-1 J_B^T delta.
+// Row by row, rows coupled through light bodies (loop closures) are an ill-conditioned A, on which
+// Gauss-Seidel needs hundreds of sweeps; the direct solve does not care. With only bilateral rows the
+// first sweep solves them (the second reports the residual). The block takes the full step: omega
+// relaxes the other rows only, as over-relaxing an exact solve would only overshoot it. Redundant rows:
+// a row whose pivot d_k falls to 1e-10 of its diagonal A_kk or 1e-14 of the largest one (the rows before
+// it span its J in the M^-1 metric, to that precision) leaves the block and is visited alone, so the
+// block's factor is that of its independent rows.
 
 #include "abdyn/constraints/rows.hpp"
 #include "abdyn/error.hpp"
@@ -26,6 +39,7 @@ struct PgsSettings {
   double omega = 1.0;        // relaxation, in (0, 2)
   bool warm_start = true;    // start from the rows' impulses (else from zero)
   bool coordinate_groups = true;  // solve one coordinate's joint rows together (else row by row, as before)
+  bool bilateral_block = true;    // solve the bilateral rows together, directly (else row by row, as before)
 };
 
 struct PgsReport {
@@ -34,7 +48,8 @@ struct PgsReport {
 };
 
 /// Solves the rows for the impulses, starting from v = v_free, leaving v = v_free + M^-1 J^T lambda.
-/// Needs every row's Minv_Jt (RowResponse). Throws abdyn::InvalidArgument on bad settings or a tie
+/// Needs every row's Minv_Jt (RowResponse). Allocates only when the rows' or the block's count exceeds
+/// that of an earlier solve on the same RowSet. Throws abdyn::InvalidArgument on bad settings or a tie
 /// to a row that does not exist.
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings);
 

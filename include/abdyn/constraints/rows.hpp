@@ -42,10 +42,19 @@ struct ConstraintRow {
   std::int64_t key = -1;      // identity across steps for warm starting (-1: none)
   double inv_k = 0.0;         // 1 / (J M^-1 J^T + cfm), set by the solver
   int j_begin = 0, j_end = 0;  // J is zero outside [j_begin, j_end), set by the solver
-  // How the solver's sweeps visit the row, set by the solver: alone, or as the first or a later row of
-  // a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it).
-  enum class Visit { Alone, CoordinateFirst, CoordinateMember } visit = Visit::Alone;
+  // How the solver's sweeps visit the row, set by the solver: alone, as the first or a later row of
+  // a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it),
+  // or within the direct block of bilateral rows (row_pgs.hpp).
+  enum class Visit { Alone, CoordinateFirst, CoordinateMember, Block } visit = Visit::Alone;
   int next_on_coordinate = -1;
+};
+
+/// The solver's storage for its direct block of bilateral rows (row_pgs.hpp), kept with the rows so that
+/// solving as many rows again allocates nothing. Sized by the solver, which alone reads it.
+struct BilateralBlock {
+  std::vector<int> rows;         // the block's rows, in row order
+  std::vector<double> factor;    // n x n row-major: L (unit, strictly lower), D^-1 on the diagonal
+  std::vector<double> residual;  // n: the rows' w, then the block's impulse change
 };
 
 /// A growable list of rows for one model; rows are reused between clear() calls, so building the
@@ -60,11 +69,13 @@ class RowSet {
   const ConstraintRow& operator[](int i) const { return rows_[i]; }
   /// Appends a bilateral row with J = 0, target = 0, cfm = 0, impulse = 0 and no tie.
   ConstraintRow& add();
+  BilateralBlock& bilateralBlock() { return block_; }
 
  private:
   int nv_;
   int size_ = 0;
   std::vector<ConstraintRow> rows_;
+  BilateralBlock block_;
 };
 
 /// J += sign * f^T J_body: the power of the world-frame wrench f (about the world origin) on body

@@ -5,7 +5,7 @@
 //   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
 //   3. M^-1 J^T per row (articulated-body propagation after ABA, or solves with the L^T D L factor of M
 //      after CRBA, whichever the model makes cheaper), then projected
-//      Gauss-Seidel with SOR: v = v_free + M^-1 J^T lambda
+//      Gauss-Seidel with SOR, the bilateral rows solved directly as one block: v = v_free + M^-1 J^T lambda
 //   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
 // The rows keep their impulses by key between steps to warm start the solver.
 
@@ -62,7 +62,8 @@ class Simulator {
   std::vector<RowJoint> joints;  // two-body joints made of rows
   std::vector<JointMotor> motors;
 
-  /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau.
+  /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau, and abdyn::Error
+  /// naming the model, the time and the coordinate when q or v turns non-finite (the simulation diverged).
   const StepStatistics& step(double h);
   const StepStatistics& statistics() const { return statistics_; }
   /// The rows of the last sub-step (with their impulses).
@@ -70,7 +71,7 @@ class Simulator {
   double time() const { return time_; }
 
  private:
-  void substep(double h);
+  void substep(double h, double t_end);  // t_end: the time at its end, for messages
   void buildRows(double h);
 
   Model model_;
