@@ -206,30 +206,43 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
   BOOST_TEST(sim.v.norm() < 1e-3);
 }
 
-// SOR on a chain of 50 hinge joints made of rows: 50 free rods (floating bodies), each hinged to the
-// previous one's end (the first to the world), in one step from rest under gravity, solved from zero
-// impulses to the same residual 1e-5 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps
-// than plain Gauss-Seidel. The hinge rows are all bilateral, which the bilateral block would solve in
-// one sweep whatever omega, so the sweeps here go row by row (bilateral_block off).
-BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
-  const int links = 50;
-  const double length = 0.2;
-  ModelBuilder b("rod_chain");
-  JointSpec free;
-  free.type = JointType::Floating;
+namespace {
+
+// 50 free rods (floating bodies), each hinged about world x to the previous one's end (the first to the
+// world): rod i hangs along -z from (0, 0, -i length), its centre of mass half way down.
+struct RodChain {
+  static constexpr int links = 50;
+  Model model;
   std::vector<RowJoint> hinges;
-  for (int i = 0; i < links; ++i) {
-    free.name = "free" + std::to_string(i);
-    // Rod i hangs along -z from (0, 0, -i length), its centre of mass half way down.
-    const int body = b.addBody(0, free, Plx::translation(Vector3(0, 0, -i * length)),
-                               RigidBodyInertia(1.0, Vector3(0, 0, -0.5 * length),
-                                                Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
-                               "rod" + std::to_string(i));
-    // Hinge about world x at the rod's top: on the rod at its origin, on the previous rod at its end.
+
+  RodChain() {
+    const double length = 0.2;
+    ModelBuilder b("rod_chain");
+    JointSpec free;
+    free.type = JointType::Floating;
     const Matrix3 x_as_z = (Matrix3() << 0, 0, -1, 0, 1, 0, 1, 0, 0).finished();  // E with E^T e_z = e_x
-    hinges.push_back(RowJoint{RowJointType::Hinge, body, body - 1, Plx::rotation(x_as_z),
-                              Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
+    for (int i = 0; i < links; ++i) {
+      free.name = "free" + std::to_string(i);
+      const int body = b.addBody(0, free, Plx::translation(Vector3(0, 0, -i * length)),
+                                 RigidBodyInertia(1.0, Vector3(0, 0, -0.5 * length),
+                                                  Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
+                                 "rod" + std::to_string(i));
+      // The hinge at the rod's top: on the rod at its origin, on the previous rod at its end.
+      hinges.push_back(RowJoint{RowJointType::Hinge, body, body - 1, Plx::rotation(x_as_z),
+                                Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
+    }
+    model = b.build();
   }
+};
+
+}  // namespace
+
+// SOR on the rod chain, in one step from rest under gravity, solved from zero impulses to the same
+// residual 1e-5 m/s. Over-relaxation with omega in [1.2, 1.6] needs fewer sweeps than plain
+// Gauss-Seidel. The hinge rows are all bilateral, which the bilateral block would solve in one sweep
+// whatever omega, so the sweeps here go row by row (bilateral_block off).
+BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
+  const RodChain chain;
   SimulatorSettings settings;
   settings.solver.tolerance = 1e-5;
   settings.solver.max_iterations = 20000;
@@ -238,8 +251,8 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
   std::vector<std::pair<double, int>> counts;
   for (double omega : {1.0, 1.2, 1.4, 1.6}) {
     settings.solver.omega = omega;
-    Simulator sim(b.build(), settings);
-    sim.joints = hinges;
+    Simulator sim(chain.model, settings);
+    sim.joints = chain.hinges;
     sim.v.setZero();
     const StepStatistics& stats = sim.step(1e-3);
     BOOST_TEST(stats.residual <= 1e-5);
@@ -252,32 +265,17 @@ BOOST_AUTO_TEST_CASE(sor_speeds_up_a_hinge_chain) {
 // The same chain with the bilateral block (the default): one step from rest is solved in one sweep (the
 // second reports the residual, 1e-12 m/s) for any omega, as the block takes its full step.
 BOOST_AUTO_TEST_CASE(bilateral_block_solves_a_hinge_chain_in_one_sweep) {
-  const int links = 50;
-  const double length = 0.2;
-  ModelBuilder b("rod_chain");
-  JointSpec free;
-  free.type = JointType::Floating;
-  std::vector<RowJoint> hinges;
-  const Matrix3 x_as_z = (Matrix3() << 0, 0, -1, 0, 1, 0, 1, 0, 0).finished();  // E with E^T e_z = e_x
-  for (int i = 0; i < links; ++i) {
-    free.name = "free" + std::to_string(i);
-    const int body = b.addBody(0, free, Plx::translation(Vector3(0, 0, -i * length)),
-                               RigidBodyInertia(1.0, Vector3(0, 0, -0.5 * length),
-                                                Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
-                               "rod" + std::to_string(i));
-    hinges.push_back(RowJoint{RowJointType::Hinge, body, body - 1, Plx::rotation(x_as_z),
-                              Plx(x_as_z, body == 1 ? Vector3::Zero() : Vector3(0, 0, -length))});
-  }
+  const RodChain chain;
   SimulatorSettings settings;
   settings.solver.tolerance = 1e-12;
   settings.solver.max_iterations = 10;
   settings.solver.warm_start = false;
   for (double omega : {1.0, 1.6}) {
     settings.solver.omega = omega;
-    Simulator sim(b.build(), settings);
-    sim.joints = hinges;
+    Simulator sim(chain.model, settings);
+    sim.joints = chain.hinges;
     const StepStatistics& stats = sim.step(1e-3);
-    BOOST_TEST(stats.rows == 5 * links);
+    BOOST_TEST(stats.rows == 5 * RodChain::links);
     BOOST_TEST(stats.iterations == 2);
     BOOST_TEST(stats.residual <= 1e-12);
   }
