@@ -7,6 +7,18 @@
 #include "internal/checks.hpp"
 
 namespace abdyn {
+namespace {
+
+// x = M^-1 x with the factor just computed. Not the checked solveMassMatrix: a non-finite x here is not a
+// bad argument but a diverging state (velocity products overflowing), which callers such as
+// Simulator::step detect and report themselves.
+void solveWithFactor(const Model& model, const Data& data, Eigen::VectorXd& x) {
+  solveLTransposed(model, data, x);
+  x.array() /= data.factor_D.array();
+  solveL(model, data, x);
+}
+
+}  // namespace
 
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
@@ -15,7 +27,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   massMatrix(model, data, q, options);
   factorizeMassMatrix(model, data);
-  solveMassMatrix(model, data, data.qdd);
+  solveWithFactor(model, data, data.qdd);
   return data.qdd;
 }
 
@@ -27,7 +39,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   massMatrix(model, data, q, options);
   factorizeMassMatrix(model, data);
-  solveMassMatrix(model, data, data.qdd);
+  solveWithFactor(model, data, data.qdd);
   return data.qdd;
 }
 
