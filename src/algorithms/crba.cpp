@@ -157,12 +157,16 @@ ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen:
   }
 }
 
+void internal::solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  // M^-1 = L^-1 D^-1 L^-T.
+  solveLTransposed(model, data, x);
+  x.array() /= data.factor_D.array();
+  solveL(model, data, x);
+}
+
 void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> b) {
   internal::checkVector(b, model.nv(), "abdyn::solveMassMatrix", "b");
-  // M^-1 = L^-1 D^-1 L^-T.
-  solveLTransposed(model, data, b);
-  b.array() /= data.factor_D.array();
-  solveL(model, data, b);
+  internal::solveWithFactor(model, data, b);
 }
 
 }  // namespace abdyn

@@ -5,21 +5,9 @@
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "internal/checks.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
-namespace {
-
-// x = M^-1 x with the factor just computed. Not the checked solveMassMatrix: a non-finite x here is not a
-// bad argument but a diverging state (velocity products overflowing), which callers such as
-// Simulator::step detect and report themselves.
-void solveWithFactor(const Model& model, const Data& data, Eigen::VectorXd& x) {
-  solveLTransposed(model, data, x);
-  x.array() /= data.factor_D.array();
-  solveL(model, data, x);
-}
-
-}  // namespace
-
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options) {
@@ -27,7 +15,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   massMatrix(model, data, q, options);
   factorizeMassMatrix(model, data);
-  solveWithFactor(model, data, data.qdd);
+  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;
 }
 
@@ -39,7 +27,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   massMatrix(model, data, q, options);
   factorizeMassMatrix(model, data);
-  solveWithFactor(model, data, data.qdd);
+  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;
 }
 

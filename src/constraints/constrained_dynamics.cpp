@@ -309,11 +309,7 @@ void buildSupports(const Model& model, const ConstraintSet& constraints, Constra
   int row = 0;
   const auto addGroup = [&](std::initializer_list<int> bodies, int rows) {
     std::vector<bool> mask(model.nv(), false);
-    for (const int body : bodies) {
-      for (int i = body; i > 0; i = model.parent(i)) {
-        for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) mask[k] = true;
-      }
-    }
+    for (const int body : bodies) internal::markPathCoordinates(model, body, mask);
     cd.group_first_row.push_back(row);
     row += rows;
     moved.push_back(std::move(mask));
@@ -521,15 +517,7 @@ void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& 
   jacobianAndFactor(model, data, cd, constraints, q, options);
   factorizedSchur(model, data, cd, cd.kinematics.G, 0.0);
   cd.eta.noalias() = cd.kinematics.G * v;
-  const Eigen::Index m = cd.eta.size();
-  const double rank_tolerance = ConstrainedDynamicsSettings{}.rank_tolerance;
-  if (choleskyFactor(cd, rank_tolerance)) {
-    choleskySolve(cd);
-  } else {
-    cd.gamma_solver.setThreshold(rank_tolerance);
-    cd.gamma_solver.compute(cd.Gamma);
-    minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
-  }
+  solveMultipliers(model, cd, ConstrainedDynamicsSettings{});  // G v lies in Gamma's range: consistent
   cd.column.setZero();
   addYTimesLambda(cd, cd.column);
   finishSolve(model, data, cd.column);

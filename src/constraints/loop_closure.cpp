@@ -98,6 +98,12 @@ void addBodyColumns(const Model& model, const Matrix6X& S_world, int body, doubl
 
 }  // namespace
 
+void internal::markPathCoordinates(const Model& model, int body, std::vector<bool>& mask) {
+  for (int i = body; i > 0; i = model.parent(i)) {
+    for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) mask[k] = true;
+  }
+}
+
 void internal::evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
                                    ConstraintKinematics& ck, const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian) {
   const auto& S = model.motionSubspace();
@@ -267,11 +273,8 @@ ConstraintKinematics::ConstraintKinematics(const Model& model, const ConstraintS
   constraints.validate(model);
   std::vector<bool> moved(model.nv(), false);
   for (const LoopClosure& c : constraints.loops) {
-    for (const int body : {c.body_a, c.body_b}) {
-      for (int i = body; i > 0; i = model.parent(i)) {
-        for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) moved[k] = true;
-      }
-    }
+    internal::markPathCoordinates(model, c.body_a, moved);
+    internal::markPathCoordinates(model, c.body_b, moved);
   }
   for (int k = 0; k < model.nv(); ++k) {
     if (moved[k]) moved_coordinates.push_back(k);

@@ -1,6 +1,9 @@
 #pragma once
-// Later passes of the algorithms, for callers that already hold the joint transforms data.X_up at q
-// (from RNEA, say): one kinematics pass then serves several algorithms.
+// Pieces of the algorithms shared between them: later passes for callers that already hold the joint
+// transforms data.X_up at q (from RNEA, say), so that one kinematics pass serves several algorithms, and
+// the helpers the constraint solvers share.
+
+#include <vector>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
@@ -14,9 +17,16 @@ const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, co
 /// data.X_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
 void worldTransformsAtTransforms(const Model& model, Data& data);
 
+/// x = M^-1 x with the factor of factorizeMassMatrix, without solveMassMatrix's argument checks: inside
+/// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.
+void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+
 /// C and G (and gamma with with_bias, G_exact with exact_jacobian) of the constraints from data.X_world,
 /// and data.v and data.a at qdd = 0 (with_bias); data.a may include a base acceleration data.a[0].
 void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                          const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
+
+/// Sets mask[k] for every velocity coordinate that moves `body` (its joint's and its ancestors' joints').
+void markPathCoordinates(const Model& model, int body, std::vector<bool>& mask);
 
 }  // namespace abdyn::internal

@@ -194,17 +194,6 @@ Model ModelBuilder::build() const {
 
   m.dof_run_start_.resize(m.nv_);
   for (int k = 0; k < m.nv_; ++k) m.dof_run_start_[k] = (k > 0 && m.dof_parent_[k] == k - 1) ? m.dof_run_start_[k - 1] : k;
-  m.ancestor_runs_.clear();
-  m.ancestor_run_offset_.assign(m.nv_ + 1, 0);
-  m.ancestor_pairs_ = 0;
-  for (int k = 0; k < m.nv_; ++k) {
-    m.ancestor_run_offset_[k] = static_cast<int>(m.ancestor_runs_.size());
-    for (int j = m.dof_parent_[k]; j >= 0; j = m.dof_parent_[m.dof_run_start_[j]]) {
-      m.ancestor_runs_.push_back({m.dof_run_start_[j], j});
-      m.ancestor_pairs_ += j - m.dof_run_start_[j] + 1;
-    }
-  }
-  m.ancestor_run_offset_[m.nv_] = static_cast<int>(m.ancestor_runs_.size());
   m.ancestor_list_.clear();
   m.ancestor_list_offset_.assign(m.nv_ + 1, 0);
   for (int k = 0; k < m.nv_; ++k) {

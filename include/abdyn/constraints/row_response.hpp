@@ -8,9 +8,8 @@
 //   root to leaves  a_i = X_up_i a_lambda(i),   dv_i = D_i^-1 (u_i - U_i^T a_i),   a_i += S_i dv_i
 // Factorized path: M from CRBA and its L^T D L factor (crba.hpp), whose L has the tree's sparsity (row k
 // is nonzero only at k's ancestor coordinates), then per row  x = L^-T J^T,  x = D^-1 x,  x = L^-1 x:
-// O(nnz(L)) per row instead of O(n) bodies of 6-D algebra. The ancestors of a coordinate form a few
-// runs of consecutive indices (Model::ancestorRuns), so each step is a short contiguous dot or axpy,
-// and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
+// O(nnz(L)) per row instead of O(n) bodies of 6-D algebra, over each coordinate's packed row of L
+// (Model::ancestors), and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
 // chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model.
 
 #include <vector>

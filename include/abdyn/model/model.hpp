@@ -28,14 +28,6 @@ struct DofRun {
   int last;
 };
 
-/// The runs of one coordinate's strict ancestors, nearest first (a range for range-for).
-struct DofRuns {
-  const DofRun* begin_;
-  const DofRun* end_;
-  const DofRun* begin() const { return begin_; }
-  const DofRun* end() const { return end_; }
-};
-
 /// Coordinates as a range for range-for.
 struct DofList {
   const int* begin_;
@@ -104,13 +96,9 @@ class Model {
   /// The first coordinate of the run of consecutive coordinates ending at k along the path to the
   /// root: the smallest s <= k with dofParent(m) == m - 1 for every m in (s, k].
   int dofRunStart(int k) const { return dof_run_start_[k]; }
-  /// Coordinate k's strict ancestors as runs of consecutive coordinates, nearest run first: the
-  /// nonzeros left of the diagonal in row k of the mass matrix and of its L^T D L factor.
-  DofRuns ancestorRuns(int k) const {
-    return {ancestor_runs_.data() + ancestor_run_offset_[k], ancestor_runs_.data() + ancestor_run_offset_[k + 1]};
-  }
-  /// Coordinate k's strict ancestors in ascending order (the same coordinates as ancestorRuns(k)). Along
-  /// a path to the root coordinates increase, so the ancestors of the t-th entry are the entries before it.
+  /// Coordinate k's strict ancestors in ascending order: the nonzeros left of the diagonal in row k of the
+  /// mass matrix and of its L^T D L factor. Along a path to the root coordinates increase, so the ancestors
+  /// of the t-th entry are the entries before it.
   DofList ancestors(int k) const {
     return {ancestor_list_.data() + ancestor_list_offset_[k], ancestor_list_.data() + ancestor_list_offset_[k + 1]};
   }
@@ -118,7 +106,7 @@ class Model {
   /// order of ancestors(k) (Data::factor_L).
   int ancestorOffset(int k) const { return ancestor_list_offset_[k]; }
   /// The number of strict ancestor pairs (k, j): the nonzeros strictly below the diagonal of L.
-  long ancestorPairs() const { return ancestor_pairs_; }
+  long ancestorPairs() const { return static_cast<long>(ancestor_list_.size()); }
   /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
   int lastSubtreeDof(int i) const { return last_subtree_dof_[i]; }
 
@@ -160,11 +148,8 @@ class Model {
   std::vector<int> dof_body_;
   std::vector<int> dof_parent_;
   std::vector<int> dof_run_start_;
-  std::vector<DofRun> ancestor_runs_;
-  std::vector<int> ancestor_run_offset_;
   std::vector<int> ancestor_list_;
   std::vector<int> ancestor_list_offset_;
-  long ancestor_pairs_ = 0;
   std::vector<int> last_subtree_dof_;
   Eigen::VectorXd lower_, upper_;
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
