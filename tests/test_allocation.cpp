@@ -98,6 +98,7 @@ BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
       }
       abdyn::centerOfMassJacobian(model, data, q);
       abdyn::kineticEnergy(model, data, q, v);
+      abdyn::mechanicalEnergy(model, data, q, v);
       abdyn::spatialMomentum(model, data, q, v);
       abdyn::inverseDynamics(model, data, q, v, qdd);
       abdyn::inverseDynamics(model, data, q, v, qdd, f_ext);

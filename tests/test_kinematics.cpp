@@ -206,6 +206,8 @@ BOOST_AUTO_TEST_CASE(center_of_mass_energy_and_momentum) {
     ABDYN_CHECK_REL(centerOfMass(model, data, q), com, 1e-12);
     BOOST_TEST(std::abs(potentialEnergy(model, data, q) - potential) < 1e-12 * (1 + std::abs(potential)));
     BOOST_TEST(std::abs(kineticEnergy(model, data, q, v) - kinetic) < 1e-8 * (1 + kinetic));
+    const double total = kinetic + potential;
+    BOOST_TEST(std::abs(mechanicalEnergy(model, data, q, v) - total) < 1e-8 * (1 + std::abs(kinetic) + std::abs(potential)));
     const Force h = spatialMomentum(model, data, q, v);
     ABDYN_CHECK_REL(h.linear(), p, 1e-8);
     ABDYN_CHECK_REL(h.angular(), L, 1e-8);

@@ -81,6 +81,13 @@ double potentialEnergy(const Model& model, Data& data, const Eigen::VectorXd& q)
   return -model.gravity().linear().dot(firstMomentInWorld(model, data));
 }
 
+double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  forwardKinematics(model, data, q, v);
+  double T = 0.0;
+  for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
+  return T - model.gravity().linear().dot(firstMomentInWorld(model, data));
+}
+
 Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   forwardKinematics(model, data, q, v);
   Force h;

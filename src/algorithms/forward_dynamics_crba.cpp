@@ -13,7 +13,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const DynamicsOptions& options) {
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
-  massMatrix(model, data, q, options);
+  internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   factorizeMassMatrix(model, data);
   internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;
@@ -25,7 +25,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   data.tmp_v.setZero();
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
-  massMatrix(model, data, q, options);
+  internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   factorizeMassMatrix(model, data);
   internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "abdyn/algorithms/crba.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/logging.hpp"
 
@@ -45,11 +46,63 @@ void bounds(const RowSet& rows, const ConstraintRow& row, double& lo, double& hi
   }
 }
 
-// w = J v - target + cfm lambda, reading J over its nonzero span.
-double rowResidual(const ConstraintRow& row, const Eigen::VectorXd& v) {
-  double Jv = 0.0;
-  for (int k = row.j_begin; k < row.j_end; ++k) Jv += row.J[k] * v[k];
-  return Jv - row.target + row.cfm * row.impulse;
+// The coordinates x the sweeps run in (row_pgs.hpp). Each says how a row reads its velocity from x
+// (velocity), how its impulse changes x (add) and how one row's impulse moves another's velocity (coupling).
+// Velocities: x = v; a row reads J over its nonzero span and writes M^-1 J^T, which is dense.
+struct VelocitySpace {
+  static double velocity(const ConstraintRow& row, const double* __restrict x) {
+    double sum = 0.0;
+    for (int k = row.j_begin; k < row.j_end; ++k) sum += row.J[k] * x[k];
+    return sum;
+  }
+  static double coupling(const ConstraintRow& reader, const ConstraintRow& writer) {
+    return velocity(reader, writer.Minv_Jt.data());
+  }
+  static void add(const ConstraintRow& row, double impulse, double* __restrict x) {
+    const double* __restrict response = row.Minv_Jt.data();
+    const int n = static_cast<int>(row.Minv_Jt.size());
+    for (int k = 0; k < n; ++k) x[k] += impulse * response[k];
+  }
+  // v_k of a coordinate group's row (J = s e_k).
+  static double coordinateVelocity(const ConstraintRow& row, const double* x) { return x[row.j_begin]; }
+};
+
+// The factor's coordinates: x = z = L v; a row reads Y and writes D^-1 Y, both only on its support.
+// The dot products keep two partial sums: a run is short (6 to 12 coordinates), and one running sum
+// would wait on each addition in turn.
+struct FactorSpace {
+  static double velocity(const ConstraintRow& row, const double* __restrict x) {
+    const double* __restrict y = row.Y.data();
+    double even = 0.0, odd = 0.0;
+    for (int r = 0; r < row.support_runs; ++r) {
+      int k = row.support[r].first;
+      const int last = row.support[r].last;
+      for (; k < last; k += 2) {
+        even += y[k] * x[k];
+        odd += y[k + 1] * x[k + 1];
+      }
+      if (k == last) even += y[k] * x[k];
+    }
+    return even + odd;
+  }
+  static double coupling(const ConstraintRow& reader, const ConstraintRow& writer) {
+    return velocity(reader, writer.Dinv_Y.data());
+  }
+  static void add(const ConstraintRow& row, double impulse, double* __restrict x) {
+    const double* __restrict response = row.Dinv_Y.data();
+    for (int r = 0; r < row.support_runs; ++r) {
+      for (int k = row.support[r].first; k <= row.support[r].last; ++k) x[k] += impulse * response[k];
+    }
+  }
+  static double coordinateVelocity(const ConstraintRow& row, const double* x) {
+    return velocity(row, x) / row.J[row.j_begin];
+  }
+};
+
+// w = J v - target + cfm lambda.
+template <class Space>
+double rowResidual(const ConstraintRow& row, const double* x) {
+  return Space::velocity(row, x) - row.target + row.cfm * row.impulse;
 }
 
 // K |lambda - clamp(lambda - w / K, lo, hi)|: zero exactly when the row's complementarity conditions hold.
@@ -129,7 +182,8 @@ void solveCoordinate(const ConstraintRow* const* row, const double* s, int m, do
 }
 
 // The update of the coordinate group that row r leads; returns the largest residual of its rows before it.
-double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
+template <class Space>
+double updateCoordinate(RowSet& rows, int r, double* x, double omega) {
   const ConstraintRow* row[kMaxCoordinateRows] = {};
   double s[kMaxCoordinateRows] = {}, lambda[kMaxCoordinateRows] = {};
   int index[kMaxCoordinateRows] = {};
@@ -140,8 +194,7 @@ double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
     s[m] = rows[i].J[rows[i].j_begin];
     ++m;
   }
-  const int k = rows[r].j_begin;
-  const double u = v[k];
+  const double u = Space::coordinateVelocity(rows[r], x);
   const double d = 1.0 / (rows[r].inv_k * s[0] * s[0]);
   double P = 0.0, residual = 0.0;
   for (int i = 0; i < m; ++i) {
@@ -159,11 +212,7 @@ double updateCoordinate(RowSet& rows, int r, Eigen::VectorXd& v, double omega) {
   }
   if (change == 0.0) return residual;
   // sum_i M^-1 J_i^T dlambda_i = M^-1 e_k dP: the first row's response scaled.
-  const double scale = change / s[0];
-  const int nv = static_cast<int>(v.size());
-  double* __restrict vk = v.data();
-  const double* __restrict response = rows[r].Minv_Jt.data();
-  for (int j = 0; j < nv; ++j) vk[j] += scale * response[j];
+  Space::add(rows[r], change / s[0], x);
   return residual;
 }
 
@@ -176,6 +225,7 @@ bool isBilateralRow(const ConstraintRow& row) {
 // factors it in place, A = L D L^T without pivoting (A is symmetric positive semidefinite). A row whose
 // pivot shows it dependent on the rows before it (row_pgs.hpp) gets a zero column in L and D^-1 = 0, so
 // that the factor is that of the other rows and its change is zero; it is visited alone. Returns n.
+template <class Space>
 int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   block.rows.clear();
   for (int r = 0; r < rows.size(); ++r) {
@@ -188,12 +238,7 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   double largest = 0.0;
   for (int j = 0; j < n; ++j) {
     const ConstraintRow& row_j = rows[block.rows[j]];
-    for (int k = 0; k <= j; ++k) {
-      const double* response = rows[block.rows[k]].Minv_Jt.data();
-      double a = 0.0;
-      for (int i = row_j.j_begin; i < row_j.j_end; ++i) a += row_j.J[i] * response[i];
-      F[j * n + k] = a;
-    }
+    for (int k = 0; k <= j; ++k) F[j * n + k] = Space::coupling(row_j, rows[block.rows[k]]);
     F[j * n + j] += row_j.cfm;
     largest = std::max(largest, F[j * n + j]);
   }
@@ -227,13 +272,14 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
 
 // One update of the block (row_pgs.hpp); returns the largest residual |w| of its rows before it, which
 // is complementarityResidual's value for unbounded rows.
-double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, Eigen::VectorXd& v) {
+template <class Space>
+double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, double* v) {
   const double* F = block.factor.data();
   double* x = block.residual.data();
   double residual = 0.0;
   for (int j = 0; j < n; ++j) {
     const ConstraintRow& row = rows[block.rows[j]];
-    x[j] = rowResidual(row, v);
+    x[j] = rowResidual<Space>(row, v);
     if (row.visit == ConstraintRow::Visit::Block) residual = std::max(residual, std::abs(x[j]));
   }
   // x = A^-1 w (L y = w, z = D^-1 y, L^T x = z), in place; the block's change is -x.
@@ -244,39 +290,29 @@ double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, Eigen::V
   for (int j = n - 1; j >= 0; --j) {
     for (int k = j + 1; k < n; ++k) x[j] -= F[k * n + j] * x[k];
   }
-  const int nv = static_cast<int>(v.size());
-  double* __restrict vk = v.data();
   for (int j = 0; j < n; ++j) {
     if (x[j] == 0.0) continue;  // a dependent row
     ConstraintRow& row = rows[block.rows[j]];
     row.impulse -= x[j];
-    const double* __restrict response = row.Minv_Jt.data();
-    for (int k = 0; k < nv; ++k) vk[k] -= x[j] * response[k];
+    Space::add(row, -x[j], v);
   }
   return residual;
 }
 
-}  // namespace
-
-PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings) {
-  checkSettings(rows, v, settings);
+// The solve of row_pgs.hpp in the coordinates x of Space, from x (v, or z = L v) on.
+template <class Space>
+PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
   PgsReport report;
   for (int r = 0; r < rows.size(); ++r) {
     ConstraintRow& row = rows[r];
-    // Joint rows touch one coordinate, contact rows the ancestors of two bodies: the sweeps read J
-    // (its nonzero span) only; M^-1 J^T is dense.
-    row.j_begin = 0;
-    row.j_end = static_cast<int>(row.J.size());
-    while (row.j_begin < row.j_end && row.J[row.j_begin] == 0.0) ++row.j_begin;
-    while (row.j_end > row.j_begin && row.J[row.j_end - 1] == 0.0) --row.j_end;
-    const double K = row.J.dot(row.Minv_Jt) + row.cfm;
+    const double K = Space::coupling(row, row) + row.cfm;
     row.inv_k = K > 0.0 ? 1.0 / K : 0.0;  // a row that no velocity can move is left out
     row.visit = ConstraintRow::Visit::Alone;
     row.next_on_coordinate = -1;
     if (!settings.warm_start || row.inv_k == 0.0) row.impulse = 0.0;
   }
   BilateralBlock& block = rows.bilateralBlock();
-  const int block_size = settings.bilateral_block ? setUpBilateralBlock(rows, block) : 0;
+  const int block_size = settings.bilateral_block ? setUpBilateralBlock<Space>(rows, block) : 0;
   if (settings.coordinate_groups) {
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& first = rows[r];
@@ -299,30 +335,26 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
     double lo, hi;
     bounds(rows, row, lo, hi);
     row.impulse = std::clamp(row.impulse, lo, hi);
-    v.noalias() += row.Minv_Jt * row.impulse;
+    Space::add(row, row.impulse, x);
   }
-  const int nv = static_cast<int>(v.size());
   for (int it = 1; it <= settings.max_iterations; ++it) {
-    double residual = block_size > 0 ? updateBilateralBlock(rows, block, block_size, v) : 0.0;
+    double residual = block_size > 0 ? updateBilateralBlock<Space>(rows, block, block_size, x) : 0.0;
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& row = rows[r];
       if (row.visit != ConstraintRow::Visit::Alone) {
         if (row.visit == ConstraintRow::Visit::CoordinateFirst) {
-          residual = std::max(residual, updateCoordinate(rows, r, v, settings.omega));
+          residual = std::max(residual, updateCoordinate<Space>(rows, r, x, settings.omega));
         }
         continue;
       }
       if (row.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
-      const double w = rowResidual(row, v);
+      const double w = rowResidual<Space>(row, x);
       residual = std::max(residual, complementarityResidual(row.impulse, w, row.inv_k, lo, hi));
       const double updated = std::clamp(row.impulse - settings.omega * w * row.inv_k, lo, hi);
       if (updated == row.impulse) continue;  // common: a row held at a bound
-      const double change = updated - row.impulse;
-      double* __restrict vk = v.data();
-      const double* __restrict response = row.Minv_Jt.data();
-      for (int k = 0; k < nv; ++k) vk[k] += change * response[k];
+      Space::add(row, updated - row.impulse, x);
       row.impulse = updated;
     }
     report.iterations = it;
@@ -332,6 +364,65 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
   // Hitting the cap is routine in real-time stepping, so it is a debug report, not a warning.
   logger()->debug("abdyn::solveRowsPgs: {} rows, residual {:.3g} after {} sweeps (tolerance {:.3g}, omega {})",
                   rows.size(), report.residual, report.iterations, settings.tolerance, settings.omega);
+  return report;
+}
+
+// J is zero outside [j_begin, j_end): the sweeps read it there only.
+void findNonzeroSpan(ConstraintRow& row) {
+  row.j_begin = 0;
+  row.j_end = static_cast<int>(row.J.size());
+  while (row.j_begin < row.j_end && row.J[row.j_begin] == 0.0) ++row.j_begin;
+  while (row.j_end > row.j_begin && row.J[row.j_end - 1] == 0.0) --row.j_end;
+}
+
+// Y = L^-T J^T, D^-1 Y and their support. L^-T carries an entry only towards the root, so Y is nonzero
+// only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
+// tree. Runs closer than kGap coordinates are merged (a short loop over zeros is cheaper than another
+// run); past the last run slot the rest is one run.
+void prepareInFactorCoordinates(const Model& model, const Data& data, ConstraintRow& row) {
+  constexpr int kGap = 4;
+  row.Y = row.J;
+  solveLTransposed(model, data, row.Y);
+  row.Dinv_Y = row.Y.cwiseQuotient(data.factor_D);
+  row.support_runs = 0;
+  const int nv = static_cast<int>(row.Y.size());
+  for (int k = 0; k < nv; ++k) {
+    if (row.Y[k] == 0.0) continue;
+    DofRun* last = row.support_runs > 0 ? &row.support[row.support_runs - 1] : nullptr;
+    if (last != nullptr && (k - last->last <= kGap || row.support_runs == ConstraintRow::kMaxSupportRuns)) {
+      last->last = k;
+    } else {
+      row.support[row.support_runs++] = DofRun{k, k};
+    }
+  }
+}
+
+}  // namespace
+
+PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings) {
+  checkSettings(rows, v, settings);
+  for (int r = 0; r < rows.size(); ++r) findNonzeroSpan(rows[r]);
+  return solveIn<VelocitySpace>(rows, v.data(), settings);
+}
+
+PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen::VectorXd& v,
+                       const PgsSettings& settings) {
+  checkSettings(rows, v, settings);
+  if (v.size() != model.nv()) {
+    throw InvalidArgument("abdyn::solveRowsPgs: v has " + std::to_string(v.size()) + " entries, model '" + model.name() +
+                          "' has nv = " + std::to_string(model.nv()));
+  }
+  if (!(data.factor_D.size() == model.nv() && (data.factor_D.array() > 0.0).all())) {
+    throw InvalidArgument("abdyn::solveRowsPgs: data holds no factor of the mass matrix of model '" + model.name() +
+                          "' (run factorizeMassMatrix or forwardDynamicsCrba at the rows' configuration first)");
+  }
+  for (int r = 0; r < rows.size(); ++r) {
+    findNonzeroSpan(rows[r]);
+    prepareInFactorCoordinates(model, data, rows[r]);
+  }
+  multiplyByL(model, data, v);  // v becomes z = L v, and back below
+  const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);
+  solveL(model, data, v);
   return report;
 }
 

@@ -11,10 +11,15 @@ ConstraintRow& RowSet::add() {
     rows_.back().Minv_Jt.resize(nv_);
   }
   ConstraintRow& row = rows_[size_++];
-  const Eigen::VectorXd::Index nv = row.J.size();
-  row = ConstraintRow{std::move(row.J), std::move(row.Minv_Jt)};
-  row.J.setZero(nv);
-  row.Minv_Jt.setZero(nv);
+  // A fresh row that keeps the storage of the vectors, so that reusing a row allocates nothing.
+  ConstraintRow fresh;
+  fresh.J = std::move(row.J);
+  fresh.Minv_Jt = std::move(row.Minv_Jt);
+  fresh.Y = std::move(row.Y);
+  fresh.Dinv_Y = std::move(row.Dinv_Y);
+  row = std::move(fresh);
+  row.J.setZero(nv_);
+  row.Minv_Jt.setZero(nv_);
   return row;
 }
 

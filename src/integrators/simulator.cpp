@@ -10,6 +10,7 @@
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -87,7 +88,7 @@ void Simulator::substep(double h, double t_end) {
   } else {
     v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
   }
-  forwardKinematics(model_, data_, q);
+  internal::worldTransformsAtTransforms(model_, data_);  // the dynamics left the joint transforms at q
   buildRows(h);
   double worst = 0.0;
   for (int r = 0; r < rows_.size(); ++r) {
@@ -97,12 +98,13 @@ void Simulator::substep(double h, double t_end) {
     row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
   }
   statistics_.constraint_error = worst;
+  PgsReport report;
   if (method == ResponseMethod::Factorized) {
-    response_.factorized(model_, data_, rows_);
+    report = solveRowsPgs(model_, data_, rows_, v, settings_.solver);  // in the coordinates of the factor of M
   } else {
     response_.articulated(model_, data_, rows_);
+    report = solveRowsPgs(rows_, v, settings_.solver);
   }
-  const PgsReport report = solveRowsPgs(rows_, v, settings_.solver);
   statistics_.iterations += report.iterations;
   statistics_.residual = std::max(statistics_.residual, report.residual);
   warm_.clear();
@@ -136,7 +138,7 @@ const StepStatistics& Simulator::step(double h) {
   const double dt = h / settings_.substeps;
   for (int s = 0; s < settings_.substeps; ++s) substep(dt, time_ + (s + 1) * dt);
   time_ += h;
-  statistics_.energy = kineticEnergy(model_, data_, q, v) + potentialEnergy(model_, data_, q);
+  statistics_.energy = mechanicalEnergy(model_, data_, q, v);
   return statistics_;
 }
 

@@ -16,6 +16,8 @@ const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen
 double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 /// Potential energy of gravity, -sum_i m_i g . c_i, zero at the world origin.
 double potentialEnergy(const Model& model, Data& data, const Eigen::VectorXd& q);
+/// kineticEnergy + potentialEnergy from one kinematics pass (half the cost of calling both).
+double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 /// Total spatial momentum, in world coordinates about the world origin (a force-like vector: [angular; linear]).
 Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 

@@ -53,4 +53,15 @@ struct PgsReport {
 /// to a row that does not exist.
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings);
 
+/// The same solve in the coordinates z = L v of the factor M = L^T D L that data holds
+/// (factorizeMassMatrix, or forwardDynamicsCrba, at the rows' configuration), computing the rows'
+/// responses itself (their Y, Dinv_Y and support; Minv_Jt is neither needed nor set). With
+/// v - v_free = L^-1 D^-1 L^-T J^T lambda, z - z_free = D^-1 Y lambda with Y = L^-T J^T and J v = Y . z:
+/// a row reads and writes only the coordinates on the root paths of its bodies, not all nv, and preparing
+/// a row costs one sparse L^-T solve instead of a full solve with M. v is mapped to z on entry and back on
+/// exit (one multiplication by L, one dense L^-1 solve). Same iterates as above up to rounding. Throws
+/// abdyn::InvalidArgument as above, and when v's size is not the model's nv or data holds no factor.
+PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen::VectorXd& v,
+                       const PgsSettings& settings);
+
 }  // namespace abdyn

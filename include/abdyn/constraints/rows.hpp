@@ -28,8 +28,17 @@
 namespace abdyn {
 
 struct ConstraintRow {
+  static constexpr int kMaxSupportRuns = 6;
+
   Eigen::VectorXd J;          // nv: the row's velocity is J.dot(v)
-  Eigen::VectorXd Minv_Jt;    // nv: M^-1 J^T (computeRowResponses*)
+  Eigen::VectorXd Minv_Jt;    // nv: M^-1 J^T (RowResponse)
+  // Set by the solver in the factor's coordinates z = L v of M = L^T D L (row_pgs.hpp): the row there,
+  // Y = L^-T J^T (its velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`,
+  // the coordinates on the root paths of J's nonzeros, as runs (first, last) in ascending order.
+  Eigen::VectorXd Y;
+  Eigen::VectorXd Dinv_Y;
+  DofRun support[kMaxSupportRuns] = {};
+  int support_runs = 0;
   double target = 0.0;        // the velocity bias the row drives J v to
   double cfm = 0.0;           // softness (constraint force mixing), >= 0
   double lo = -std::numeric_limits<double>::infinity();  // impulse bounds
