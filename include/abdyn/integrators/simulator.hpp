@@ -3,9 +3,10 @@
 // parts) does, per part:
 //   1. v_free = v + h a(q, v, tau)                       (ABA, or CRBA and the factor of M: see 3)
 //   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
-//   3. M^-1 J^T per row (articulated-body propagation after ABA, or solves with the L^T D L factor of M
-//      after CRBA, whichever the model makes cheaper), then projected
-//      Gauss-Seidel with SOR, the bilateral rows solved directly as one block: v = v_free + M^-1 J^T lambda
+//   3. projected Gauss-Seidel with SOR, the bilateral rows solved directly as one block:
+//      v = v_free + M^-1 J^T lambda, either with M^-1 J^T per row by articulated-body propagation after
+//      ABA, or in the coordinates z = L v of the L^T D L factor of M after CRBA (row_pgs.hpp), where a
+//      row touches only its bodies' root paths; whichever the model makes cheaper
 //   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
 // The rows keep their impulses by key between steps to warm start the solver.
 
