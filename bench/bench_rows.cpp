@@ -76,6 +76,7 @@ struct RowProblem {
     const abdyn::SimulatorSettings settings = ragdollSettings();
     v_free += kStep * abdyn::forwardDynamics(model, data, sim.q, sim.v, sim.tau);
     abdyn::forwardKinematics(model, data, sim.q);
+    abdyn::jointJacobians(model, data);
     abdyn::addJointLimitRows(rows, model, sim.q, settings.limit_margin, settings.erp, kStep, 0);
     abdyn::addJointFrictionRows(rows, model, kStep, 1000);
     abdyn::GroundContactSettings contact = settings.contact;
