@@ -13,6 +13,12 @@
 //   RagdollResponses  M^-1 J^T of every row by articulated-body propagation
 //   RagdollResponsesFactorized  the same by CRBA, the L^T D L factor and one sparse solve per row (the
 //                  path the Simulator picks for this model); time_per_row includes CRBA and the factor
+//   HingeChainPgs  the sweeps alone on the rows of a chain of `rods` free rods joined by hinge RowJoints
+//                  (5 bilateral rows each; tests/test_simulator.cpp's RodChain), one step from rest under
+//                  gravity, 20 sweeps from zero impulses, with PgsSettings::bilateral_block off (row by
+//                  row) or on (one direct block: its factor is built in every solve, so it is in the
+//                  time); counters as RagdollPgs, and sweeps: the block solves the rows in its first
+//                  sweep, so with it the solve stops early, at a residual of 0 (3 sweeps, not 20)
 
 #include <benchmark/benchmark.h>
 
@@ -76,6 +82,7 @@ struct RowProblem {
     const abdyn::SimulatorSettings settings = ragdollSettings();
     v_free += kStep * abdyn::forwardDynamics(model, data, sim.q, sim.v, sim.tau);
     abdyn::forwardKinematics(model, data, sim.q);
+    abdyn::jointJacobians(model, data);
     abdyn::addJointLimitRows(rows, model, sim.q, settings.limit_margin, settings.erp, kStep, 0);
     abdyn::addJointFrictionRows(rows, model, kStep, 1000);
     abdyn::GroundContactSettings contact = settings.contact;
@@ -132,6 +139,69 @@ void RagdollPgs(benchmark::State& state) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// The rows of one step of `rods` free rods hanging in a line along -z, each hinged (axis x) at its top
+// to the end of the previous rod, the first to the world, at rest: bilateral rows only.
+struct HingeChainProblem {
+  explicit HingeChainProblem(int rods) : model(build(rods)), data(model), rows(model), response(model) {
+    const Eigen::VectorXd q = abdyn::neutral(model), zero = Eigen::VectorXd::Zero(model.nv());
+    v_free = kStep * abdyn::forwardDynamics(model, data, q, zero, zero);
+    abdyn::forwardKinematics(model, data, q);
+    abdyn::jointJacobians(model, data);
+    const abdyn::SimulatorSettings settings;
+    const abdyn::Matrix3 x_as_z = (abdyn::Matrix3() << 0, 0, -1, 0, 1, 0, 1, 0, 0).finished();  // E^T e_z = e_x
+    for (int i = 1; i <= rods; ++i) {
+      // The hinge on rod i at its origin, on rod i - 1 at its end (the world's origin for the first).
+      const abdyn::RowJoint hinge{abdyn::RowJointType::Hinge, i, i - 1, abdyn::Plx::rotation(x_as_z),
+                                  abdyn::Plx(x_as_z, i == 1 ? abdyn::Vector3::Zero() : abdyn::Vector3(0, 0, -kLength))};
+      abdyn::addRowJoint(rows, model, data, hinge, settings.erp, settings.cfm, kStep, abdyn::kRowJointKeys * i);
+    }
+    response.articulated(model, data, rows);
+  }
+
+  static abdyn::Model build(int rods) {
+    abdyn::ModelBuilder b("rod_chain");
+    abdyn::JointSpec free;
+    free.type = abdyn::JointType::Floating;
+    for (int i = 0; i < rods; ++i) {
+      free.name = "free" + std::to_string(i);
+      b.addBody(0, free, abdyn::Plx::translation(abdyn::Vector3(0, 0, -i * kLength)),
+                abdyn::RigidBodyInertia(1.0, abdyn::Vector3(0, 0, -0.5 * kLength),
+                                        abdyn::Vector3(1e-3, 1e-3, 1e-4).asDiagonal()),
+                "rod" + std::to_string(i));
+    }
+    return b.build();
+  }
+
+  static constexpr double kLength = 0.2;
+  abdyn::Model model;
+  abdyn::Data data;
+  abdyn::RowSet rows;
+  abdyn::RowResponse response;
+  Eigen::VectorXd v_free;
+};
+
+void HingeChainPgs(benchmark::State& state) {
+  HingeChainProblem p(static_cast<int>(state.range(0)));
+  abdyn::PgsSettings settings;
+  settings.max_iterations = kSweeps;
+  settings.tolerance = 0.0;
+  settings.warm_start = false;
+  settings.bilateral_block = state.range(1) != 0;
+  Eigen::VectorXd v(p.v_free.size());
+  abdyn::PgsReport report;
+  for (auto _ : state) {
+    v = p.v_free;
+    report = abdyn::solveRowsPgs(p.rows, v, settings);
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.counters["rows"] = p.rows.size();
+  state.counters["residual"] = report.residual;
+  state.counters["sweeps"] = report.iterations;
+  state.counters["time_per_row_iteration"] =
+      benchmark::Counter(static_cast<double>(p.rows.size()) * report.iterations * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void RagdollRun(benchmark::State& state) {
   abdyn::UrdfOptions options;
   options.floating_base = true;
@@ -173,5 +243,6 @@ BENCHMARK(RagdollStep)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicr
 BENCHMARK(RagdollResponses)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponsesFactorized)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollPgs)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(HingeChainPgs)->ArgNames({"rods", "block"})->ArgsProduct({{10, 50}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollRun)->ArgNames({"sweeps", "groups"})->ArgsProduct({{10, 12, 20}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -10,6 +10,7 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
+#include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
@@ -54,6 +55,7 @@ BOOST_AUTO_TEST_CASE(row_jacobians_match_finite_differences) {
   const Vector3 p_world = pointInWorld(model, data, q, a, p_a_body);
   const Vector3 p_b_body = data.X_world[b].applyToPoint(p_world);  // the same world point, fixed in B
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   const double J_lin_v = addLinearRow(rows, model, data, a, b, p_world, n).J.dot(v);
   const double J_ang_v = addAngularRow(rows, model, data, a, b, axis).J.dot(v);
@@ -72,6 +74,159 @@ BOOST_AUTO_TEST_CASE(row_jacobians_match_finite_differences) {
   BOOST_TEST(std::abs(J_lin_v - n.dot(va - vb)) < 1e-7);
   BOOST_TEST(std::abs(J_ang_v - axis.dot(omega(a) - omega(b))) < 1e-7);
   BOOST_TEST(std::abs(J_world_v + n.dot(vb)) < 1e-7);
+}
+
+namespace {
+
+// The wrench's power per coordinate on `body`'s motion by the propagation the row builders used before
+// Data::S_world, kept as the reference: f in body coordinates, paired with each joint's S in its own
+// coordinates and carried to the parent by X_up^T.
+Eigen::VectorXd propagatedRow(const Model& model, const Data& data, int body, const Force& f_world) {
+  Eigen::VectorXd J = Eigen::VectorXd::Zero(model.nv());
+  if (body == 0) return J;
+  Force f = data.X_world[body].apply(f_world);
+  for (int i = body; i > 0; i = model.parent(i)) {
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) J[k] = model.motionSubspace().col(k).dot(f.vector());
+    f = data.X_up[i].applyInverse(f);
+  }
+  return J;
+}
+
+// f^T J_body with J_body the world Jacobian of the body's own frame (frameJacobian, which runs its own
+// kinematics in `scratch`).
+Eigen::VectorXd worldJacobianRow(const Model& model, Data& scratch, const Eigen::VectorXd& q, int body,
+                                 const Force& f_world) {
+  if (body == 0) return Eigen::VectorXd::Zero(model.nv());
+  const int frame = model.frameId(model.bodyName(body));
+  return frameJacobian(model, scratch, q, frame, ReferenceFrame::World).transpose() * f_world.vector();
+}
+
+// Marks the coordinates on `body`'s path to the root.
+std::vector<bool> pathCoordinates(const Model& model, int body) {
+  std::vector<bool> on_path(model.nv(), false);
+  for (int i = body; i > 0; i = model.parent(i)) {
+    for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) on_path[k] = true;
+  }
+  return on_path;
+}
+
+}  // namespace
+
+// Rows read from data.S_world equal the old propagation up the tree and the frames' world Jacobians, on
+// random trees (fixed and floating base, every joint type) and random body pairs, the world and a body
+// against itself or its ancestor included. Tolerance 1e-12 relative to |J_A| + |J_B| (the two bodies'
+// terms, so that a pair whose terms cancel is held to the rounding of the terms). Coordinates on neither
+// path or on both (above the common ancestor) are exactly zero.
+BOOST_AUTO_TEST_CASE(rows_from_world_columns_match_propagation_and_frame_jacobians) {
+  for (const bool floating : {false, true}) {
+    for (unsigned seed : {41u, 42u, 43u}) {
+      std::mt19937 rng(seed);
+      const Model model = randomTree({12, false, floating, true, false}, rng);
+      Data data(model), scratch(model);
+      const Eigen::VectorXd q = randomConfiguration(model, rng);
+      forwardKinematics(model, data, q);
+      jointJacobians(model, data);
+      // S_world's columns are the world Jacobian's columns of every body.
+      for (int body = 1; body < model.nbodies(); ++body) {
+        const int frame = model.frameId(model.bodyName(body));
+        const Matrix6X& J = frameJacobian(model, scratch, q, frame, ReferenceFrame::World);
+        const std::vector<bool> on_path = pathCoordinates(model, body);
+        for (int k = 0; k < model.nv(); ++k) {
+          if (on_path[k]) ABDYN_CHECK_REL(data.S_world.col(k), J.col(k), 1e-12);
+        }
+      }
+      std::uniform_int_distribution<int> pick(0, model.nbodies() - 1);
+      RowSet rows(model);
+      for (int trial = 0; trial < 30; ++trial) {
+        const int a = pick(rng);
+        const int b = trial % 5 == 0 ? a : trial % 5 == 1 ? model.parent(std::max(a, 1)) : pick(rng);
+        const Vector3 p = randomVector3(rng), n = randomVector3(rng).normalized();
+        const bool linear = trial % 2 == 0;
+        const Force f = linear ? Force(p.cross(n), n) : Force(n, Vector3::Zero());
+        const Eigen::VectorXd& J =
+            linear ? addLinearRow(rows, model, data, a, b, p, n).J : addAngularRow(rows, model, data, a, b, n).J;
+        const Eigen::VectorXd J_a = propagatedRow(model, data, a, f), J_b = propagatedRow(model, data, b, f);
+        const double scale = J_a.norm() + J_b.norm();
+        BOOST_TEST((J - (J_a - J_b)).norm() <= 1e-12 * scale);
+        const Eigen::VectorXd J_frames =
+            worldJacobianRow(model, scratch, q, a, f) - worldJacobianRow(model, scratch, q, b, f);
+        BOOST_TEST((J - J_frames).norm() <= 1e-12 * scale);
+        const std::vector<bool> on_a = pathCoordinates(model, a), on_b = pathCoordinates(model, b);
+        for (int k = 0; k < model.nv(); ++k) {
+          if (on_a[k] == on_b[k]) BOOST_TEST(J[k] == 0.0);
+        }
+        // One body alone, with a sign.
+        Eigen::VectorXd J_single = Eigen::VectorXd::Zero(model.nv());
+        addWrenchToRow(model, data, a, f, -2.0, J_single);
+        BOOST_TEST((J_single + 2.0 * J_a).norm() <= 1e-12 * J_a.norm());
+      }
+    }
+  }
+}
+
+// The row builders refuse data.S_world that does not belong to data.X_world, unfilled (forwardKinematics
+// only) or stale (forwardKinematics again after jointJacobians), with abdyn::InvalidArgument naming the
+// builder and jointJacobians, before adding a row.
+BOOST_AUTO_TEST_CASE(row_builders_refuse_stale_world_columns) {
+  std::mt19937 rng(44);
+  const Model model = randomTree({4, true, false, false, false}, rng);
+  const auto names = [](const char* function) {
+    return [function](const InvalidArgument& e) {
+      const std::string what = e.what();
+      return what.find(function) != std::string::npos && what.find("abdyn::jointJacobians") != std::string::npos;
+    };
+  };
+  Data data(model);
+  RowSet rows(model);
+  Eigen::VectorXd J = Eigen::VectorXd::Zero(model.nv());
+  const Eigen::VectorXd q = randomConfiguration(model, rng), v = Eigen::VectorXd::Zero(model.nv());
+  forwardKinematics(model, data, q);
+  BOOST_CHECK_EXCEPTION(addLinearRow(rows, model, data, 2, 0, Vector3::Zero(), Vector3::UnitX()), InvalidArgument,
+                        names("abdyn::addLinearRow"));
+  jointJacobians(model, data);
+  addAngularRow(rows, model, data, 2, 1, Vector3::UnitZ());
+  forwardKinematics(model, data, q);
+  BOOST_CHECK_EXCEPTION(addAngularRow(rows, model, data, 2, 1, Vector3::UnitZ()), InvalidArgument,
+                        names("abdyn::addAngularRow"));
+  BOOST_CHECK_EXCEPTION(addWrenchToRow(model, data, 2, Force(Vector3::UnitZ(), Vector3::Zero()), 1.0, J),
+                        InvalidArgument, names("abdyn::addWrenchToRow"));
+  BOOST_CHECK_EXCEPTION(addRowJoint(rows, model, data, RowJoint{RowJointType::Ball, 2, 0}, 0.2, 0.0, 0.01, 0),
+                        InvalidArgument, names("abdyn::addRowJoint"));
+  BOOST_CHECK_EXCEPTION(addGroundContactRows(rows, model, data, v, GroundContactSettings{}, 0.01, 0), InvalidArgument,
+                        names("abdyn::addGroundContactRows"));
+  BOOST_CHECK_EXCEPTION(addBodyContactRows(rows, model, data, v, GroundContactSettings{}, 0.01, 0), InvalidArgument,
+                        names("abdyn::addBodyContactRows"));
+  BOOST_TEST(rows.size() == 1);
+  jointJacobians(model, data);
+  BOOST_TEST(addAngularRow(rows, model, data, 2, 1, Vector3::UnitZ()).J.norm() > 0.0);
+}
+
+// A body outside the model is an abdyn::InvalidArgument naming the builder and the argument, before a row
+// is added.
+BOOST_AUTO_TEST_CASE(row_builders_name_a_body_outside_the_model) {
+  std::mt19937 rng(45);
+  const Model model = randomTree({3, true, false, false, false}, rng);
+  Data data(model);
+  forwardKinematics(model, data, neutral(model));
+  jointJacobians(model, data);
+  RowSet rows(model);
+  Eigen::VectorXd J = Eigen::VectorXd::Zero(model.nv());
+  const auto names = [](const char* function, const char* argument) {
+    return [function, argument](const InvalidArgument& e) {
+      const std::string what = e.what();
+      return what.find(function) != std::string::npos && what.find(argument) != std::string::npos;
+    };
+  };
+  BOOST_CHECK_EXCEPTION(addLinearRow(rows, model, data, 1, 4, Vector3::Zero(), Vector3::UnitX()), InvalidArgument,
+                        names("abdyn::addLinearRow", "body_b 4"));
+  BOOST_CHECK_EXCEPTION(addAngularRow(rows, model, data, -1, 0, Vector3::UnitX()), InvalidArgument,
+                        names("abdyn::addAngularRow", "body_a -1"));
+  BOOST_CHECK_EXCEPTION(addWrenchToRow(model, data, 9, Force(Vector3::UnitZ(), Vector3::Zero()), 1.0, J),
+                        InvalidArgument, names("abdyn::addWrenchToRow", "body 9"));
+  BOOST_CHECK_EXCEPTION(addRowJoint(rows, model, data, RowJoint{RowJointType::Hinge, 1, 7}, 0.2, 0.0, 0.01, 0),
+                        InvalidArgument, names("abdyn::addRowJoint", "joint.body_b 7"));
+  BOOST_TEST(rows.size() == 0);
 }
 
 // M^-1 J^T by articulated-body propagation, by the library's dense path and by Eigen's Cholesky of the
@@ -113,6 +268,7 @@ BOOST_AUTO_TEST_CASE(factorized_responses_on_sparse_rows_and_automatic_choice) {
   const Eigen::VectorXd q = randomConfiguration(humanoid, rng);
   forwardDynamics(humanoid, data, q, Eigen::VectorXd::Zero(humanoid.nv()), Eigen::VectorXd::Zero(humanoid.nv()));
   forwardKinematics(humanoid, data, q);
+  jointJacobians(humanoid, data);
   RowSet rows(humanoid);
   rows.add().J = Eigen::VectorXd::Unit(humanoid.nv(), humanoid.joint("left_knee").idx_v);
   addLinearRow(rows, humanoid, data, humanoid.bodyId("left_foot"), 0, Vector3(0.1, 0.2, -0.8), Vector3(0.0, 0.6, 0.8));
@@ -143,6 +299,7 @@ BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
   const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
   forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   const double h = 0.01;
   RowJoint ball{RowJointType::Ball, 9, 0, Plx::translation(Vector3(0.1, 0.2, 0.0)), Plx::translation(Vector3(0.3, 0.5, 1.0))};
@@ -221,6 +378,7 @@ BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) 
   const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
   forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   const Eigen::MatrixXd M = massMatrix(model, data, q);
   RowResponse response(model);
   const double h = 0.01;
@@ -284,6 +442,7 @@ BOOST_AUTO_TEST_CASE(bilateral_block_among_bounded_rows_solves_the_mlcp) {
   for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
   forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   // The ball joint on the body with the most joints above it, so that its rows can hold.
   int deepest = 1, most = 0;
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -360,6 +519,7 @@ BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
   Data data(model);
   const Eigen::VectorXd q = randomConfiguration(model, rng);
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   for (RowJointType type : {RowJointType::Ball, RowJointType::Hinge, RowJointType::Slider, RowJointType::Fixed,
                             RowJointType::Distance}) {
     // Body 3's frame, expressed as a frame on body 2 where they coincide now.
@@ -382,11 +542,13 @@ BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
     const double eps = 1e-5;
     const Eigen::VectorXd q_moved = integrate(model, q, v.normalized(), eps);
     forwardKinematics(model, data, q_moved);
+    jointJacobians(model, data);
     joint.length = length;
     RowSet moved(model);
     addRowJoint(moved, model, data, joint, 0.2, 0.0, 0.01, 0);
     for (int r = 0; r < moved.size(); ++r) BOOST_TEST(std::abs(moved[r].error) < 1e-8);
     forwardKinematics(model, data, q);
+    jointJacobians(model, data);
   }
 }
 
@@ -497,6 +659,7 @@ BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
   for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
   forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   for (int k = 0; k < model.nv(); ++k) {
     ConstraintRow& limit = rows.add();
@@ -655,6 +818,7 @@ BOOST_AUTO_TEST_CASE(bad_row_arguments_throw) {
   const Model model = randomTree({3, true, false, false, false}, rng);
   Data data(model);
   forwardKinematics(model, data, neutral(model));
+  jointJacobians(model, data);
   RowSet rows(model);
   BOOST_CHECK_THROW(addLinearRow(rows, model, data, 7, 0, Vector3::Zero(), Vector3::UnitX()), InvalidArgument);
   BOOST_CHECK_THROW(addRowJoint(rows, model, data, RowJoint{RowJointType::Ball, 0, 9}, 0.2, 0.0, 0.01, 0), InvalidArgument);
@@ -711,6 +875,7 @@ BOOST_AUTO_TEST_CASE(swing_and_twist_errors_match_closed_forms) {
   Eigen::VectorXd q(4);
   q << ca * cb, sa * cb, sa * sb, ca * sb;
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowJoint joint{RowJointType::Ball, 0, 1};
   joint.swing_limit = alpha - 0.01;
   joint.twist_lower = -1.0;
@@ -733,6 +898,7 @@ BOOST_AUTO_TEST_CASE(swing_and_twist_rows_are_rates_of_their_errors) {
   // Ball rows, then either the swing row (always active at limit 0) or the twist row (always active).
   const auto limitRows = [&](const Eigen::VectorXd& q, bool swing, RowSet& rows) {
     forwardKinematics(model, data, q);
+    jointJacobians(model, data);
     RowJoint joint{RowJointType::Ball, 0, 1};
     if (swing) joint.swing_limit = 0.0;
     if (!swing) joint.twist_upper = -10.0;
@@ -788,6 +954,7 @@ BOOST_AUTO_TEST_CASE(pgs_solves_the_bounded_mlcp) {
   const double h = 1e-3;
   const Eigen::VectorXd v_free = v + h * forwardDynamics(model, data, q, v, Eigen::VectorXd::Zero(6));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   GroundContactSettings contact;
   contact.mu = 0.4;

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/checked_mode.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
@@ -413,6 +414,7 @@ int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType shape, 
 RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts) {
   Data data(model);
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   contacts = addBodyContactRows(rows, model, data, v, GroundContactSettings{}, 1e-3, 0);
   return rows;

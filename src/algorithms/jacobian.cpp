@@ -1,19 +1,23 @@
 #include "abdyn/algorithms/jacobian.hpp"
 
 #include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 
 namespace abdyn {
 namespace {
 
-// Fills data.J with the world-frame spatial Jacobian of `body`: column k is S_k moved from its body's
-// coordinates to world coordinates, for every coordinate on the path to the root; zero elsewhere.
+// S_k of joint i (body-i coordinates) in world coordinates about the world origin: X_world[i]^-1 S_k.
+Vector6 worldColumn(const Model& model, const Data& data, int i, int k) {
+  return data.X_world[i].applyInverse(Motion(model.motionSubspace().col(k))).vector();
+}
+
+// Fills data.J with the world-frame spatial Jacobian of `body`: the world columns of the coordinates on
+// the path to the root; zero elsewhere.
 void worldJacobian(const Model& model, Data& data, int body) {
   data.J.setZero();
   for (int j = body; j > 0; j = model.parent(j)) {
     const Joint& joint = model.joint(j);
-    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) {
-      data.J.col(k) = data.X_world[j].applyInverse(Motion(model.motionSubspace().col(k))).vector();
-    }
+    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) data.J.col(k) = worldColumn(model, data, j, k);
   }
 }
 
@@ -48,6 +52,15 @@ void checkFrame(const Model& model, int frame, const char* function) {
 }
 
 }  // namespace
+
+ABDYN_FLATTEN const Matrix6X& jointJacobians(const Model& model, Data& data) {
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& joint = model.joint(i);
+    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) data.S_world.col(k) = worldColumn(model, data, i, k);
+  }
+  data.S_world_stamp = data.X_world_stamp;
+  return data.S_world;
+}
 
 const Matrix6X& frameJacobian(const Model& model, Data& data, const Eigen::VectorXd& q, int frame, ReferenceFrame rf) {
   checkFrame(model, frame, "abdyn::frameJacobian");

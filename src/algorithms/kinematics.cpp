@@ -15,6 +15,7 @@ ABDYN_FLATTEN void positions(const Model& model, Data& data, const Eigen::Vector
     const int p = model.parent(i);
     data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
   }
+  ++data.X_world_stamp;
 }
 
 Motion jointVelocity(const Model& model, int i, const Eigen::VectorXd& v) {
@@ -77,6 +78,7 @@ void internal::worldTransformsAtTransforms(const Model& model, Data& data) {
     const int p = model.parent(i);
     data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
   }
+  ++data.X_world_stamp;
 }
 
 Plx frameTransform(const Model& model, const Data& data, int frame) {

@@ -6,6 +6,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
+#include "internal/checks.hpp"
 
 namespace abdyn {
 namespace {
@@ -54,11 +55,9 @@ void addLimitRows(RowSet& rows, const Model& model, const Data& data, const RowJ
 
 void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, double erp, double cfm,
                  double h, std::int64_t key_base) {
-  for (int body : {joint.body_a, joint.body_b}) {
-    if (body < 0 || body >= model.nbodies()) {
-      throw InvalidArgument("abdyn::addRowJoint: body " + std::to_string(body) + " is not in model '" + model.name() + "'");
-    }
-  }
+  internal::checkBody(model, joint.body_a, "abdyn::addRowJoint", "joint.body_a");
+  internal::checkBody(model, joint.body_b, "abdyn::addRowJoint", "joint.body_b");
+  internal::checkWorldColumns(data, "abdyn::addRowJoint");
   const Plx Xa = frameInWorld(data, joint.body_a, joint.X_frame_a);
   const Plx Xb = frameInWorld(data, joint.body_b, joint.X_frame_b);
   const Matrix3 R_a = Xa.E().transpose(), R_b = Xb.E().transpose();  // frame axes in world coordinates
@@ -74,9 +73,13 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
   const auto linear = [&](const Vector3& n) {
     finish(addLinearRow(rows, model, data, joint.body_a, joint.body_b, p_a, n), n.dot(p_a - p_b));
   };
-  const Vector3 rotation_error = logSO3(R_a * R_b.transpose());
   const auto angular = [&](const Vector3& a, double C) {
     finish(addAngularRow(rows, model, data, joint.body_a, joint.body_b, a), C);
+  };
+  // The three angular rows of a slider or fixed joint, about the world axes.
+  const auto alignRotation = [&] {
+    const Vector3 rotation_error = logSO3(R_a * R_b.transpose());
+    for (int d = 0; d < 3; ++d) angular(Vector3::Unit(d), rotation_error[d]);
   };
   switch (joint.type) {
     case RowJointType::Ball:
@@ -92,11 +95,11 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
     case RowJointType::Slider:
       linear(R_a.col(0));
       linear(R_a.col(1));
-      for (int d = 0; d < 3; ++d) angular(Vector3::Unit(d), rotation_error[d]);
+      alignRotation();
       break;
     case RowJointType::Fixed:
       for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
-      for (int d = 0; d < 3; ++d) angular(Vector3::Unit(d), rotation_error[d]);
+      alignRotation();
       break;
     case RowJointType::Distance: {
       const Vector3 gap = p_a - p_b;

@@ -1,6 +1,7 @@
 #include "abdyn/constraints/rows.hpp"
 
-#include "abdyn/error.hpp"
+#include "internal/checks.hpp"
+#include "internal/flatten.hpp"
 
 namespace abdyn {
 
@@ -23,39 +24,58 @@ ConstraintRow& RowSet::add() {
   return row;
 }
 
-void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
-                    Eigen::VectorXd& J) {
-  if (body < 0 || body >= model.nbodies()) {
-    throw InvalidArgument("abdyn::addWrenchToRow: body " + std::to_string(body) + " is not in model '" +
-                          model.name() + "'");
+namespace {
+
+// J[k] += sign * f . S_world_k for the coordinates of joint i: the power of f on joint i's motion.
+void addJointColumns(const Model& model, const Data& data, int i, const Force& f_world, double sign,
+                     Eigen::VectorXd& J) {
+  const Joint& j = model.joint(i);
+  for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) J[k] += sign * data.S_world.col(k).dot(f_world.vector());
+}
+
+// J += f^T (J_A - J_B): up both paths to the common ancestor of A and B only, since the coordinates above
+// it move A and B alike (their entries would cancel). Parents precede their children, so the larger of
+// the two indices is never the common ancestor.
+ABDYN_FLATTEN void addWrenchPair(const Model& model, const Data& data, int body_a, int body_b,
+                                 const Force& f_world, Eigen::VectorXd& J) {
+  while (body_a != body_b) {
+    if (body_a > body_b) {
+      addJointColumns(model, data, body_a, f_world, 1.0, J);
+      body_a = model.parent(body_a);
+    } else {
+      addJointColumns(model, data, body_b, f_world, -1.0, J);
+      body_b = model.parent(body_b);
+    }
   }
-  if (body == 0) return;
-  // The wrench in body coordinates, then up the tree: f . (X_i_0^-1 S) = (X_i_0^-T f) . S (power is invariant).
-  Force f = data.X_world[body].apply(f_world);
-  const auto& S = model.motionSubspace();
-  for (int i = body; i > 0; i = model.parent(i)) {
-    const Joint& j = model.joint(i);
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) J[k] += sign * S.col(k).dot(f.vector());
-    f = data.X_up[i].applyInverse(f);
-  }
+}
+
+ConstraintRow& addPairRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
+                          const Force& f_world, const char* function) {
+  internal::checkBody(model, body_a, function, "body_a");
+  internal::checkBody(model, body_b, function, "body_b");
+  internal::checkWorldColumns(data, function);
+  ConstraintRow& row = rows.add();
+  addWrenchPair(model, data, body_a, body_b, f_world, row.J);
+  return row;
+}
+
+}  // namespace
+
+ABDYN_FLATTEN void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
+                                  Eigen::VectorXd& J) {
+  internal::checkBody(model, body, "abdyn::addWrenchToRow", "body");
+  internal::checkWorldColumns(data, "abdyn::addWrenchToRow");
+  for (int i = body; i > 0; i = model.parent(i)) addJointColumns(model, data, i, f_world, sign, J);
 }
 
 ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                             const Vector3& p_world, const Vector3& n_world) {
-  ConstraintRow& row = rows.add();
-  const Force f(p_world.cross(n_world), n_world);
-  addWrenchToRow(model, data, body_a, f, 1.0, row.J);
-  addWrenchToRow(model, data, body_b, f, -1.0, row.J);
-  return row;
+  return addPairRow(rows, model, data, body_a, body_b, Force(p_world.cross(n_world), n_world), "abdyn::addLinearRow");
 }
 
 ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                              const Vector3& a_world) {
-  ConstraintRow& row = rows.add();
-  const Force f(a_world, Vector3::Zero());
-  addWrenchToRow(model, data, body_a, f, 1.0, row.J);
-  addWrenchToRow(model, data, body_b, f, -1.0, row.J);
-  return row;
+  return addPairRow(rows, model, data, body_a, body_b, Force(a_world, Vector3::Zero()), "abdyn::addAngularRow");
 }
 
 void orthonormalComplement(const Vector3& n, Vector3& t1, Vector3& t2) {

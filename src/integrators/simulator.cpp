@@ -7,6 +7,7 @@
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/center_of_mass.hpp"
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
+#include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
@@ -64,6 +65,7 @@ void Simulator::buildRows(double h) {
   const double erp = substepErp(s.erp, s.substeps);
   GroundContactSettings contact = s.contact;
   contact.erp = substepErp(s.contact.erp, s.substeps);
+  jointJacobians(model_, data_);  // the world columns every row's J is read from (rows.hpp)
   rows_.clear();
   for (std::size_t k = 0; k < joints.size(); ++k) {
     addRowJoint(rows_, model_, data_, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));

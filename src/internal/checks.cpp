@@ -22,6 +22,17 @@ void throwSizeError(const char* function, const char* argument, Eigen::Index act
                         ", expected " + std::to_string(expected));
 }
 
+void throwStaleWorldColumns(const Data& data, const char* function) {
+  throw InvalidArgument(std::string(function) + ": data.S_world is " +
+                        (data.S_world_stamp == ~std::uint64_t(0) ? "unfilled" : "stale (from an earlier X_world)") +
+                        ": call abdyn::jointJacobians(model, data) after forwardKinematics");
+}
+
+void throwBodyError(const Model& model, int body, const char* function, const char* argument) {
+  throw InvalidArgument(std::string(function) + ": " + argument + " " + std::to_string(body) + " is not in model '" +
+                        model.name() + "'");
+}
+
 void throwNonFinite(const char* function, const char* argument, Eigen::Index index) {
   throw InvalidArgument(std::string(function) + ": argument '" + argument + "' has a non-finite entry at index " +
                         std::to_string(index));

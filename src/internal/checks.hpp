@@ -9,6 +9,7 @@
 
 #include "abdyn/checked_mode.hpp"
 #include "abdyn/error.hpp"
+#include "abdyn/model/data.hpp"
 #include "abdyn/model/model.hpp"
 
 namespace abdyn::internal {
@@ -37,6 +38,20 @@ void checkForces(const Model& model, const std::vector<Force>& f_ext, const char
 inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, const char* function) {
   checkVector(q, model.nq(), function, "q");
   if (checkedMode() && model.hasQuaternions()) checkQuaternions(model, q, function);
+}
+
+[[noreturn]] void throwStaleWorldColumns(const Data& data, const char* function);
+[[noreturn]] void throwBodyError(const Model& model, int body, const char* function, const char* argument);
+
+/// Checks that data.S_world belongs to the current data.X_world (jointJacobians after the last
+/// forwardKinematics): the row builders read it, and a stale one would give a wrong J without a sign.
+inline void checkWorldColumns(const Data& data, const char* function) {
+  if (data.S_world_stamp != data.X_world_stamp) throwStaleWorldColumns(data, function);
+}
+
+/// Checks that `body` is a body of the model.
+inline void checkBody(const Model& model, int body, const char* function, const char* argument) {
+  if (body < 0 || body >= model.nbodies()) throwBodyError(model, body, function, argument);
 }
 
 /// Checks a time step: positive and finite.

@@ -13,6 +13,7 @@ Data::Data(const Model& model) {
   J.setZero(6, nv);
   dJ.setZero(6, nv);
   J_com.setZero(3, nv);
+  S_world.setZero(6, nv);
   subtree_mass.assign(n, 0.0);
   subtree_moment.assign(n, Vector3::Zero());
   f.assign(n, Force());

@@ -15,7 +15,14 @@
 // the angular velocity about an axis. Each compares body A with body B (either may be the world, body 0):
 //   J v = n . (v_A(p) - v_B(p))   or   J v = a . (w_A - w_B).
 // Both are a world-frame wrench f paired with body motions: J v = f . (V_A - V_B), with V the bodies' spatial
-// velocities in world coordinates and f = [p x n; n] (linear) or [a; 0] (angular).
+// velocities in world coordinates and f = [p x n; n] (linear) or [a; 0] (angular). Per coordinate k,
+// J[k] = f . S_world_k (Data::S_world: k's motion-subspace column in world coordinates) on A's path to the
+// root, minus the same on B's path: 6 multiply-adds per coordinate, and the coordinates above the common
+// ancestor of A and B, which move both alike, stay exactly zero.
+//
+// The builders (here and in row_joints.hpp, row_contacts.hpp) read data.S_world, so they need
+// forwardKinematics and then jointJacobians (jacobian.hpp); S_world left from an earlier X_world, or never
+// filled, is an abdyn::InvalidArgument naming jointJacobians, never a wrong J.
 
 #include <cstdint>
 #include <limits>
@@ -88,14 +95,16 @@ class RowSet {
 };
 
 /// J += sign * f^T J_body: the power of the world-frame wrench f (about the world origin) on body
-/// `body`'s motion, per velocity coordinate. Needs data.X_world (forwardKinematics). O(depth).
+/// `body`'s motion, per velocity coordinate. Needs data.S_world (forwardKinematics, jointJacobians); throws
+/// abdyn::InvalidArgument on a body outside the model or a stale S_world. O(depth).
 void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
                     Eigen::VectorXd& J);
 
-/// A linear 1D row n . (v_A(p) - v_B(p)) at world point p along world direction n.
+/// A linear 1D row n . (v_A(p) - v_B(p)) at world point p along world direction n. Needs data.S_world
+/// (forwardKinematics, jointJacobians) and throws like addWrenchToRow.
 ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                             const Vector3& p_world, const Vector3& n_world);
-/// An angular 1D row a . (w_A - w_B) about world axis a.
+/// An angular 1D row a . (w_A - w_B) about world axis a. Needs data.S_world like addLinearRow.
 ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                              const Vector3& a_world);
 

@@ -6,6 +6,7 @@
 // Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
 // the name says otherwise (a trailing _world: world coordinates, about the world origin).
 
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -26,14 +27,21 @@ class Data {
   // Kinematics: forwardKinematics fills X_world; every algorithm fills X_up, and v and a where it uses them.
   std::vector<Plx> X_up;     // X_i_lambda(i): parent-body coordinates to body-i coordinates
   std::vector<Plx> X_world;  // X_i_0: world coordinates to body-i coordinates (pose: X_world[i].toPose())
+  std::uint64_t X_world_stamp = 0;  // how many passes have written X_world (see S_world)
   std::vector<Motion> v;     // body velocities
   std::vector<Motion> a;     // body accelerations; forwardKinematics leaves gravity out, the dynamics
                              // algorithms put it in (a[0] = -gravity, Featherstone's fictitious base acceleration)
 
-  // Jacobians (frameJacobian, frameJacobianTimeVariation, centerOfMassJacobian).
+  // Jacobians (frameJacobian, frameJacobianTimeVariation, centerOfMassJacobian, jointJacobians).
   Matrix6X J;       // 6 x nv
   Matrix6X dJ;      // 6 x nv, time derivative of J
   Matrix3X J_com;   // 3 x nv
+  // jointJacobians: column k is velocity coordinate k's motion-subspace column S_k in world coordinates about
+  // the world origin, X_world[i]^-1 S_k for the joint i owning k (the world Jacobian of every body at once:
+  // body b's world spatial velocity is the sum of S_world.col(k) v[k] over the coordinates on b's path).
+  // It matches X_world only while S_world_stamp == X_world_stamp; the row builders (rows.hpp) check that.
+  Matrix6X S_world;  // 6 x nv
+  std::uint64_t S_world_stamp = ~std::uint64_t(0);  // X_world_stamp when S_world was filled (never: all ones)
   std::vector<double> subtree_mass;     // mass of each body's subtree (centerOfMassJacobian)
   std::vector<Vector3> subtree_moment;  // first moment of each body's subtree, world coordinates
 
