@@ -732,6 +732,7 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
   for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
   forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
   forwardKinematics(model, data, q);
+  jointJacobians(model, data);
   RowSet rows(model);
   const int last = model.nbodies() - 1;
   addAngularRow(rows, model, data, 3, last, Vector3::UnitZ()).target = 0.2;
