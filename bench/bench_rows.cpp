@@ -5,7 +5,10 @@
 //   RagdollStep    one Simulator::step (ABA, rows, responses, PGS with 20 sweeps, integration)
 //   RagdollPgs     the projected Gauss-Seidel sweeps alone on that step's rows, from zero impulses;
 //                  the counter time_per_row_iteration is the time per row per sweep (s, SI-prefixed),
-//                  residual the residual after the 20 sweeps (m/s)
+//                  residual the residual after the 20 sweeps (m/s). Argument `factor`: 0 in velocities
+//                  with the rows' M^-1 J^T (articulated, before the timing); 1 in the coordinates of the
+//                  factor of M (row_pgs.hpp; the Simulator's path for this model), its time including
+//                  each row's L^-T J^T, which replaces the responses there
 //   RagdollRun     the whole drop of bench_step_peers (1000 steps of 2 ms from the neutral pose with a
 //                  push) with at most `sweeps` sweeps per step, tolerance 1e-6 m/s; counters: per_step,
 //                  sweeps (mean per step), residual (geometric mean of the steps' final residuals, m/s)
@@ -121,7 +124,13 @@ void RagdollResponsesFactorized(benchmark::State& state) {
 
 void RagdollPgs(benchmark::State& state) {
   RowProblem p(fallenRagdoll());
-  p.response.articulated(p.model, p.data, p.rows);
+  const bool factor = state.range(1) != 0;
+  if (factor) {
+    abdyn::massMatrix(p.model, p.data, fallenRagdoll().q);
+    abdyn::factorizeMassMatrix(p.model, p.data);
+  } else {
+    p.response.articulated(p.model, p.data, p.rows);
+  }
   abdyn::PgsSettings settings = ragdollSettings().solver;
   settings.warm_start = false;
   settings.coordinate_groups = state.range(0) != 0;
@@ -129,7 +138,7 @@ void RagdollPgs(benchmark::State& state) {
   abdyn::PgsReport report;
   for (auto _ : state) {
     v = p.v_free;
-    report = abdyn::solveRowsPgs(p.rows, v, settings);
+    report = factor ? abdyn::solveRowsPgs(p.model, p.data, p.rows, v, settings) : abdyn::solveRowsPgs(p.rows, v, settings);
     benchmark::DoNotOptimize(v.data());
   }
   state.counters["rows"] = p.rows.size();
@@ -242,7 +251,7 @@ void RagdollRun(benchmark::State& state) {
 BENCHMARK(RagdollStep)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponses)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollResponsesFactorized)->Unit(benchmark::kMicrosecond);
-BENCHMARK(RagdollPgs)->ArgName("groups")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RagdollPgs)->ArgNames({"groups", "factor"})->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(HingeChainPgs)->ArgNames({"rods", "block"})->ArgsProduct({{10, 50}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(RagdollRun)->ArgNames({"sweeps", "groups"})->ArgsProduct({{10, 12, 20}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -284,13 +284,18 @@ void registerAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
   });
 }
 
-// StepPgs/<scene>/abdyn: the projected Gauss-Seidel sweeps alone on the rows of the run's last step
-// (their responses as the Simulator built them), from zero impulses, always abdyn's sweeps of the scene;
-// time_per_row_iteration is the time per row per sweep, as bench_rows.cpp's RagdollPgs reports it.
+// StepPgs/<scene>/abdyn: the projected Gauss-Seidel sweeps alone on the rows of the run's last step, in
+// the coordinates of the factor of M at that step's configuration as the Simulator solves them there
+// (row_pgs.hpp; the time includes each row's L^-T J^T), from zero impulses, always abdyn's sweeps of the
+// scene; time_per_row_iteration is the time per row per sweep, as bench_rows.cpp's RagdollPgs reports it.
 void registerAbdynPgs(const SceneSetup& setup) {
   benchmark::RegisterBenchmark(("StepPgs/" + setup.scene.label + "/abdyn").c_str(), [&setup](benchmark::State& state) {
     const std::unique_ptr<abdyn::Simulator> sim = makeSimulator(setup, kAbdynVariants[0]);
-    for (int k = 0; k < setup.scene.steps; ++k) sim->step(setup.scene.h);
+    for (int k = 0; k + 1 < setup.scene.steps; ++k) sim->step(setup.scene.h);
+    const Eigen::VectorXd q_last = sim->q;
+    sim->step(setup.scene.h);
+    abdyn::Data data(setup.model);
+    abdyn::forwardDynamicsCrba(setup.model, data, q_last, sim->v, sim->tau);  // the factor of M at the rows' q
     abdyn::RowSet rows = sim->rows();
     abdyn::PgsSettings settings = sim->settings().solver;
     settings.warm_start = false;
@@ -299,7 +304,7 @@ void registerAbdynPgs(const SceneSetup& setup) {
     abdyn::PgsReport report;
     for (auto _ : state) {
       v = sim->v;
-      report = abdyn::solveRowsPgs(rows, v, settings);
+      report = abdyn::solveRowsPgs(setup.model, data, rows, v, settings);
       benchmark::DoNotOptimize(v.data());
     }
     state.counters["rows"] = rows.size();
