@@ -270,8 +270,8 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   return n;
 }
 
-// One update of the block (row_pgs.hpp); returns the largest residual |w| of its rows before it, which
-// is complementarityResidual's value for unbounded rows.
+// One update of the block (row_pgs.hpp) on v, the Space's coordinates; returns the largest residual |w|
+// of its rows before it, which is complementarityResidual's value for unbounded rows.
 template <class Space>
 double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, double* v) {
   const double* F = block.factor.data();
