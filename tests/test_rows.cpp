@@ -361,6 +361,45 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> lagrangeSolution(const Eigen::Matrix
   return {Eigen::VectorXd(-x.tail(m)), Eigen::VectorXd(x.head(nv))};
 }
 
+// A random tree at a random configuration with a random free velocity (entries in [-1, 1]), after ABA
+// (for the articulated responses), forward kinematics and the world columns (for building rows).
+struct RandomRowProblem {
+  RandomRowProblem(const RandomTreeOptions& options, std::mt19937& rng)
+      : model(randomTree(options, rng)), data(model), q(randomConfiguration(model, rng)), v_free(model.nv()) {
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
+    forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
+    forwardKinematics(model, data, q);
+    jointJacobians(model, data);
+  }
+  Model model;
+  Data data;
+  Eigen::VectorXd q, v_free;
+};
+
+// The solution v of the rows' bounded MLCP checked independently with the dense mass matrix M: v is
+// v_free + M^-1 J^T lambda (to v_tolerance), each impulse within its bounds (a tied row's from its normal
+// row's impulse) to 1e-12, and w = J v - target + cfm lambda >= 0 at the lower bound, <= 0 at the upper,
+// 0 in between, to 1e-9.
+void checkBoundedMlcp(const RowSet& rows, const Eigen::MatrixXd& M, const Eigen::VectorXd& v_free,
+                      const Eigen::VectorXd& v, double v_tolerance) {
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(M.rows());
+  for (int r = 0; r < rows.size(); ++r) impulse += rows[r].J * rows[r].impulse;
+  const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
+  ABDYN_CHECK_NEAR(v, v_check, v_tolerance);
+  for (int r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
+    const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
+    const double w = row.J.dot(v_check) - row.target + row.cfm * row.impulse;
+    BOOST_TEST(row.impulse >= lo - 1e-12);
+    BOOST_TEST(row.impulse <= hi + 1e-12);
+    if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
+    if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
+    if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
+  }
+}
+
 }  // namespace
 
 // The bilateral block solves bilateral rows exactly in one sweep: on a 12-link chain (seed 27), a hinge
@@ -434,15 +473,12 @@ BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) 
 // dense mass matrix as in pgs_solves_the_bounded_mlcp (1e-9), for plain and over-relaxed sweeps.
 BOOST_AUTO_TEST_CASE(bilateral_block_among_bounded_rows_solves_the_mlcp) {
   std::mt19937 rng(28);
-  const Model model = randomTree({8, false, false, false, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  RandomRowProblem problem({8, false, false, false, false}, rng);
+  const Model& model = problem.model;
+  Data& data = problem.data;
+  const Eigen::VectorXd& q = problem.q;
+  const Eigen::VectorXd& v_free = problem.v_free;
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Eigen::VectorXd v_free(model.nv());
-  for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
-  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-  forwardKinematics(model, data, q);
-  jointJacobians(model, data);
   // The ball joint on the body with the most joints above it, so that its rows can hold.
   int deepest = 1, most = 0;
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -489,25 +525,9 @@ BOOST_AUTO_TEST_CASE(bilateral_block_among_bounded_rows_solves_the_mlcp) {
                                                                     << " sweeps, residual " << report.residual);
     BOOST_TEST(report.residual <= 1e-12);
     int block = 0;
-    Eigen::VectorXd impulse = Eigen::VectorXd::Zero(model.nv());
-    for (int r = 0; r < rows.size(); ++r) {
-      impulse += rows[r].J * rows[r].impulse;
-      block += rows[r].visit == ConstraintRow::Visit::Block;
-    }
+    for (int r = 0; r < rows.size(); ++r) block += rows[r].visit == ConstraintRow::Visit::Block;
     BOOST_TEST(block == 4);
-    const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
-    ABDYN_CHECK_NEAR(v, v_check, 1e-12);
-    for (int r = 0; r < rows.size(); ++r) {
-      const ConstraintRow& row = rows[r];
-      const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
-      const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
-      const double w = row.J.dot(v_check) - row.target;
-      BOOST_TEST(row.impulse >= lo - 1e-12);
-      BOOST_TEST(row.impulse <= hi + 1e-12);
-      if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
-      if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
-      if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
-    }
+    checkBoundedMlcp(rows, M, v_free, v, 1e-12);
   }
 }
 
@@ -651,15 +671,12 @@ BOOST_AUTO_TEST_CASE(coordinate_group_solves_a_limit_against_friction) {
 // and over-relaxed sweeps.
 BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
   std::mt19937 rng(31);
-  const Model model = randomTree({8, false, false, false, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  RandomRowProblem problem({8, false, false, false, false}, rng);
+  const Model& model = problem.model;
+  Data& data = problem.data;
+  const Eigen::VectorXd& q = problem.q;
+  const Eigen::VectorXd& v_free = problem.v_free;
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Eigen::VectorXd v_free(model.nv());
-  for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
-  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-  forwardKinematics(model, data, q);
-  jointJacobians(model, data);
   RowSet rows(model);
   for (int k = 0; k < model.nv(); ++k) {
     ConstraintRow& limit = rows.add();
@@ -695,23 +712,9 @@ BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
                                                    << report.residual);
     BOOST_TEST(report.residual <= 1e-12);
     int groups = 0;
-    Eigen::VectorXd impulse = Eigen::VectorXd::Zero(model.nv());
-    for (int r = 0; r < rows.size(); ++r) {
-      impulse += rows[r].J * rows[r].impulse;
-      groups += rows[r].visit == ConstraintRow::Visit::CoordinateFirst;
-    }
+    for (int r = 0; r < rows.size(); ++r) groups += rows[r].visit == ConstraintRow::Visit::CoordinateFirst;
     BOOST_TEST(groups == model.nv());
-    const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
-    ABDYN_CHECK_NEAR(v, v_check, 1e-12);
-    for (int r = 0; r < rows.size(); ++r) {
-      const ConstraintRow& row = rows[r];
-      const double w = row.J.dot(v_check) - row.target;
-      BOOST_TEST(row.impulse >= row.lo - 1e-12);
-      BOOST_TEST(row.impulse <= row.hi + 1e-12);
-      if (row.impulse <= row.lo + 1e-12) BOOST_TEST(w >= -1e-9);
-      if (row.impulse >= row.hi - 1e-12) BOOST_TEST(w <= 1e-9);
-      if (row.impulse > row.lo + 1e-12 && row.impulse < row.hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
-    }
+    checkBoundedMlcp(rows, M, v_free, v, 1e-12);
   }
 }
 
@@ -724,15 +727,12 @@ BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
 // factor-space result satisfies the MLCP's conditions, checked with the dense mass matrix (1e-9).
 BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
   std::mt19937 rng(37);
-  const Model model = randomTree({12, false, true, true, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  RandomRowProblem problem({12, false, true, true, false}, rng);
+  const Model& model = problem.model;
+  Data& data = problem.data;
+  const Eigen::VectorXd& q = problem.q;
+  const Eigen::VectorXd& v_free = problem.v_free;
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Eigen::VectorXd v_free(model.nv());
-  for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
-  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-  forwardKinematics(model, data, q);
-  jointJacobians(model, data);
   RowSet rows(model);
   const int last = model.nbodies() - 1;
   addAngularRow(rows, model, data, 3, last, Vector3::UnitZ()).target = 0.2;
@@ -796,22 +796,7 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
   const PgsReport report = solveRowsPgs(model, data, rows, v, PgsSettings{20000, 1e-12, 1.0, false});
   BOOST_TEST_MESSAGE("factor coordinates: " << report.iterations << " sweeps, residual " << report.residual);
   BOOST_TEST(report.residual <= 1e-12);
-  const Eigen::MatrixXd M = massMatrix(model, data, q);
-  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(model.nv());
-  for (int r = 0; r < rows.size(); ++r) impulse += rows[r].J * rows[r].impulse;
-  const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
-  ABDYN_CHECK_NEAR(v, v_check, 1e-10);
-  for (int r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
-    const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
-    const double w = row.J.dot(v_check) - row.target + row.cfm * row.impulse;
-    BOOST_TEST(row.impulse >= lo - 1e-12);
-    BOOST_TEST(row.impulse <= hi + 1e-12);
-    if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
-    if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
-    if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
-  }
+  checkBoundedMlcp(rows, massMatrix(model, data, q), v_free, v, 1e-10);
 }
 
 BOOST_AUTO_TEST_CASE(bad_row_arguments_throw) {
@@ -967,23 +952,8 @@ BOOST_AUTO_TEST_CASE(pgs_solves_the_bounded_mlcp) {
   BOOST_TEST_MESSAGE("box MLCP: " << report.iterations << " sweeps, residual " << report.residual);
   BOOST_TEST(report.residual <= 1e-12);
 
-  const Eigen::MatrixXd M = massMatrix(model, data, q);
-  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(6);
-  for (int r = 0; r < rows.size(); ++r) impulse += rows[r].J * rows[r].impulse;
-  const Eigen::VectorXd v_check = v_free + M.llt().solve(impulse);
-  ABDYN_CHECK_NEAR(v_plus, v_check, 1e-12);
+  checkBoundedMlcp(rows, massMatrix(model, data, q), v_free, v_plus, 1e-12);
   int active_normals = 0;
-  for (int r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
-    const double lo = row.tie >= 0 ? -row.mu * rows[row.tie].impulse : row.lo;
-    const double hi = row.tie >= 0 ? row.mu * rows[row.tie].impulse : row.hi;
-    const double w = row.J.dot(v_check) - row.target;
-    BOOST_TEST(row.impulse >= lo - 1e-12);
-    BOOST_TEST(row.impulse <= hi + 1e-12);
-    if (row.impulse <= lo + 1e-12) BOOST_TEST(w >= -1e-9);
-    if (row.impulse >= hi - 1e-12) BOOST_TEST(w <= 1e-9);
-    if (row.impulse > lo + 1e-12 && row.impulse < hi - 1e-12) BOOST_TEST(std::abs(w) <= 1e-9);
-    if (row.tie < 0 && row.impulse > 0.0) ++active_normals;
-  }
+  for (int r = 0; r < rows.size(); ++r) active_normals += rows[r].tie < 0 && rows[r].impulse > 0.0;
   BOOST_TEST(active_normals > 0);
 }
