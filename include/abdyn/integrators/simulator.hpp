@@ -67,7 +67,9 @@ class Simulator {
   /// naming the model, the time and the coordinate when q or v turns non-finite (the simulation diverged).
   const StepStatistics& step(double h);
   const StepStatistics& statistics() const { return statistics_; }
-  /// The rows of the last sub-step (with their impulses).
+  /// The rows of the last sub-step (with their impulses). Their responses are those of the path taken:
+  /// Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after CRBA, when Minv_Jt
+  /// is left zero.
   const RowSet& rows() const { return rows_; }
   double time() const { return time_; }
 
