@@ -10,7 +10,9 @@
 // is nonzero only at k's ancestor coordinates), then per row  x = L^-T J^T,  x = D^-1 x,  x = L^-1 x:
 // O(nnz(L)) per row instead of O(n) bodies of 6-D algebra, over each coordinate's packed row of L
 // (Model::ancestors), and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
-// chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model.
+// chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model. The PGS solve
+// in the factor's coordinates (row_pgs.hpp), which the Simulator uses on this path, needs only the
+// sparse first half, L^-T J^T, and computes it itself.
 
 #include <vector>
 
