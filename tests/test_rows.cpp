@@ -748,19 +748,27 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
     ABDYN_CHECK_REL(v_factor, v_velocity, 1e-10);
     for (int r = 0; r < rows.size(); ++r) BOOST_TEST(std::abs(rows[r].impulse - impulses[r]) <= 1e-10 * (1.0 + impulses.norm()));
   }
-  // A row's support holds the root paths of its bodies: the contact on body last - 1 does not reach
-  // coordinates outside them, and the runs are ascending and disjoint.
+  // A row's support runs are ascending and disjoint and hold every nonzero of Y (the sweeps read nothing
+  // else), and Y = L^-T J^T.
   for (int r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
     BOOST_TEST(row.support_runs >= 1);
     for (int t = 1; t < row.support_runs; ++t) BOOST_TEST(row.support[t].first > row.support[t - 1].last + 1);
+    Eigen::VectorXd outside = row.Y;
+    for (int t = 0; t < row.support_runs; ++t) {
+      outside.segment(row.support[t].first, row.support[t].last - row.support[t].first + 1).setZero();
+    }
+    BOOST_TEST(outside.isZero(0.0));
+    Eigen::VectorXd Lt_Y = row.Y;
+    multiplyByLTransposed(model, data, Lt_Y);
+    ABDYN_CHECK_NEAR(Lt_Y, row.J, 1e-12);
   }
 
   Eigen::VectorXd v = v_free;
   const PgsReport report = solveRowsPgs(model, data, rows, v, PgsSettings{20000, 1e-12, 1.0, false});
   BOOST_TEST_MESSAGE("factor coordinates: " << report.iterations << " sweeps, residual " << report.residual);
   BOOST_TEST(report.residual <= 1e-12);
-  checkBoundedMlcp(rows, massMatrix(model, data, q), v_free, v, 1e-10);
+  checkBoundedMlcp(rows, massMatrix(model, data, q), v_free, v, 1e-12);
 }
 
 // Bad arguments are an abdyn::InvalidArgument. A body outside the model names the builder and the

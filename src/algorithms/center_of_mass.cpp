@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/center_of_mass.hpp"
 
 #include "abdyn/error.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -62,7 +63,7 @@ const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Motion s = data.X_world[i].applyInverse(Motion(model.motionSubspace().col(k)));
+      const Motion s = internal::worldMotionColumn(model, data, k);
       data.J_com.col(k) = (subtree_mass[i] * s.linear() + s.angular().cross(subtree_moment[i])) / m;
     }
   }

@@ -2,14 +2,10 @@
 
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
-
-// S_k of joint i (body-i coordinates) in world coordinates about the world origin: X_world[i]^-1 S_k.
-Vector6 worldColumn(const Model& model, const Data& data, int i, int k) {
-  return data.X_world[i].applyInverse(Motion(model.motionSubspace().col(k))).vector();
-}
 
 // Fills data.J with the world-frame spatial Jacobian of `body`: the world columns of the coordinates on
 // the path to the root; zero elsewhere.
@@ -17,7 +13,7 @@ void worldJacobian(const Model& model, Data& data, int body) {
   data.J.setZero();
   for (int j = body; j > 0; j = model.parent(j)) {
     const Joint& joint = model.joint(j);
-    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) data.J.col(k) = worldColumn(model, data, j, k);
+    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) data.J.col(k) = internal::worldMotionColumn(model, data, k).vector();
   }
 }
 
@@ -54,10 +50,7 @@ void checkFrame(const Model& model, int frame, const char* function) {
 }  // namespace
 
 ABDYN_FLATTEN const Matrix6X& jointJacobians(const Model& model, Data& data) {
-  for (int i = 1; i < model.nbodies(); ++i) {
-    const Joint& joint = model.joint(i);
-    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) data.S_world.col(k) = worldColumn(model, data, i, k);
-  }
+  for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
   data.S_world_stamp = data.X_world_stamp;
   return data.S_world;
 }

@@ -106,10 +106,7 @@ void internal::markPathCoordinates(const Model& model, int body, std::vector<boo
 
 void internal::evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
                                    ConstraintKinematics& ck, const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian) {
-  const auto& S = model.motionSubspace();
-  for (const int k : ck.moved_coordinates) {
-    ck.S_world.col(k) = data.X_world[model.dofBody(k)].applyInverse(Motion(S.col(k))).vector();
-  }
+  for (const int k : ck.moved_coordinates) ck.S_world.col(k) = worldMotionColumn(model, data, k).vector();
   int row = 0;
   Matrix6X& G6 = ck.G6;
   for (const LoopClosure& c : constraints.loops) {

@@ -26,6 +26,12 @@ void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::Vec
 void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                          const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
 
+/// Velocity coordinate k's motion-subspace column in world coordinates about the world origin:
+/// X_world[i]^-1 S_k for the body i that k moves (needs data.X_world).
+inline Motion worldMotionColumn(const Model& model, const Data& data, int k) {
+  return data.X_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
+}
+
 /// Sets mask[k] for every velocity coordinate that moves `body` (its joint's and its ancestors' joints').
 void markPathCoordinates(const Model& model, int body, std::vector<bool>& mask);
 
