@@ -118,6 +118,7 @@ void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::Vect
 
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau);
   aba(model, data, q, v, tau, nullptr, options);
   return data.qdd;
@@ -126,6 +127,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau);
   internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, &f_ext, options);

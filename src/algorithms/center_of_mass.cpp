@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/center_of_mass.hpp"
 
 #include "abdyn/error.hpp"
+#include "internal/checks.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -25,12 +26,14 @@ Vector3 firstMomentInWorld(const Model& model, const Data& data) {
 }  // namespace
 
 Vector3 centerOfMass(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::centerOfMass");
   const double m = checkedTotalMass(model, "abdyn::centerOfMass");
   forwardKinematics(model, data, q);
   return firstMomentInWorld(model, data) / m;
 }
 
 Vector3 centerOfMassVelocity(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::centerOfMassVelocity");
   const double m = checkedTotalMass(model, "abdyn::centerOfMassVelocity");
   forwardKinematics(model, data, q, v);
   Vector3 p = Vector3::Zero();  // total linear momentum, world coordinates
@@ -43,6 +46,7 @@ Vector3 centerOfMassVelocity(const Model& model, Data& data, const Eigen::Vector
 }
 
 const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::centerOfMassJacobian");
   const double m = checkedTotalMass(model, "abdyn::centerOfMassJacobian");
   forwardKinematics(model, data, q);
   // Column k (a coordinate of joint j) moves j's whole subtree rigidly with the world-frame motion
@@ -71,6 +75,7 @@ const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen
 }
 
 double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::kineticEnergy");
   forwardKinematics(model, data, q, v);
   double T = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
@@ -78,11 +83,13 @@ double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, c
 }
 
 double potentialEnergy(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::potentialEnergy");
   forwardKinematics(model, data, q);
   return -model.gravity().linear().dot(firstMomentInWorld(model, data));
 }
 
 double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::mechanicalEnergy");
   forwardKinematics(model, data, q, v);
   double T = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
@@ -90,6 +97,7 @@ double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q
 }
 
 Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::spatialMomentum");
   forwardKinematics(model, data, q, v);
   Force h;
   for (int i = 1; i < model.nbodies(); ++i) h += data.X_world[i].applyInverse(model.inertia(i) * data.v[i]);

@@ -7,9 +7,29 @@
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
+namespace {
+
+// Coordinate k's strict ancestors (ascending) in the factor's pattern, and how many there are.
+const int* ancestors(const Model& model, const Data& data, int k) {
+  return data.factor_ancestors.data() + model.ancestorOffset(k);
+}
+int ancestorCount(const Model& model, int k) {
+  return static_cast<int>(model.ancestorOffset(k + 1) - model.ancestorOffset(k));
+}
+
+// The factor's storage exists once the mass matrix has been formed (massMatrix allocates it on big models).
+void checkFactorStorage(const Model& model, const Data& data, const char* function) {
+  if (data.factor_L.size() != model.ancestorPairs() || data.M.rows() != model.nv()) {
+    throw InvalidArgument(std::string(function) + ": argument 'data' holds no mass matrix yet: call abdyn::massMatrix" +
+                          " (and factorizeMassMatrix before a solve) first");
+  }
+}
+
+}  // namespace
 
 ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::massMatrix");
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
@@ -27,6 +47,7 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
   // instead of a transform per ancestor. The entries do not depend on the common frame, and no entry couples
   // two subtrees of the world; r's own coordinates (rather than the world's) spare r's transforms and keep a
   // floating base's axes the unit vectors.
+  reserveMassMatrix(model, data);
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();
   for (int i = 1; i < n; ++i) {
@@ -96,13 +117,20 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
   // pairs, so no fill-in occurs. Row k of L is packed along k's ancestors A_k (ascending); the ancestors of
   // its t-th entry i = A_k[t] are A_k[0..t), so eliminating k from row i is one contiguous update of the
   // first t entries of both packed rows.
+  internal::checkData(model, data, "abdyn::factorizeMassMatrix");
+  checkFactorStorage(model, data, "abdyn::factorizeMassMatrix");
+  internal::factorizeAtMassMatrix(model, data);
+}
+
+ABDYN_FLATTEN void internal::factorizeAtMassMatrix(const Model& model, Data& data) {
   double* __restrict L = data.factor_L.data();
   double* __restrict D = data.factor_D.data();
   for (int k = 0; k < model.nv(); ++k) {
     D[k] = data.M(k, k);
     double* __restrict lk = L + model.ancestorOffset(k);
     const double* mk = data.M.col(k).data();
-    for (const int j : model.ancestors(k)) *lk++ = mk[j];
+    const int* A = ancestors(model, data, k);
+    for (int t = 0, count = ancestorCount(model, k); t < count; ++t) lk[t] = mk[A[t]];
   }
   for (int k = model.nv() - 1; k >= 0; --k) {
     if (!(D[k] > 0.0)) {
@@ -111,8 +139,8 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
     }
     const double inverse_d = 1.0 / D[k];
     double* __restrict lk = L + model.ancestorOffset(k);
-    const int* A = model.ancestors(k).begin();
-    for (int t = model.ancestors(k).size() - 1; t >= 0; --t) {
+    const int* A = ancestors(model, data, k);
+    for (int t = ancestorCount(model, k) - 1; t >= 0; --t) {
       const int i = A[t];
       const double a = lk[t] * inverse_d;
       D[i] -= a * lk[t];
@@ -123,49 +151,83 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
   }
 }
 
-void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+// The products with L and the solves: checked at their public doors, unchecked (internal::) inside the solvers.
+void internal::multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = model.nv() - 1; k >= 0; --k) {
     const double* lk = data.factor_L.data() + model.ancestorOffset(k);
-    for (const int j : model.ancestors(k)) x[k] += *lk++ * x[j];
+    const int* A = ancestors(model, data, k);
+    for (int t = 0, count = ancestorCount(model, k); t < count; ++t) x[k] += lk[t] * x[A[t]];
   }
 }
 
-void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+void internal::multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = 0; k < model.nv(); ++k) {
     const double* lk = data.factor_L.data() + model.ancestorOffset(k);
-    for (const int j : model.ancestors(k)) x[j] += *lk++ * x[k];
+    const int* A = ancestors(model, data, k);
+    for (int t = 0, count = ancestorCount(model, k); t < count; ++t) x[A[t]] += lk[t] * x[k];
   }
 }
 
-ABDYN_FLATTEN void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+ABDYN_FLATTEN void internal::solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   double* __restrict xs = x.data();
   for (int k = 0; k < model.nv(); ++k) {  // coordinate k gathers from its ancestors
     const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
+    const int* __restrict A = ancestors(model, data, k);
     double sum = 0.0;
-    for (const int j : model.ancestors(k)) sum += *lk++ * xs[j];
+    for (int t = 0, count = ancestorCount(model, k); t < count; ++t) sum += lk[t] * xs[A[t]];
     xs[k] -= sum;
   }
 }
 
-ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+ABDYN_FLATTEN void internal::solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   double* __restrict xs = x.data();
   for (int k = model.nv() - 1; k >= 0; --k) {  // coordinate k feeds its ancestors
     const double xk = xs[k];
     if (xk == 0.0) continue;  // sparse right-hand sides (one row of a constraint Jacobian) skip most of the tree
     const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
-    for (const int j : model.ancestors(k)) xs[j] -= *lk++ * xk;
+    const int* __restrict A = ancestors(model, data, k);
+    for (int t = 0, count = ancestorCount(model, k); t < count; ++t) xs[A[t]] -= lk[t] * xk;
   }
 }
 
 void internal::solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   // M^-1 = L^-1 D^-1 L^-T.
-  solveLTransposed(model, data, x);
+  internal::solveLTransposed(model, data, x);
   x.array() /= data.factor_D.array();
-  solveL(model, data, x);
+  internal::solveL(model, data, x);
+}
+
+namespace {
+void checkFactorArguments(const Model& model, const Data& data, const Eigen::Ref<Eigen::VectorXd>& x,
+                          const char* function, const char* argument) {
+  internal::checkData(model, data, function);
+  checkFactorStorage(model, data, function);
+  internal::checkVector(x, model.nv(), function, argument);
+}
+}  // namespace
+
+void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  checkFactorArguments(model, data, x, "abdyn::multiplyByL", "x");
+  internal::multiplyByL(model, data, x);
+}
+
+void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  checkFactorArguments(model, data, x, "abdyn::multiplyByLTransposed", "x");
+  internal::multiplyByLTransposed(model, data, x);
+}
+
+void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  checkFactorArguments(model, data, x, "abdyn::solveL", "x");
+  internal::solveL(model, data, x);
+}
+
+void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+  checkFactorArguments(model, data, x, "abdyn::solveLTransposed", "x");
+  internal::solveLTransposed(model, data, x);
 }
 
 void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> b) {
-  internal::checkVector(b, model.nv(), "abdyn::solveMassMatrix", "b");
+  checkFactorArguments(model, data, b, "abdyn::solveMassMatrix", "b");
   internal::solveWithFactor(model, data, b);
 }
 

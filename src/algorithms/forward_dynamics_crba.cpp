@@ -11,10 +11,11 @@ namespace abdyn {
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
-  factorizeMassMatrix(model, data);
+  internal::factorizeAtMassMatrix(model, data);
   internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;
 }
@@ -22,22 +23,25 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   data.tmp_v.setZero();
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
-  factorizeMassMatrix(model, data);
+  internal::factorizeAtMassMatrix(model, data);
   internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
   return data.qdd;
 }
 
 const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                          const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::inverseMassMatrix");
   // ABA is linear in tau: at v = 0 without gravity, tau = e_k gives column k of M^-1. Run it for all
   // k at once. F_i (6 x nv): the bias force pA_i for each right-hand side, nonzero only in columns of
   // i's subtree; after the backward pass the same storage holds A_i, body i's acceleration per
   // right-hand side. Only the upper triangle (columns >= idx_v(i) in row block i) is computed.
   internal::checkConfiguration(model, q, "abdyn::inverseMassMatrix");
+  internal::reserveMassMatrix(model, data);
   using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();

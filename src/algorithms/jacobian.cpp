@@ -50,12 +50,14 @@ void checkFrame(const Model& model, int frame, const char* function) {
 }  // namespace
 
 ABDYN_FLATTEN const Matrix6X& jointJacobians(const Model& model, Data& data) {
+  internal::checkData(model, data, "abdyn::jointJacobians");
   for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
   data.S_world_stamp = data.X_world_stamp;
   return data.S_world;
 }
 
 const Matrix6X& frameJacobian(const Model& model, Data& data, const Eigen::VectorXd& q, int frame, ReferenceFrame rf) {
+  internal::checkData(model, data, "abdyn::frameJacobian");
   checkFrame(model, frame, "abdyn::frameJacobian");
   forwardKinematics(model, data, q);
   worldJacobian(model, data, model.frame(frame).body);
@@ -65,6 +67,7 @@ const Matrix6X& frameJacobian(const Model& model, Data& data, const Eigen::Vecto
 
 const Matrix6X& frameJacobianTimeVariation(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, int frame, ReferenceFrame rf) {
+  internal::checkData(model, data, "abdyn::frameJacobianTimeVariation");
   checkFrame(model, frame, "abdyn::frameJacobianTimeVariation");
   forwardKinematics(model, data, q, v);
   const int body = model.frame(frame).body;
@@ -107,6 +110,7 @@ const Matrix6X& frameJacobianTimeVariation(const Model& model, Data& data, const
 
 Motion frameJacobianTimeVariationTimesV(const Model& model, Data& data, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, int frame, ReferenceFrame rf) {
+  internal::checkData(model, data, "abdyn::frameJacobianTimeVariationTimesV");
   checkFrame(model, frame, "abdyn::frameJacobianTimeVariationTimesV");
   data.tmp_v.setZero();
   forwardKinematics(model, data, q, v, data.tmp_v);

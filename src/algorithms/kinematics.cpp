@@ -39,14 +39,24 @@ Motion expressAt(const Model& model, const Data& data, int frame, const Motion& 
   return m_body;
 }
 
+// The functions that take Data without its Model check the body against Data's own size.
+void checkDataBody(const Data& data, int body, const char* function) {
+  if (body < 0 || static_cast<std::size_t>(body) >= data.X_world.size()) {
+    throw InvalidArgument(std::string(function) + ": argument 'body' is " + std::to_string(body) + ", data has bodies 0 to " +
+                          std::to_string(static_cast<long long>(data.X_world.size()) - 1));
+  }
+}
+
 }  // namespace
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::forwardKinematics");
   internal::checkConfiguration(model, q, "abdyn::forwardKinematics");
   positions(model, data, q);
 }
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::forwardKinematics");
   internal::checkConfiguration(model, q, "abdyn::forwardKinematics");
   internal::checkVector(v, model.nv(), "abdyn::forwardKinematics", "v");
   positions(model, data, q);
@@ -58,6 +68,7 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        const Eigen::VectorXd& qdd) {
+  internal::checkData(model, data, "abdyn::forwardKinematics");
   internal::checkConfiguration(model, q, "abdyn::forwardKinematics");
   internal::checkVector(v, model.nv(), "abdyn::forwardKinematics", "v");
   internal::checkVector(qdd, model.nv(), "abdyn::forwardKinematics", "qdd");
@@ -82,25 +93,33 @@ void internal::worldTransformsAtTransforms(const Model& model, Data& data) {
 }
 
 Plx frameTransform(const Model& model, const Data& data, int frame) {
+  internal::checkData(model, data, "abdyn::frameTransform");
   const Frame& F = model.frame(frame);
   return F.X_frame_body * data.X_world[F.body];
 }
 
 Eigen::Isometry3d framePose(const Model& model, const Data& data, int frame) {
+  internal::checkData(model, data, "abdyn::framePose");
   return frameTransform(model, data, frame).toPose();
 }
 
-Eigen::Isometry3d bodyPose(const Data& data, int body) { return data.X_world[body].toPose(); }
+Eigen::Isometry3d bodyPose(const Data& data, int body) {
+  checkDataBody(data, body, "abdyn::bodyPose");
+  return data.X_world[body].toPose();
+}
 
 Motion frameVelocity(const Model& model, const Data& data, int frame, ReferenceFrame rf) {
+  internal::checkData(model, data, "abdyn::frameVelocity");
   return expressAt(model, data, frame, data.v[model.frame(frame).body], rf);
 }
 
 Motion frameAcceleration(const Model& model, const Data& data, int frame, ReferenceFrame rf) {
+  internal::checkData(model, data, "abdyn::frameAcceleration");
   return expressAt(model, data, frame, data.a[model.frame(frame).body], rf);
 }
 
 Vector3 frameClassicalAcceleration(const Model& model, const Data& data, int frame) {
+  internal::checkData(model, data, "abdyn::frameClassicalAcceleration");
   const Frame& F = model.frame(frame);
   const Motion v = F.X_frame_body.apply(data.v[F.body]);
   const Motion a = F.X_frame_body.apply(data.a[F.body]);
@@ -110,6 +129,7 @@ Vector3 frameClassicalAcceleration(const Model& model, const Data& data, int fra
 }
 
 Vector3 pointClassicalAcceleration(const Data& data, int body, const Vector3& point_in_body) {
+  checkDataBody(data, body, "abdyn::pointClassicalAcceleration");
   const Plx X_P_B = Plx::translation(point_in_body);
   const Motion v = X_P_B.apply(data.v[body]);
   const Motion a = X_P_B.apply(data.a[body]);

@@ -50,6 +50,7 @@ void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::Vect
 
 const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::inverseDynamics");
   checkInputs(model, q, v, "abdyn::inverseDynamics");
   internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
   rnea(model, data, q, &v, &qdd, nullptr, options);
@@ -59,6 +60,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eig
 const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::inverseDynamics");
   checkInputs(model, q, v, "abdyn::inverseDynamics");
   internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
   internal::checkForces(model, f_ext, "abdyn::inverseDynamics");
@@ -68,12 +70,14 @@ const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eig
 
 const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::nonlinearEffects");
   checkInputs(model, q, v, "abdyn::nonlinearEffects");
   rnea(model, data, q, &v, nullptr, nullptr, options);
   return data.tau;
 }
 
 const Eigen::VectorXd& gravityTorques(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::gravityTorques");
   internal::checkConfiguration(model, q, "abdyn::gravityTorques");
   rnea(model, data, q, nullptr, nullptr, nullptr, DynamicsOptions{});
   return data.tau;

@@ -222,7 +222,7 @@ void jacobianAndFactor(const Model& model, Data& data, ConstrainedDynamicsData& 
   forwardKinematics(model, data, q);
   internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, false);
   internal::massMatrixAtTransforms(model, data, options);
-  factorizeMassMatrix(model, data);
+  internal::factorizeAtMassMatrix(model, data);
 }
 
 // Group g's six (padded) rows of cd.Yt at coordinate j.
@@ -247,8 +247,8 @@ ABDYN_FLATTEN void factorizedSchur(const Model& model, const Data& data, Constra
     for (const int* k = last; k != first;) {  // Y = L^-T Y: each coordinate feeds its ancestors, deepest first
       --k;
       const Vector6 yk = groupColumn(cd.Yt, g, *k);
-      const double* lk = data.factor_L.data() + model.ancestorOffset(*k);
-      for (const int j : model.ancestors(*k)) groupColumn(cd.Yt, g, j) -= *lk++ * yk;
+      const std::int64_t begin = model.ancestorOffset(*k), end = model.ancestorOffset(*k + 1);
+      for (std::int64_t t = begin; t < end; ++t) groupColumn(cd.Yt, g, data.factor_ancestors[t]) -= data.factor_L[t] * yk;
     }
   }
   for (int a = 0; a < groups; ++a) {
@@ -300,7 +300,7 @@ void addYTimesLambda(const ConstrainedDynamicsData& cd, Eigen::VectorXd& x) {
 // x = L^-1 D^-1 x: the second half of a solve with M.
 void finishSolve(const Model& model, const Data& data, Eigen::VectorXd& x) {
   x.array() /= data.factor_D.array();
-  solveL(model, data, x);
+  internal::solveL(model, data, x);
 }
 
 // The row groups of the Factorized solver and their supports (ConstrainedDynamicsData's fields).
@@ -376,6 +376,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstraintSet& constraints, const Eigen::VectorXd& q,
                                                   const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                                   const ConstrainedDynamicsSettings& settings) {
+  internal::checkData(model, data, "abdyn::forwardDynamicsConstrained");
   const char* fn = "abdyn::forwardDynamicsConstrained";
   checkSizes(cd, model, constraints, fn);
   checkSettings(settings, fn);
@@ -399,10 +400,10 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
 
   if (factorized) {
     internal::massMatrixAtTransforms(model, data, settings.dynamics);
-    factorizeMassMatrix(model, data);
+    internal::factorizeAtMassMatrix(model, data);
     factorizedSchur(model, data, cd, k.G, settings.cfm);
     cd.column = tau - data.tau;
-    solveLTransposed(model, data, cd.column);  // b~ = L^-T (tau - h), so that qdd0 = L^-1 D^-1 b~
+    internal::solveLTransposed(model, data, cd.column);  // b~ = L^-T (tau - h), so that qdd0 = L^-1 D^-1 b~
     cd.eta = cd.rhs;
     subtractGTimesSolve(data, cd, cd.column, cd.eta);  // eta = rhs - G qdd0
     solveMultipliers(model, cd, settings);
@@ -436,6 +437,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
                                          const ConstraintSet& constraints, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& v_minus, double restitution,
                                          const ConstrainedDynamicsSettings& settings) {
+  internal::checkData(model, data, "abdyn::constrainedImpact");
   const char* fn = "abdyn::constrainedImpact";
   checkSizes(cd, model, constraints, fn);
   checkSettings(settings, fn);
@@ -485,6 +487,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
 
 int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                      Eigen::VectorXd& q, double tolerance, int max_iterations) {
+  internal::checkData(model, data, "abdyn::projectPositions");
   const char* fn = "abdyn::projectPositions";
   checkSizes(cd, model, constraints, fn);
   if (!(tolerance > 0.0) || max_iterations < 1) {
@@ -511,6 +514,7 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
 
 void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                        const Eigen::VectorXd& q, Eigen::VectorXd& v, const DynamicsOptions& options) {
+  internal::checkData(model, data, "abdyn::projectVelocities");
   const char* fn = "abdyn::projectVelocities";
   checkSizes(cd, model, constraints, fn);
   internal::checkVector(v, model.nv(), fn, "v");

@@ -280,6 +280,7 @@ ConstraintKinematics::ConstraintKinematics(const Model& model, const ConstraintS
 
 void constraintJacobian(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                         const Eigen::VectorXd& q) {
+  internal::checkData(model, data, "abdyn::constraintJacobian");
   internal::checkConfiguration(model, q, "abdyn::constraintJacobian");
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
     throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
@@ -290,6 +291,7 @@ void constraintJacobian(const Model& model, Data& data, const ConstraintSet& con
 
 void constraintKinematics(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  internal::checkData(model, data, "abdyn::constraintKinematics");
   internal::checkConfiguration(model, q, "abdyn::constraintKinematics");
   internal::checkVector(v, model.nv(), "abdyn::constraintKinematics", "v");
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {

@@ -131,6 +131,7 @@ void addContactRows(RowSet& rows, const Model& model, const Data& data, const Ei
 
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base) {
+  internal::checkData(model, data, "abdyn::addGroundContactRows");
   internal::checkWorldColumns(data, "abdyn::addGroundContactRows");
   const Vector3 up = Vector3::UnitZ();
   Vector3 points[kContactPointsPerGeometry];
@@ -155,6 +156,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
 
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base) {
+  internal::checkData(model, data, "abdyn::addBodyContactRows");
   internal::checkWorldColumns(data, "abdyn::addBodyContactRows");
   Vector3 points[kContactPointsPerGeometry];
   int contacts = 0;

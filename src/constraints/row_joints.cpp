@@ -55,6 +55,7 @@ void addLimitRows(RowSet& rows, const Model& model, const Data& data, const RowJ
 
 void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, double erp, double cfm,
                  double h, std::int64_t key_base) {
+  internal::checkData(model, data, "abdyn::addRowJoint");
   internal::checkBody(model, joint.body_a, "abdyn::addRowJoint", "joint.body_a");
   internal::checkBody(model, joint.body_b, "abdyn::addRowJoint", "joint.body_b");
   internal::checkWorldColumns(data, "abdyn::addRowJoint");

@@ -8,6 +8,8 @@
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/logging.hpp"
+#include "internal/checks.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -382,7 +384,7 @@ void findNonzeroSpan(ConstraintRow& row) {
 void prepareInFactorCoordinates(const Model& model, const Data& data, ConstraintRow& row) {
   constexpr int kGap = 4;
   row.Y = row.J;
-  solveLTransposed(model, data, row.Y);
+  internal::solveLTransposed(model, data, row.Y);
   row.Dinv_Y = row.Y.cwiseQuotient(data.factor_D);
   row.support_runs = 0;
   const int nv = static_cast<int>(row.Y.size());
@@ -407,6 +409,7 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
 
 PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen::VectorXd& v,
                        const PgsSettings& settings) {
+  internal::checkData(model, data, "abdyn::solveRowsPgs");
   checkSettings(rows, v, settings);
   if (v.size() != model.nv()) {
     throw InvalidArgument("abdyn::solveRowsPgs: v has " + std::to_string(v.size()) + " entries, model '" + model.name() +
@@ -420,9 +423,9 @@ PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen
     findNonzeroSpan(rows[r]);
     prepareInFactorCoordinates(model, data, rows[r]);
   }
-  multiplyByL(model, data, v);  // v becomes z = L v, and back below
+  internal::multiplyByL(model, data, v);  // v becomes z = L v, and back below
   const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);
-  solveL(model, data, v);
+  internal::solveL(model, data, v);
   return report;
 }
 

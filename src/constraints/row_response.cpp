@@ -1,7 +1,9 @@
 #include "abdyn/constraints/row_response.hpp"
 
 #include "abdyn/algorithms/crba.hpp"
+#include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -16,6 +18,14 @@ RowResponse::RowResponse(const Model& model)
       ancestor_pairs_(model.ancestorPairs()),
       nbodies_(model.nbodies()) {}
 
+void RowResponse::checkModel(const Model& model, const Data& data, const char* function) const {
+  internal::checkData(model, data, function);
+  if (nbodies_ != model.nbodies() || u_.size() != model.nv()) {
+    throw InvalidArgument(std::string(function) + ": this RowResponse was built for another model (" +
+                          std::to_string(nbodies_) + " bodies, not " + std::to_string(model.nbodies()) + ")");
+  }
+}
+
 ResponseMethod RowResponse::choose(ResponseMethod requested) const {
   if (requested != ResponseMethod::Automatic) return requested;
   return ancestor_pairs_ <= 20L * nbodies_ ? ResponseMethod::Factorized : ResponseMethod::Articulated;
@@ -23,6 +33,7 @@ ResponseMethod RowResponse::choose(ResponseMethod requested) const {
 
 ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x,
                                    Eigen::VectorXd& out) {
+  checkModel(model, data, "abdyn::RowResponse::applyInverseMass");
   const auto& S = model.motionSubspace();
   const int n = model.nbodies();
   for (int i = 0; i < n; ++i) p_[i] = Force::Zero();
@@ -65,10 +76,12 @@ ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data&
 }
 
 void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows) {
+  checkModel(model, data, "abdyn::RowResponse::articulated");
   for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows[r].Minv_Jt);
 }
 
 void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows) {
+  checkModel(model, data, "abdyn::RowResponse::factorized");
   for (int r = 0; r < rows.size(); ++r) {
     rows[r].Minv_Jt = rows[r].J;
     solveMassMatrix(model, data, rows[r].Minv_Jt);
@@ -77,8 +90,9 @@ void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows)
 
 void RowResponse::dense(const Model& model, Data& data, const Eigen::VectorXd& q, RowSet& rows,
                         const DynamicsOptions& options) {
+  checkModel(model, data, "abdyn::RowResponse::dense");
   massMatrix(model, data, q, options);
-  factorizeMassMatrix(model, data);
+  internal::factorizeAtMassMatrix(model, data);
   factorized(model, data, rows);
 }
 

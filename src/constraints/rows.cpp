@@ -63,6 +63,7 @@ ConstraintRow& addPairRow(RowSet& rows, const Model& model, const Data& data, in
 
 ABDYN_FLATTEN void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
                                   Eigen::VectorXd& J) {
+  internal::checkData(model, data, "abdyn::addWrenchToRow");
   internal::checkBody(model, body, "abdyn::addWrenchToRow", "body");
   internal::checkWorldColumns(data, "abdyn::addWrenchToRow");
   for (int i = body; i > 0; i = model.parent(i)) addJointColumns(model, data, i, f_world, sign, J);
@@ -70,11 +71,13 @@ ABDYN_FLATTEN void addWrenchToRow(const Model& model, const Data& data, int body
 
 ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                             const Vector3& p_world, const Vector3& n_world) {
+  internal::checkData(model, data, "abdyn::addLinearRow");
   return addPairRow(rows, model, data, body_a, body_b, Force(p_world.cross(n_world), n_world), "abdyn::addLinearRow");
 }
 
 ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                              const Vector3& a_world) {
+  internal::checkData(model, data, "abdyn::addAngularRow");
   return addPairRow(rows, model, data, body_a, body_b, Force(a_world, Vector3::Zero()), "abdyn::addAngularRow");
 }
 

@@ -23,6 +23,7 @@ ImplicitMidpoint::ImplicitMidpoint(const Model& model, const ImplicitMidpointSet
   if (!(settings.tolerance > 0.0) || settings.max_iterations < 1 || !(settings.difference_step > 0.0)) {
     throw InvalidArgument("abdyn::ImplicitMidpoint: settings need tolerance > 0, max_iterations >= 1 and difference_step > 0");
   }
+  internal::warnUnenforcedMimics(model, "abdyn::ImplicitMidpoint");
 }
 
 template <class TauAt>
@@ -71,6 +72,7 @@ void ImplicitMidpoint::advance(const Model& model, Data& data, Eigen::VectorXd& 
 
 void ImplicitMidpoint::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                             const Eigen::VectorXd& tau, double h, const DynamicsOptions& options) {
+  internal::checkIntegratorStep(model, data, dv_.size(), q, v, "abdyn::ImplicitMidpoint::step");
   internal::checkVector(tau, model.nv(), "abdyn::ImplicitMidpoint::step", "tau");
   advance(model, data, q, v, [&tau](const Eigen::VectorXd&, const Eigen::VectorXd&) -> const Eigen::VectorXd& { return tau; },
           h, options);
@@ -78,6 +80,7 @@ void ImplicitMidpoint::step(const Model& model, Data& data, Eigen::VectorXd& q, 
 
 void ImplicitMidpoint::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                             const JointForceFunction& tau, double h, const DynamicsOptions& options) {
+  internal::checkIntegratorStep(model, data, dv_.size(), q, v, "abdyn::ImplicitMidpoint::step");
   advance(model, data, q, v,
           [this, &tau](const Eigen::VectorXd& q_at, const Eigen::VectorXd& v_at) -> const Eigen::VectorXd& {
             tau(q_at, v_at, tau_);

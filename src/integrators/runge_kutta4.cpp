@@ -13,10 +13,13 @@ RungeKutta4::RungeKutta4(const Model& model)
       k_sum_(model.nv()),
       a_sum_(model.nv()),
       k_(model.nv()),
-      a_(model.nv()) {}
+      a_(model.nv()) {
+  internal::warnUnenforcedMimics(model, "abdyn::RungeKutta4");
+}
 
 void RungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                        const Eigen::VectorXd& tau, double h, const DynamicsOptions& options) {
+  internal::checkIntegratorStep(model, data, k_.size(), q, v, "abdyn::RungeKutta4::step");
   internal::checkVector(tau, model.nv(), "abdyn::RungeKutta4::step", "tau");
   internal::checkTimeStep(h, "abdyn::RungeKutta4::step");
   // Butcher tableau of the classical method: stage s starts at c_s = (0, 1/2, 1/2, 1) along the

@@ -6,10 +6,11 @@
 
 namespace abdyn {
 
-SemiImplicitEuler::SemiImplicitEuler(const Model& model) : tau_(model.nv()) {}
+SemiImplicitEuler::SemiImplicitEuler(const Model& model) : tau_(model.nv()) { internal::warnUnenforcedMimics(model, "abdyn::SemiImplicitEuler"); }
 
 void SemiImplicitEuler::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                              const Eigen::VectorXd& tau, double h, const DynamicsOptions& options) {
+  internal::checkIntegratorStep(model, data, tau_.size(), q, v, "abdyn::SemiImplicitEuler::step");
   internal::checkTimeStep(h, "abdyn::SemiImplicitEuler::step");
   v += h * forwardDynamics(model, data, q, v, tau, options);
   integrate(model, q, v, h, q);
@@ -17,6 +18,7 @@ void SemiImplicitEuler::step(const Model& model, Data& data, Eigen::VectorXd& q,
 
 void SemiImplicitEuler::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v,
                              const JointForceFunction& tau, double h, const DynamicsOptions& options) {
+  internal::checkIntegratorStep(model, data, tau_.size(), q, v, "abdyn::SemiImplicitEuler::step");
   tau(q, v, tau_);
   step(model, data, q, v, tau_, h, options);
 }

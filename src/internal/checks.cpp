@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cmath>
 
+#include "abdyn/logging.hpp"
+
 namespace abdyn {
 namespace {
 #ifdef NDEBUG
@@ -20,6 +22,38 @@ namespace internal {
 void throwSizeError(const char* function, const char* argument, Eigen::Index actual, Eigen::Index expected) {
   throw InvalidArgument(std::string(function) + ": argument '" + argument + "' has size " + std::to_string(actual) +
                         ", expected " + std::to_string(expected));
+}
+
+void throwForeignData(const Model& model, const Data& data, const char* function) {
+  throw InvalidArgument(std::string(function) + ": argument 'data' was built for another model (" +
+                        std::to_string(data.X_up.size()) + " bodies, nv = " + std::to_string(data.qdd.size()) +
+                        ", not model '" + model.name() + "' with " + std::to_string(model.nbodies()) +
+                        " bodies, nv = " + std::to_string(model.nv()) + "): build one with abdyn::Data data(model)");
+}
+
+void checkIntegratorStep(const Model& model, const Data& data, Eigen::Index workspace_nv, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& v, const char* function) {
+  checkData(model, data, function);
+  if (workspace_nv != model.nv()) {
+    throw InvalidArgument(std::string(function) + ": the integrator was built for another model (nv = " +
+                          std::to_string(workspace_nv) + ", not model '" + model.name() + "' with nv = " +
+                          std::to_string(model.nv()) + ")");
+  }
+  checkConfiguration(model, q, function);
+  checkVector(v, model.nv(), function, "v");
+}
+
+void warnUnenforcedMimics(const Model& model, const char* integrator) {
+  if (model.mimics().empty()) return;
+  std::string names;
+  for (const MimicCoupling& m : model.mimics()) {
+    names += (names.empty() ? "'" : ", '") + model.joint(m.follower).name + "' = " + std::to_string(m.multiplier) +
+             " '" + model.joint(m.leader).name + "' + " + std::to_string(m.offset);
+  }
+  logger()->warn("{}: model '{}' declares {} mimic coupling(s) ({}), which this unconstrained integrator does NOT "
+                 "enforce: the coupled joints move freely. Use abdyn::Simulator (its mimic rows), or "
+                 "forwardDynamicsConstrained with ConstraintSet::fromMimics(model), to keep them coupled",
+                 integrator, model.name(), model.mimics().size(), names);
 }
 
 void throwStaleWorldColumns(const Data& data, const char* function) {

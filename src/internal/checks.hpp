@@ -40,6 +40,14 @@ inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, con
   if (checkedMode() && model.hasQuaternions()) checkQuaternions(model, q, function);
 }
 
+[[noreturn]] void throwForeignData(const Model& model, const Data& data, const char* function);
+
+/// Checks that `data` was built for `model` (O(1): the model's structure key), so that no algorithm reads or
+/// writes past a Data sized for another model. Every public function that takes (model, data) calls it.
+inline void checkData(const Model& model, const Data& data, const char* function) {
+  if (data.model_key != model.structureKey()) throwForeignData(model, data, function);
+}
+
 [[noreturn]] void throwStaleWorldColumns(const Data& data, const char* function);
 [[noreturn]] void throwBodyError(const Model& model, int body, const char* function, const char* argument);
 
@@ -53,6 +61,15 @@ inline void checkWorldColumns(const Data& data, const char* function) {
 inline void checkBody(const Model& model, int body, const char* function, const char* argument) {
   if (body < 0 || body >= model.nbodies()) throwBodyError(model, body, function, argument);
 }
+
+/// The checks at the door of an integrator's step: data and the integrator's workspace (whose velocity
+/// size is workspace_nv) belong to the model, and q and v have its sizes.
+void checkIntegratorStep(const Model& model, const Data& data, Eigen::Index workspace_nv, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& v, const char* function);
+
+/// Mimic couplings are constraints that an unconstrained integrator does not enforce: it logs a warning
+/// once, when it is built for a model that declares some, naming them and what enforces them instead.
+void warnUnenforcedMimics(const Model& model, const char* integrator);
 
 /// Checks a time step: positive and finite.
 inline void checkTimeStep(double h, const char* function) {

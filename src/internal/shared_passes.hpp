@@ -11,11 +11,23 @@
 
 namespace abdyn::internal {
 
+/// Allocates data's mass-matrix workspace (M, M^-1 and its scratch, the factor and its pattern) unless it
+/// is there already: at construction for small models, else on the first call that needs it (data.hpp).
+void reserveMassMatrix(const Model& model, Data& data);
+
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
 
 /// data.X_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
 void worldTransformsAtTransforms(const Model& model, Data& data);
+
+/// factorizeMassMatrix and the products and solves with L (crba.hpp) without their argument checks, for
+/// the solvers that call them on their own, already checked, Data.
+void factorizeAtMassMatrix(const Model& model, Data& data);
+void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 
 /// x = M^-1 x with the factor of factorizeMassMatrix, without solveMassMatrix's argument checks: inside
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.

@@ -23,6 +23,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/model_builder.hpp"
+#include "internal/xml_limits.hpp"
 
 namespace abdyn {
 namespace {
@@ -561,6 +562,7 @@ class LinkGraphRelease {
 };
 
 Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options) {
+  internal::checkXmlLimits(xml, source);  // before any parser sees the text
   const urdf::ModelInterfaceSharedPtr robot = parseWithUrdfdom(xml, source);
   const LinkGraphRelease release(*robot);
   Model model = UrdfLoader(*robot, source, options).load();
@@ -577,6 +579,7 @@ Model loadUrdf(const std::string& path, const UrdfOptions& options) {
   const std::filesystem::file_type type = std::filesystem::status(path, ec).type();
   if (type == std::filesystem::file_type::not_found) throw Error(path + ": cannot read the URDF file: no such file");
   if (type == std::filesystem::file_type::directory) throw Error(path + ": cannot read the URDF file: it is a directory");
+  internal::checkXmlFileSize(path);
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -9,6 +9,7 @@
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/euler.hpp"
+#include "internal/xml_limits.hpp"
 
 namespace abdyn {
 namespace {
@@ -18,6 +19,7 @@ class LoopReader {
   LoopReader(const Model& model, std::string source) : model_(model), source_(std::move(source)) {}
 
   ConstraintSet read(const std::string& xml) {
+    internal::checkXmlLimits(xml, source_);  // before tinyxml2 sees the text
     tinyxml2::XMLDocument doc;
     if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
       throw Error(source_ + ": malformed XML: " + (doc.ErrorStr() ? doc.ErrorStr() : "parse error"));
@@ -133,6 +135,7 @@ class LoopReader {
 }  // namespace
 
 ConstraintSet loadUrdfLoops(const std::string& path, const Model& model) {
+  internal::checkXmlFileSize(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot read the URDF file");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

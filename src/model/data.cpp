@@ -1,8 +1,10 @@
 #include "abdyn/model/data.hpp"
 
+#include "internal/shared_passes.hpp"
+
 namespace abdyn {
 
-Data::Data(const Model& model) {
+Data::Data(const Model& model) : model_key(model.structureKey()) {
   const int n = model.nbodies();
   const int nv = model.nv();
   X_up.assign(n, Plx());
@@ -28,13 +30,30 @@ Data::Data(const Model& model) {
   Dinv_block.setZero(nv, 6);
   tau.setZero(nv);
   qdd.setZero(nv);
-  M.setZero(nv, nv);
-  factor_L.setZero(model.ancestorPairs());
   factor_D.setZero(nv);
-  Minv.setZero(nv, nv);
-  Minv_F.assign(n, Matrix6X::Zero(6, nv));
-  Minv_tmp.setZero(6, nv);
   tmp_v.setZero(nv);
+  if (nv <= kEagerMassMatrixDofs) internal::reserveMassMatrix(model, *this);
+}
+
+void internal::reserveMassMatrix(const Model& model, Data& data) {
+  const int nv = model.nv();
+  if (data.M.rows() == nv && data.factor_L.size() == model.ancestorPairs()) return;
+  data.M.setZero(nv, nv);
+  data.Minv.setZero(nv, nv);
+  data.Minv_F.assign(model.nbodies(), Matrix6X::Zero(6, nv));
+  data.Minv_tmp.setZero(6, nv);
+  data.factor_L.setZero(model.ancestorPairs());
+  // Coordinate k's strict ancestors, ascending: its dof parent's list followed by the dof parent itself.
+  data.factor_ancestors.resize(static_cast<std::size_t>(model.ancestorPairs()));
+  for (int k = 0; k < nv; ++k) {
+    const int p = model.dofParent(k);
+    if (p < 0) continue;
+    int* row = data.factor_ancestors.data() + model.ancestorOffset(k);
+    const int* parent_row = data.factor_ancestors.data() + model.ancestorOffset(p);
+    const std::int64_t parent_count = model.ancestorOffset(p + 1) - model.ancestorOffset(p);
+    for (std::int64_t t = 0; t < parent_count; ++t) row[t] = parent_row[t];
+    row[parent_count] = p;
+  }
 }
 
 }  // namespace abdyn

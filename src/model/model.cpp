@@ -31,6 +31,11 @@ int Model::frameId(const std::string& name) const {
   return it->second;
 }
 
+void Model::throwIndexError(const char* accessor, int index, std::size_t count) const {
+  throw InvalidArgument("abdyn::Model::" + std::string(accessor) + "(" + std::to_string(index) + "): index out of range for model '" +
+                        name_ + "' (valid: 0 to " + std::to_string(static_cast<long long>(count) - 1) + ")");
+}
+
 Model Model::withGravity(const Vector3& g) const {
   if (!g.allFinite()) throw InvalidArgument("abdyn::Model::withGravity: gravity is not finite");
   Model copy(*this);

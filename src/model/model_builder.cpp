@@ -194,15 +194,33 @@ Model ModelBuilder::build() const {
 
   m.dof_run_start_.resize(m.nv_);
   for (int k = 0; k < m.nv_; ++k) m.dof_run_start_[k] = (k > 0 && m.dof_parent_[k] == k - 1) ? m.dof_run_start_[k - 1] : k;
-  m.ancestor_list_.clear();
-  m.ancestor_list_offset_.assign(m.nv_ + 1, 0);
+  // Coordinate k's strict ancestors number one more than its dof parent's; their running sum places each
+  // packed row. O(nv) here: the pairs themselves are listed only where the factor is needed (Data).
+  m.ancestor_offset_.assign(static_cast<std::size_t>(m.nv_) + 1, 0);
+  std::vector<std::int64_t> depth(m.nv_, 0);
   for (int k = 0; k < m.nv_; ++k) {
-    m.ancestor_list_offset_[k] = static_cast<int>(m.ancestor_list_.size());
-    const std::size_t start = m.ancestor_list_.size();
-    for (int j = m.dof_parent_[k]; j >= 0; j = m.dof_parent_[j]) m.ancestor_list_.push_back(j);
-    std::reverse(m.ancestor_list_.begin() + static_cast<std::ptrdiff_t>(start), m.ancestor_list_.end());
+    depth[k] = m.dof_parent_[k] >= 0 ? depth[m.dof_parent_[k]] + 1 : 0;
+    m.ancestor_offset_[k + 1] = m.ancestor_offset_[k] + depth[k];
   }
-  m.ancestor_list_offset_[m.nv_] = static_cast<int>(m.ancestor_list_.size());
+
+  // FNV-1a over the structure that sizes and shapes Data: counts, parents, joint types and layout.
+  std::uint64_t key = 14695981039346656037ull;
+  const auto mix = [&key](std::int64_t x) {
+    for (int b = 0; b < 8; ++b) {
+      key ^= static_cast<std::uint64_t>(x >> (8 * b)) & 0xffu;
+      key *= 1099511628211ull;
+    }
+  };
+  mix(n);
+  mix(m.nq_);
+  mix(m.nv_);
+  for (int i = 1; i < n; ++i) {
+    mix(m.parent_[i]);
+    mix(static_cast<std::int64_t>(m.joints_[i].type));
+    mix(m.joints_[i].idx_q);
+    mix(m.joints_[i].idx_v);
+  }
+  m.structure_key_ = key;
 
   m.last_subtree_dof_.assign(n, -1);
   for (int i = n - 1; i >= 1; --i) {

@@ -14,6 +14,7 @@
 // in the factor's coordinates (row_pgs.hpp), which the Simulator uses on this path, needs only the
 // sparse first half, L^-T J^T, and computes it itself.
 
+#include <cstdint>
 #include <vector>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
@@ -42,10 +43,12 @@ class RowResponse {
   void applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x, Eigen::VectorXd& out);
 
  private:
+  // Throws abdyn::InvalidArgument unless data and this RowResponse were built for model.
+  void checkModel(const Model& model, const Data& data, const char* function) const;
   std::vector<Force> p_;   // per body: propagated impulse bias, body coordinates
   std::vector<Motion> a_;  // per body: velocity change, body coordinates
   Eigen::VectorXd u_;      // per coordinate: x - S^T p
-  long ancestor_pairs_ = 0;  // nnz of L below the diagonal
+  std::int64_t ancestor_pairs_ = 0;  // nnz of L below the diagonal
   int nbodies_ = 0;
 };
 

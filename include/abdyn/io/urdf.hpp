@@ -30,7 +30,10 @@
 // Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects, a structure that
 // is not one tree, a non-finite number, a negative mass, an invalid inertia, a zero axis, a lower limit
 // above the upper one, a moving joint that moves no mass -- throws abdyn::Error. Its message starts with
-// the source (the path, or "<string>") and names the link or joint at fault. Nothing is printed:
+// the source (the path, or "<string>") and names the link or joint at fault. Before any XML parser sees the
+// text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB, elements nested 100 deep, 256
+// attributes on one element, 8 million elements), which would otherwise overflow the parsers' stack or keep
+// them busy for minutes; loadUrdfLoops applies the same limits. Nothing is printed:
 // urdfdom's console output is routed to abdyn::logger() (see logging.hpp) while a file loads.
 
 #include <string>

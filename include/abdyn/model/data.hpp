@@ -1,7 +1,13 @@
 #pragma once
 // Data: the per-call workspace of the algorithms for one Model. `Data data(model)` allocates
 // everything once; after that no algorithm allocates. One Model may be shared read-only by many
-// threads, each with its own Data.
+// threads, each with its own Data. Every algorithm rejects a Data built for another model (model_key).
+//
+// Memory: the recursive algorithms (kinematics, RNEA, ABA) need O(n) workspace. The mass-matrix
+// workspace (M, M^-1 and its 6 x nv per-body scratch, and the L^T D L factor with its pattern, O(nv^2)
+// and O(nv * depth)) is allocated here too when nv <= kEagerMassMatrixDofs; for bigger models the first
+// call that needs it (massMatrix, factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix) allocates
+// it, so that a 10^6-body chain runs ABA in O(n) memory.
 //
 // Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
 // the name says otherwise (a trailing _world: world coordinates, about the world origin).
@@ -23,6 +29,11 @@ using Matrix3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 class Data {
  public:
   explicit Data(const Model& model);
+
+  /// Models with at most this many velocity coordinates get the mass-matrix workspace at construction.
+  static constexpr int kEagerMassMatrixDofs = 1024;
+
+  std::uint64_t model_key;   // Model::structureKey() of the model this Data was built for
 
   // Kinematics: forwardKinematics fills X_world; every algorithm fills X_up, and v and a where it uses them.
   std::vector<Plx> X_up;     // X_i_lambda(i): parent-body coordinates to body-i coordinates
@@ -63,9 +74,10 @@ class Data {
   Eigen::MatrixXd M;                           // result of massMatrix (both triangles); entries off the
                                                // ancestor pattern are zero from construction: keep them so
   // L^T D L factor of M (factorizeMassMatrix): row k of the unit lower-triangular L holds nonzeros only at
-  // k's ancestors, stored packed in the order of Model::ancestors(k) from Model::ancestorOffset(k), so that
-  // the ancestors of every entry precede it contiguously and the factorisation's updates are contiguous.
-  Eigen::VectorXd factor_L;                    // Model::ancestorPairs() entries
+  // k's strict ancestors, packed in ascending order from Model::ancestorOffset(k), so that the ancestors of
+  // every entry precede it contiguously and the factorisation's updates are contiguous.
+  std::vector<int> factor_ancestors;           // Model::ancestorPairs() entries: the ancestors, row by row
+  Eigen::VectorXd factor_L;                    // Model::ancestorPairs() entries: L at those ancestors
   Eigen::VectorXd factor_D;                    // nv: the diagonal D
   Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations

@@ -8,6 +8,8 @@
 //   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
 // Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
 
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -28,15 +30,6 @@ struct DofRun {
   int last;
 };
 
-/// Coordinates as a range for range-for.
-struct DofList {
-  const int* begin_;
-  const int* end_;
-  const int* begin() const { return begin_; }
-  const int* end() const { return end_; }
-  int size() const { return static_cast<int>(end_ - begin_); }
-};
-
 /// A declared coupling q_follower = multiplier * q_leader + offset between two one-DoF joints (URDF
 /// mimic). Kept as data: the constraint solvers enforce it.
 struct MimicCoupling {
@@ -54,28 +47,31 @@ class Model {
   int nq() const { return nq_; }
   int nv() const { return nv_; }
 
+  // Every index accessor checks its index (one compare; a bad index throws abdyn::InvalidArgument naming
+  // the accessor, the index and the valid range) so that no call through the public API reads out of bounds.
+
   /// Parent lambda(i) of body i (-1 for the world).
-  int parent(int i) const { return parent_[i]; }
+  int parent(int i) const { return parent_[checked(i, parent_.size(), "parent")]; }
   const std::vector<int>& parents() const { return parent_; }
   /// Joint i connects parent(i) to body i (i >= 1).
-  const Joint& joint(int i) const { return joints_[i]; }
+  const Joint& joint(int i) const { return joints_[checked(i, joints_.size(), "joint")]; }
   /// The joint with this name; throws abdyn::Error naming it if there is none.
   const Joint& joint(const std::string& name) const { return joints_[jointId(name)]; }
   /// The body index of the joint with this name (joint i moves body i); throws if unknown.
   int jointId(const std::string& name) const;
-  const Plx& Xtree(int i) const { return X_tree_[i]; }
-  const RigidBodyInertia& inertia(int i) const { return inertia_[i]; }
+  const Plx& Xtree(int i) const { return X_tree_[checked(i, X_tree_.size(), "Xtree")]; }
+  const RigidBodyInertia& inertia(int i) const { return inertia_[checked(i, inertia_.size(), "inertia")]; }
   /// inertia(i) as its 6x6 matrix (angular first), formed once when the model is built.
-  const Matrix6& inertiaMatrix(int i) const { return inertia_matrix_[i]; }
-  const std::string& bodyName(int i) const { return body_names_[i]; }
+  const Matrix6& inertiaMatrix(int i) const { return inertia_matrix_[checked(i, inertia_matrix_.size(), "inertiaMatrix")]; }
+  const std::string& bodyName(int i) const { return body_names_[checked(i, body_names_.size(), "bodyName")]; }
   /// The body with this name; throws abdyn::Error if there is none (naming the body a merged link
   /// belongs to when the name is a frame).
   int bodyId(const std::string& name) const;
   /// Children of body i, in increasing order.
-  const std::vector<int>& children(int i) const { return children_[i]; }
+  const std::vector<int>& children(int i) const { return children_[checked(i, children_.size(), "children")]; }
 
   const std::vector<Frame>& frames() const { return frames_; }
-  const Frame& frame(int f) const { return frames_[f]; }
+  const Frame& frame(int f) const { return frames_[checked(f, frames_.size(), "frame")]; }
   int nframes() const { return static_cast<int>(frames_.size()); }
   /// The frame with this name (every body has a frame of its own name); throws if unknown.
   int frameId(const std::string& name) const;
@@ -85,30 +81,35 @@ class Model {
   /// The same model under another gravity vector (world coordinates).
   Model withGravity(const Vector3& g) const;
 
+  /// A 64-bit digest of the tree's structure (parents, joint types, q and v layout), equal for copies and
+  /// for models built alike (withGravity keeps it). Data remembers the key of the model it was built for,
+  /// and every algorithm compares the two in O(1) to reject a Data that belongs to another model.
+  std::uint64_t structureKey() const { return structure_key_; }
+
   /// S: the 6 x nv motion subspace; columns idx_v .. idx_v + nv - 1 belong to joint i, in body-i coordinates.
   const Eigen::Matrix<double, 6, Eigen::Dynamic>& motionSubspace() const { return S_; }
   /// The body that velocity coordinate k moves.
-  int dofBody(int k) const { return dof_body_[k]; }
+  int dofBody(int k) const { return dof_body_[checked(k, dof_body_.size(), "dofBody")]; }
   /// The nearest velocity coordinate on the path from coordinate k to the root (-1 if none): the
   /// parent array of the mass matrix's sparsity pattern (Featherstone's lambda for LTDL).
-  int dofParent(int k) const { return dof_parent_[k]; }
+  int dofParent(int k) const { return dof_parent_[checked(k, dof_parent_.size(), "dofParent")]; }
 
   /// The first coordinate of the run of consecutive coordinates ending at k along the path to the
   /// root: the smallest s <= k with dofParent(m) == m - 1 for every m in (s, k].
-  int dofRunStart(int k) const { return dof_run_start_[k]; }
-  /// Coordinate k's strict ancestors in ascending order: the nonzeros left of the diagonal in row k of the
-  /// mass matrix and of its L^T D L factor. Along a path to the root coordinates increase, so the ancestors
-  /// of the t-th entry are the entries before it.
-  DofList ancestors(int k) const {
-    return {ancestor_list_.data() + ancestor_list_offset_[k], ancestor_list_.data() + ancestor_list_offset_[k + 1]};
+  int dofRunStart(int k) const { return dof_run_start_[checked(k, dof_run_start_.size(), "dofRunStart")]; }
+  /// Where coordinate k's entries start in an array with one entry per strict ancestor pair, row by row
+  /// (k = 0 .. nv; ancestorOffset(nv) == ancestorPairs()): the packed rows of the L^T D L factor
+  /// (Data::factor_L) and of its pattern (Data::factor_ancestors). Coordinate k has
+  /// ancestorOffset(k + 1) - ancestorOffset(k) strict ancestors. 64-bit: on deep chains the number of
+  /// pairs, n (n - 1) / 2, passes 2^31 at n = 65,536.
+  std::int64_t ancestorOffset(int k) const {
+    return ancestor_offset_[checked(k, ancestor_offset_.size(), "ancestorOffset")];
   }
-  /// Where coordinate k's entries start in an array with one entry per ancestor pair, row by row in the
-  /// order of ancestors(k) (Data::factor_L).
-  int ancestorOffset(int k) const { return ancestor_list_offset_[k]; }
-  /// The number of strict ancestor pairs (k, j): the nonzeros strictly below the diagonal of L.
-  long ancestorPairs() const { return static_cast<long>(ancestor_list_.size()); }
+  /// The number of strict ancestor pairs (k, j): the nonzeros strictly below the diagonal of L. The pairs
+  /// themselves (O(nv * depth)) are listed only by the algorithms that need them, in Data.
+  std::int64_t ancestorPairs() const { return ancestor_offset_.back(); }
   /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
-  int lastSubtreeDof(int i) const { return last_subtree_dof_[i]; }
+  int lastSubtreeDof(int i) const { return last_subtree_dof_[checked(i, last_subtree_dof_.size(), "lastSubtreeDof")]; }
 
   /// Position limits per q coordinate (-inf / +inf where unbounded).
   const Eigen::VectorXd& lowerPositionLimit() const { return lower_; }
@@ -132,7 +133,14 @@ class Model {
  private:
   friend class ModelBuilder;
 
+  [[noreturn]] void throwIndexError(const char* accessor, int index, std::size_t count) const;
+  int checked(int index, std::size_t count, const char* accessor) const {
+    if (static_cast<std::size_t>(static_cast<unsigned>(index)) >= count) throwIndexError(accessor, index, count);
+    return index;
+  }
+
   std::string name_;
+  std::uint64_t structure_key_ = 0;
   int nq_ = 0;
   int nv_ = 0;
   std::vector<int> parent_;
@@ -148,8 +156,7 @@ class Model {
   std::vector<int> dof_body_;
   std::vector<int> dof_parent_;
   std::vector<int> dof_run_start_;
-  std::vector<int> ancestor_list_;
-  std::vector<int> ancestor_list_offset_;
+  std::vector<std::int64_t> ancestor_offset_{0};
   std::vector<int> last_subtree_dof_;
   Eigen::VectorXd lower_, upper_;
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
