@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "model_lookup.hpp"
 
 namespace {
 
@@ -129,7 +130,7 @@ Arguments parse(int argc, char** argv) {
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "' for '" + args.command + "'");
     } else if (args.model_path.empty()) {
-      args.model_path = a;
+      args.model_path = resolveModelPath(a);  // a path, or the name of a bundled model
     } else {
       throw UsageError("unexpected argument '" + a + "'");
     }
@@ -204,9 +205,15 @@ class Stepper {
   Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& loops)
       : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
         loops_(loops) {
-    if (!loops.loops.empty()) {
-      if (args.rows()) throw UsageError("--ground and --limits are not available for models with loop joints");
-      if (args.integrator != "rk4") throw UsageError("models with loop joints step with rk4 and post-stabilisation");
+    // Mimic couplings (loops.couplings) are constraints too: without --ground or --limits they step with the
+    // loops' constrained RK4 (the Simulator's rows enforce them otherwise), never with a free integrator.
+    if (!loops.loops.empty() && args.rows()) {
+      throw UsageError("--ground and --limits are not available for models with loop joints");
+    }
+    if (!loops.loops.empty() || (!loops.couplings.empty() && !args.rows())) {
+      if (args.integrator != "rk4") {
+        throw UsageError("models with loop joints or mimic couplings step with rk4 and post-stabilisation");
+      }
       constrained_ = std::make_unique<abdyn::ConstrainedDynamicsData>(model, loops);
     }
     if (args.rows()) {
@@ -397,8 +404,8 @@ int simulate(const Arguments& args) {
             << (E0 != 0.0 ? 100.0 * (E1 - E0) / std::abs(E0) : 0.0) << "%)"
             << (damped ? "; the model has joint damping, so energy is dissipated" : "") << "\n";
   if (stepper.hasLoops()) {
-    std::cout << "loop closure:   " << loops.loops.size() << " loop joint(s), largest closure error " << worst_closure
-              << " (post-stabilised every step)\n";
+    std::cout << "loop closure:   " << loops.loops.size() << " loop joint(s), " << loops.couplings.size()
+              << " mimic coupling(s), largest closure error " << worst_closure << " (post-stabilised every step)\n";
   }
   return 0;
 }

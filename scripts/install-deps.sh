@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs abdyn's build and test dependencies from Debian 12 packages.
 # Does nothing when everything is present; runs `apt-get update` only when something is missing.
+#   ./scripts/install-deps.sh            the build, the tests, the benchmarks and CI's fuzzing phase
+#   ./scripts/install-deps.sh --peers    also the Debian packages of the benchmark peers (docs/performance.md)
 set -euo pipefail
 
 packages=(
@@ -14,7 +16,14 @@ packages=(
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
   libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
+  clang-14 libclang-rt-14-dev  # CI's fuzzing phase: clang with libFuzzer and the sanitizer runtimes (fuzz/)
 )
+for arg in "$@"; do
+  case "$arg" in
+    --peers) packages+=(libbullet-dev libbullet-extras-dev) ;;  # bench_step_peers: Bullet's btMultiBody, double precision
+    *) echo "install-deps: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

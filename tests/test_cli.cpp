@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -310,4 +311,38 @@ BOOST_AUTO_TEST_CASE(simulate_models_with_loop_joints) {
   const Run limits = run({"simulate", model("four_bar"), "--q0", "0.7,-0.3,1.1", "--limits"});
   BOOST_TEST(limits.status == 2);
   BOOST_TEST(contains(limits.err, "not available for models with loop joints"), limits.err);
+}
+
+// A model whose only constraint is a mimic coupling (follower = 2 leader + 0.5) keeps it in the default
+// RK4 run (constrained RK4 with post-stabilisation, as for loop joints), rather than letting the follower
+// swing freely; a free integrator is refused for it.
+BOOST_AUTO_TEST_CASE(simulate_keeps_mimic_couplings) {
+  const fs::path urdf = scratch() / "mimic.urdf";
+  {
+    std::ofstream out(urdf);
+    out << R"(<robot name="mimicked">
+  <link name="base"/>
+  <link name="a"><inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="leader" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
+  <joint name="follower" type="continuous"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/><axis xyz="0 1 0"/>
+    <mimic joint="leader" multiplier="2" offset="0.5"/></joint>
+</robot>
+)";
+  }
+  const Run r = run({"simulate", urdf.string(), "--q0", "0.2,0.9", "--duration", "0.5"});
+  BOOST_REQUIRE(r.status == 0);
+  BOOST_TEST(contains(r.out, "0 loop joint(s), 1 mimic coupling(s)"), r.out);
+  // final q: leader and follower on the coupling (post-stabilised to 1e-12 every step; printed to 6 digits).
+  const std::string marker = "final q:";
+  const std::size_t at = r.out.find(marker);
+  BOOST_REQUIRE(at != std::string::npos);
+  std::istringstream final_q(r.out.substr(at + marker.size()));
+  double leader = 0.0, follower = 0.0;
+  final_q >> leader >> follower;
+  BOOST_TEST(std::abs(follower - (2.0 * leader + 0.5)) < 1e-4, "leader " << leader << ", follower " << follower);
+  BOOST_TEST(std::abs(leader - 0.2) > 1e-3);  // it moved: the check above is not of the start
+  const Run euler = run({"simulate", urdf.string(), "--integrator", "explicit-euler", "--duration", "0.1"});
+  BOOST_TEST(euler.status == 2);
+  BOOST_TEST(contains(euler.err, "mimic couplings step with rk4"), euler.err);
 }

@@ -12,7 +12,9 @@
 #    optimisation level or how sources are grouped),
 #    installs it into <scratch>/prefix-alt, and builds and runs the consumer against it the same two ways.
 # So both mixes (native library + plain program, plain library + native program) and both matching
-# pairs are exercised. Every step runs even after a failure; the test fails at the end if any did.
+# pairs are exercised. Also: the installed `abdyn` program runs from the temporary prefix with no library
+# path set (its RPATH, $ORIGIN/../lib) and finds a bundled model by name (share/abdyn/models); and a
+# static build of the library (BUILD_SHARED_LIBS=OFF) installs a package the consumer builds against. Every step runs even after a failure; the test fails at the end if any did.
 # See docs/abi.md for why.
 
 cmake_minimum_required(VERSION 3.21)
@@ -115,7 +117,14 @@ function(consumer prefix lib_native consumer_native)
   endif()
   # LIBC_FATAL_STDERR_: glibc's heap-corruption messages go to stderr (captured) rather than the tty.
   run_command(ok out "run consumer (${label})" ${CMAKE_COMMAND} -E env LIBC_FATAL_STDERR_=1 ${app})
-  if(ok)
+  if(ok AND "${ARGV3}" STREQUAL "STATIC")
+    # Linked statically: no libabdyn may be loaded at run time at all.
+    string(REGEX MATCH "abdyn library: ([^\n]*)" _ "${out}")
+    if(NOT "${CMAKE_MATCH_1}" STREQUAL "")
+      set(ok FALSE)
+      note_failure("${label}: linked against the static library, but loaded ${CMAKE_MATCH_1}")
+    endif()
+  elseif(ok)
     # The program must have loaded libabdyn from the prefix under test, not from anywhere else.
     string(REGEX MATCH "abdyn library: ([^\n]*)" _ "${out}")
     set(loaded "${CMAKE_MATCH_1}")
@@ -152,6 +161,19 @@ else()
   note_failure("cmake --install of the main build failed")
 endif()
 
+# 2b. The installed program from the prefix, as a user runs it: no LD_LIBRARY_PATH, a model by name.
+if(EXISTS "${prefix_main}/bin/abdyn")
+  run_command(ok out "run installed program: ${prefix_main}/bin/abdyn simulate double_pendulum"
+    ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH "${prefix_main}/bin/abdyn" simulate double_pendulum --duration 0.01)
+  string(FIND "${out}" "${prefix_main}/share/abdyn/models/double_pendulum.urdf" found_model)
+  if(NOT ok OR found_model EQUAL -1)
+    note_failure("the installed program did not run from ${prefix_main} or did not find its bundled model by name")
+    set(summary "${summary}\n  installed program: FAILED")
+  else()
+    set(summary "${summary}\n  installed program: ok")
+  endif()
+endif()
+
 # 3. The library again with the opposite -march choice, and the consumer against it both ways. -O0
 # (keeping NDEBUG where the build type has it) in a unity build compiles several times faster than the
 # main build; what decides the ABI (Eigen's alignment and vectorisation macros) depends on -march only.
@@ -182,6 +204,28 @@ if(ok)
   consumer(${prefix_alt} ${alt_native} ${alt_native})
 else()
   note_failure("the library did not build with ABDYN_NATIVE=${alt_native}")
+endif()
+
+# 4. A static library (BUILD_SHARED_LIBS=OFF): its package must find urdfdom and tinyxml2 for the consumer.
+set(lib_static "${WORK_DIR}/library-static")
+set(prefix_static "${WORK_DIR}/prefix-static")
+run_command(ok out "configure the static library"
+  ${CMAKE_COMMAND} -S ${ABDYN_SOURCE_DIR} -B ${lib_static} -G ${GENERATOR}
+    -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    "-DCMAKE_CXX_FLAGS_${build_type_upper}=${alt_opt_flags}" -DCMAKE_UNITY_BUILD=ON -DBUILD_SHARED_LIBS=OFF
+    -DABDYN_NATIVE=${main_native} "-DABDYN_SANITIZE=${ABDYN_SANITIZE}" -DABDYN_WERROR=OFF
+    -DABDYN_BUILD_TESTS=OFF -DABDYN_BUILD_EXAMPLES=OFF -DABDYN_BUILD_BENCH=OFF -DABDYN_BUILD_APP=OFF)
+if(ok)
+  run_command(ok out "build the static library" ${CMAKE_COMMAND} --build ${lib_static} --config ${BUILD_TYPE} -j ${JOBS})
+endif()
+if(ok)
+  run_command(ok out "install it into ${prefix_static}"
+    ${CMAKE_COMMAND} --install ${lib_static} --prefix ${prefix_static} --config ${BUILD_TYPE})
+endif()
+if(ok)
+  consumer(${prefix_static} ${main_native} ${main_native} STATIC)
+else()
+  note_failure("the static library did not build or install")
 endif()
 
 string(TIMESTAMP test_end "%s")
