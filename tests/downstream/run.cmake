@@ -14,7 +14,8 @@
 # So both mixes (native library + plain program, plain library + native program) and both matching
 # pairs are exercised. Also: the installed `abdyn` program runs from the temporary prefix with no library
 # path set (its RPATH, $ORIGIN/../lib) and finds a bundled model by name (share/abdyn/models); and a
-# static build of the library (BUILD_SHARED_LIBS=OFF) installs a package the consumer builds against. Every step runs even after a failure; the test fails at the end if any did.
+# static build of the library (BUILD_SHARED_LIBS=OFF) installs a package the consumer builds against.
+# Every step runs even after a failure; the test fails at the end if any did.
 # See docs/abi.md for why.
 
 cmake_minimum_required(VERSION 3.21)
