@@ -45,6 +45,8 @@ class UrdfdomOutput : public console_bridge::OutputHandler {
     std::lock_guard<std::mutex> lock(mutex_);
     if (level == console_bridge::CONSOLE_BRIDGE_LOG_ERROR && errors_ != nullptr) {
       errors_->push_back(text);
+    } else if (quiet_) {
+      return;
     } else if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) {
       logger()->error("{}urdfdom: {}", source_, text);
     } else if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
@@ -54,17 +56,20 @@ class UrdfdomOutput : public console_bridge::OutputHandler {
     }
   }
 
-  /// Collects errors into `errors` and prefixes other messages with "<source>: "; nullptr stops both.
-  void capture(std::vector<std::string>* errors, const std::string& source) {
+  /// Collects errors into `errors` and prefixes other messages with "<source>: " (drops them if
+  /// `quiet`); nullptr stops both.
+  void capture(std::vector<std::string>* errors, const std::string& source, bool quiet) {
     std::lock_guard<std::mutex> lock(mutex_);
     errors_ = errors;
     source_ = errors != nullptr ? source + ": " : std::string();
+    quiet_ = quiet;
   }
 
  private:
   std::mutex mutex_;  // console_bridge serialises its calls, but not against capture
   std::vector<std::string>* errors_ = nullptr;
   std::string source_;
+  bool quiet_ = false;
 };
 
 // Never destroyed: restorePreviousOutputHandler swaps handlers, so console_bridge may keep a pointer
@@ -84,9 +89,9 @@ std::mutex& urdfdomMutex() {
 // console_bridge meanwhile take the same route.
 class UrdfdomOutputRoute {
  public:
-  UrdfdomOutputRoute(std::vector<std::string>& errors, const std::string& source)
+  UrdfdomOutputRoute(std::vector<std::string>& errors, const std::string& source, bool quiet)
       : lock_(urdfdomMutex()), previous_level_(console_bridge::getLogLevel()) {
-    urdfdomOutput().capture(&errors, source);
+    urdfdomOutput().capture(&errors, source, quiet);
     // Warnings and errors must reach the handler whatever level the application chose; debug and
     // information messages only if it asked for them.
     if (previous_level_ > console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
@@ -97,7 +102,7 @@ class UrdfdomOutputRoute {
   ~UrdfdomOutputRoute() {
     console_bridge::restorePreviousOutputHandler();
     console_bridge::setLogLevel(previous_level_);
-    urdfdomOutput().capture(nullptr, "");
+    urdfdomOutput().capture(nullptr, "", false);
   }
   UrdfdomOutputRoute(const UrdfdomOutputRoute&) = delete;
   UrdfdomOutputRoute& operator=(const UrdfdomOutputRoute&) = delete;
@@ -170,10 +175,12 @@ std::string describeUrdfdomFailure(const std::vector<std::string>& errors) {
   return "urdfdom could not read the URDF" + reason;
 }
 
-// One urdfdom parse of `xml`; its error messages are appended to `errors`.
-urdf::ModelInterfaceSharedPtr parseOnce(const std::string& xml, const std::string& source, std::vector<std::string>& errors) {
+// One urdfdom parse of `xml`; its error messages are appended to `errors`, its other messages go to the
+// logger unless `quiet`.
+urdf::ModelInterfaceSharedPtr parseOnce(const std::string& xml, const std::string& source, std::vector<std::string>& errors,
+                                        bool quiet = false) {
   urdf::ModelInterfaceSharedPtr robot;
-  UrdfdomOutputRoute route(errors, source);
+  UrdfdomOutputRoute route(errors, source, quiet);
   try {
     robot = urdf::parseURDF(xml);
   } catch (const std::exception& e) {
@@ -195,7 +202,8 @@ urdf::ModelInterfaceSharedPtr parseOnce(const std::string& xml, const std::strin
 struct Removal {
   enum class Kind { Materials, Visuals, Collisions };
   Kind kind;
-  std::string link;  // Visuals, Collisions: the link whose elements go
+  std::string link;    // Visuals, Collisions: the link whose elements go
+  std::string reason;  // urdfdom's words about it
 };
 
 // The removal that answers urdfdom's errors, if they blame a removable element. A <visual> fails on its
@@ -205,48 +213,69 @@ std::optional<Removal> removalFor(const std::vector<std::string>& errors, bool m
   static const std::regex element(R"(Could not parse (visual|collision) element for Link \[([^\]]*)\])",
                                   std::regex::ECMAScript | std::regex::optimize);
   if (!materials_removed) {
+    std::vector<std::string> about;
     for (const std::string& error : errors) {
-      if (std::regex_search(error, material)) return Removal{Removal::Kind::Materials, ""};
+      if (std::regex_search(error, material)) about.push_back(error);
     }
+    if (!about.empty()) return Removal{Removal::Kind::Materials, "", joined(about)};
   }
-  for (const std::string& error : errors) {
+  // urdfdom states the fault, then which element of which link it was reading.
+  for (std::size_t k = 0; k < errors.size(); ++k) {
     std::smatch m;
-    if (std::regex_search(error, m, element)) {
-      return Removal{m[1] == "visual" ? Removal::Kind::Visuals : Removal::Kind::Collisions, m[2].str()};
+    if (std::regex_search(errors[k], m, element)) {
+      return Removal{m[1] == "visual" ? Removal::Kind::Visuals : Removal::Kind::Collisions, m[2].str(),
+                     k > 0 ? errors[k - 1] + "; " + errors[k] : errors[k]};
     }
   }
   return std::nullopt;
 }
 
+// Whether urdfdom reads `element` (a <visual> or <collision>) when it is a link's only child.
+bool urdfdomReads(const tinyxml2::XMLElement& element, const std::string& source) {
+  tinyxml2::XMLPrinter printer;
+  element.Accept(&printer);
+  std::vector<std::string> errors;
+  const urdf::ModelInterfaceSharedPtr probe =
+      parseOnce(std::string(R"(<robot name="probe"><link name="probe">)") + printer.CStr() + "</link></robot>", source,
+                errors, true);
+  return probe && errors.empty();
+}
+
 // Deletes what `removal` names from the document (where urdfdom looks: the first <robot> element and
-// its <link> children); returns how many elements went.
-int applyRemoval(tinyxml2::XMLDocument& doc, const Removal& removal) {
+// its <link> children); returns how many elements went. Of a link's <visual> or <collision> elements,
+// only those urdfdom cannot read on their own go (all of them if none fails alone).
+int applyRemoval(tinyxml2::XMLDocument& doc, const Removal& removal, const std::string& source) {
   tinyxml2::XMLElement* robot = doc.FirstChildElement("robot");
   if (robot == nullptr) return 0;
   int removed = 0;
-  const auto removeChildren = [&removed](tinyxml2::XMLElement& parent, const char* tag) {
-    while (tinyxml2::XMLElement* child = parent.FirstChildElement(tag)) {
-      parent.DeleteChild(child);
-      ++removed;
+  const auto removeChildren = [&](tinyxml2::XMLElement& parent, const char* tag, bool only_unreadable) {
+    std::vector<tinyxml2::XMLElement*> doomed;
+    for (tinyxml2::XMLElement* c = parent.FirstChildElement(tag); c; c = c->NextSiblingElement(tag)) {
+      if (!only_unreadable || !urdfdomReads(*c, source)) doomed.push_back(c);
     }
+    if (doomed.empty() && only_unreadable) {
+      for (tinyxml2::XMLElement* c = parent.FirstChildElement(tag); c; c = c->NextSiblingElement(tag)) doomed.push_back(c);
+    }
+    for (tinyxml2::XMLElement* c : doomed) parent.DeleteChild(c);
+    removed += static_cast<int>(doomed.size());
   };
   for (tinyxml2::XMLElement* link = robot->FirstChildElement("link"); link; link = link->NextSiblingElement("link")) {
     if (removal.kind == Removal::Kind::Materials) {
       for (tinyxml2::XMLElement* v = link->FirstChildElement("visual"); v; v = v->NextSiblingElement("visual")) {
-        removeChildren(*v, "material");
+        removeChildren(*v, "material", false);
       }
     } else if (const char* name = link->Attribute("name"); name != nullptr && removal.link == name) {
-      removeChildren(*link, removal.kind == Removal::Kind::Visuals ? "visual" : "collision");
+      removeChildren(*link, removal.kind == Removal::Kind::Visuals ? "visual" : "collision", true);
     }
   }
-  if (removal.kind == Removal::Kind::Materials) removeChildren(*robot, "material");
+  if (removal.kind == Removal::Kind::Materials) removeChildren(*robot, "material", false);
   return removed;
 }
 
 std::string describeRemoval(const Removal& removal, int count) {
   switch (removal.kind) {
     case Removal::Kind::Materials:
-      return fmt::format("urdfdom rejects a <material>; all {} <material> elements removed (abdyn reads none)", count);
+      return fmt::format("urdfdom rejects a <material>; all {} <material> element(s) removed (abdyn reads none)", count);
     case Removal::Kind::Visuals:
       return fmt::format("link '{}': urdfdom rejects its <visual>; its {} <visual> element(s) removed", removal.link, count);
     case Removal::Kind::Collisions:
@@ -277,9 +306,9 @@ urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, const std
       if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) break;
       parsed = true;
     }
-    const int count = applyRemoval(doc, *removal);
+    const int count = applyRemoval(doc, *removal, source);
     if (count == 0) break;
-    logger()->warn("{}: {} (urdfdom: {})", source, describeRemoval(*removal, count), joined(errors));
+    logger()->warn("{}: {} (urdfdom: {})", source, describeRemoval(*removal, count), removal->reason);
     ++warnings;
     materials_removed |= removal->kind == Removal::Kind::Materials;
     tinyxml2::XMLPrinter printer;
@@ -861,7 +890,8 @@ class UrdfLoader {
     integrate(model, neutral(model), v, 1.0, generic);
     const int k = singularCoordinate(model, data, generic);
     if (k >= 0) {
-      fail(fmt::format("joint '{}': the mass matrix is singular{}; {}", model.joint(model.dofBody(k)).name,
+      fail(fmt::format("joint '{}': the mass matrix is singular (not positive definite){}; {}",
+                       model.joint(model.dofBody(k)).name,
                        singularity(model, k), kBoundAdvice));
     }
     const int k0 = singularCoordinate(model, data, neutral(model));

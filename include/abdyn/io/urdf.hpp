@@ -34,8 +34,10 @@
 //     rejects a <material> (a top-level one, or one inside a <visual>), a <visual> or a <collision>, the
 //     loader removes what it named -- every <material> (abdyn reads none), or the <visual> or
 //     <collision> elements of the link it named -- and parses again, with one warning per removal.
-//     Collision shapes dropped this way are missing for Simulator contacts, which the warning says.
-//     Everything else urdfdom rejects (an <inertial>, a <joint>, the tree) still refuses the file.
+//     Of a link's <visual> or <collision> elements only those urdfdom cannot read alone are removed.
+//     A shape whose numbers abdyn rejects (non-finite, a negative size) is dropped the same way.
+//     Collision shapes dropped are missing for Simulator contacts, which the warning says. Everything
+//     else urdfdom rejects (an <inertial>, a <joint>, the tree) still refuses the file.
 //
 // Inertia rules. Links without <inertial> are massless. Every link's mass must be finite and not
 // negative. Its rotational inertia (about its centre of mass) is judged by its principal moments
@@ -50,16 +52,21 @@
 //     moments are all within tol of zero gets exactly zero inertia.
 //   - l1 < -tol: indefinite. Warned (naming the link and its moments), and kept as written; the body it
 //     is merged into decides (next item).
-//   - l1 + l2 < l3 - 1e-6 * trace: the triangle inequality fails (common in CAD exports). Warned and kept
-//     as written, or rebalanced with UrdfOptions::balance_inertia.
+//   - l3 - l1 - l2 > 1e-6 * trace + tol: the triangle inequality fails (common in CAD exports; 1e-6 lets
+//     values printed to six digits pass). Warned and kept as written, or rebalanced with
+//     UrdfOptions::balance_inertia.
+// Links welded to the world are checked for non-finite numbers and negative masses only: their inertia
+// is dropped.
 // After fixed joints are merged, each moving body's composite inertia (the sum of its links' inertias)
 // is checked: it must be positive semi-definite within the same tolerance (with T and its own trace);
 // otherwise the file is refused, naming the body and its indefinite links. Then the mass matrix must be
 // positive definite: every moving joint must move some mass or inertia, and the L^T D L factorisation of
-// M at the neutral configuration must have no pivot below 1e-10 of its diagonal entry (a massless body
+// M at a generic configuration must have no pivot below 1e-10 of its diagonal entry (a massless body
 // carrying a single one-DoF body under a floating joint, or a point mass on a free joint, fails this).
 // A singular file is refused naming the joint, with the options that load it: bound_mass and
-// bound_inertia.
+// bound_inertia. M singular only at the neutral configuration (two axes lined up across a point-mass
+// link) is a warning. When T is 0 (no link of the file has rotational inertia), only exact zeros are
+// zero.
 //
 // Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects in an element that
 // matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
@@ -92,17 +99,19 @@ struct UrdfOptions {
   /// compiler option balanceinertia does the same to its bodies). Logged as a warning per link.
   bool balance_inertia = false;
   /// Lower bound on the mass of each moving body (its links merged): a lighter body's mass is raised
-  /// to it, at the body's centre of mass (MuJoCo's boundmass). 0: no bound. Logged per body.
+  /// to it, at the body's centre of mass (MuJoCo's boundmass). 0: no bound. Logged (level info) per
+  /// body raised.
   double bound_mass = 0.0;
   /// Lower bound on the principal moments of each moving body's rotational inertia about its centre of
   /// mass: smaller moments are raised to it, keeping the principal axes (MuJoCo's boundinertia). With
-  /// bound_mass, this loads files whose massless links make the mass matrix singular. Logged per body.
+  /// bound_mass, this loads files whose massless links make the mass matrix singular. 0: no bound.
   double bound_inertia = 0.0;
-  /// Load a moving body whose composite inertia is indefinite (beyond the tolerance above), with a
-  /// warning, instead of refusing the file; link inertias with the same fault are then not warned
-  /// about in strict mode either. Negative masses, non-finite numbers and singular mass matrices are
-  /// always refused. (Before the rules above, this option was the only way to load a file with a point
-  /// mass, a thin rod or a triangle violation; those now load without it.)
+  /// Load a moving body whose composite inertia is indefinite (beyond the tolerance above) with a
+  /// warning instead of refusing the file, and, in strict mode, link inertias that are indefinite or
+  /// break the triangle inequality. Negative masses, non-finite numbers and singular mass matrices are
+  /// always refused. Kept from before issue 15 under the same name (and abdyn's
+  /// --accept-invalid-inertia), when it was the only way to load a point mass, a thin rod or a triangle
+  /// violation; those now load without it.
   bool accept_invalid_inertia = false;
 };
 
