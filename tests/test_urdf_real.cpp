@@ -336,6 +336,15 @@ BOOST_AUTO_TEST_CASE(floating_base_over_a_world_root) {
     ABDYN_CHECK_REL(massMatrix(with_world, a, q), massMatrix(without, b, q), 1e-14);
     ABDYN_CHECK_REL(forwardDynamics(with_world, a, q, v, tau), forwardDynamics(without, b, q, v, tau), 1e-14);
   }
+  // A "world" holding two links, or holding the robot by a moving joint, cannot be set free.
+  checkError([] {
+    loadUrdfString(R"(<robot name="r"><link name="world"/>
+      <joint name="a" type="fixed"><parent link="world"/><child link="base"/></joint>
+      <joint name="b" type="fixed"><parent link="world"/><child link="table"/></joint>
+      <link name="base"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+      <link name="table"/></robot>)",
+                   floatingOptions());
+  }, "<string>", {"floating_base", "root link 'world' has 2 child joints"});
   // With a fixed base the weld holds base 0.5 m up, turned 0.3 rad about z.
   const Model fixed = loadUrdf(pattern("world_root"));
   const Frame& base = fixed.frame(fixed.frameId("base"));
