@@ -1,7 +1,8 @@
 // abdyn: the command-line program.
 //
-//   abdyn info MODEL.urdf [--floating] [--accept-invalid-inertia]
-//   abdyn simulate MODEL.urdf [--floating] [--accept-invalid-inertia] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]
+//   abdyn info MODEL.urdf [--floating] [URDF options]
+//   abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]      (app/check.cpp)
+//   abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]
 //                  [--integrator NAME] [--substeps N] [--ground Z] [--limits]
 
 #include <unistd.h>
@@ -20,14 +21,18 @@
 
 #include "abdyn/abdyn.hpp"
 #include "model_lookup.hpp"
+#include "check.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  abdyn info MODEL.urdf [--floating] [--accept-invalid-inertia]\n"
-    "      print the kinematic tree, degrees of freedom, masses and limits\n"
-    "  abdyn simulate MODEL.urdf [--floating] [--accept-invalid-inertia] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]\n"
+    "  abdyn info MODEL.urdf [--floating] [URDF options]\n"
+    "      print the kinematic tree, degrees of freedom, masses and limits (loader warnings on stderr)\n"
+    "  abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]\n"
+    "      load every URDF file (folders: every *.urdf below them) with a fixed and a floating base; print\n"
+    "      one line per file and base, then a summary; exit status 0 only if every file loaded both ways\n"
+    "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]\n"
     "                 [--integrator NAME] [--substeps N] [--ground Z] [--limits]\n"
     "      simulate the model under gravity with zero joint torque from the neutral configuration\n"
     "      (or from --q0, comma-separated q values); print a summary and, with --csv, one row per step\n"
@@ -35,9 +40,6 @@ constexpr const char* kUsage =
     "      constraint_error, contacts)\n"
     "options:\n"
     "  --floating     attach the root link to the world by a 6-DoF floating joint\n"
-    "  --accept-invalid-inertia\n"
-    "                 load links whose inertia is degenerate or breaks the triangle inequality\n"
-    "                 (with a warning) instead of rejecting the file\n"
     "  --duration S   simulated time in seconds (default 5)\n"
     "  --dt H         time step in seconds (default 0.001)\n"
     "  --integrator NAME\n"
@@ -45,16 +47,15 @@ constexpr const char* kUsage =
     "  --substeps N   split every step into N equal sub-steps (default 1)\n"
     "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z\n"
     "  --limits       enforce the joint position limits\n"
-    "                 (--ground and --limits solve constraint rows each step, with semi-implicit Euler)\n";
+    "                 (--ground and --limits solve constraint rows each step, with semi-implicit Euler)\n"
+    "  --warnings     (check) print the loader's warnings under each file\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using abdyn_app::UsageError;
 
 struct Arguments {
   std::string command, model_path, csv_path, q0;
   bool floating = false;
-  bool accept_invalid_inertia = false;
+  abdyn::UrdfOptions urdf;  // all but floating_base, which `floating` gives
   double duration = 5.0;
   double dt = 1e-3;
   std::string integrator;  // empty: rk4, or semi-implicit-euler with constraint rows
@@ -101,8 +102,7 @@ Arguments parse(int argc, char** argv) {
     };
     if (a == "--floating") {
       args.floating = true;
-    } else if (a == "--accept-invalid-inertia") {
-      args.accept_invalid_inertia = true;
+    } else if (abdyn_app::parseUrdfOption(a, value, args.urdf)) {
     } else if (a == "--duration" && args.command == "simulate") {
       args.duration = parsePositive(a, value());
     } else if (a == "--dt" && args.command == "simulate") {
@@ -164,9 +164,8 @@ std::string formatLimit(double x) {
 }
 
 abdyn::Model load(const Arguments& args) {
-  abdyn::UrdfOptions options;
+  abdyn::UrdfOptions options = args.urdf;
   options.floating_base = args.floating;
-  options.accept_invalid_inertia = args.accept_invalid_inertia;
   return abdyn::loadUrdf(args.model_path, options);
 }
 
@@ -414,13 +413,14 @@ int simulate(const Arguments& args) {
 
 int main(int argc, char** argv) {
   try {
+    if (argc >= 2 && std::string(argv[1]) == "check") return abdyn_app::check(argc, argv);
     const Arguments args = parse(argc, argv);
     if (args.command == "info") return info(args);
     if (args.command == "simulate") return simulate(args);
-    std::cout << kUsage;
+    std::cout << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
     return 0;
   } catch (const UsageError& e) {
-    std::cerr << "abdyn: " << e.what() << "\n" << kUsage;
+    std::cerr << "abdyn: " << e.what() << "\n" << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "abdyn: " << e.what() << "\n";

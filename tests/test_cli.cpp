@@ -346,3 +346,137 @@ BOOST_AUTO_TEST_CASE(simulate_keeps_mimic_couplings) {
   BOOST_TEST(euler.status == 2);
   BOOST_TEST(contains(euler.err, "mimic couplings step with rk4"), euler.err);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// abdyn check, and the URDF options of every command (issue 15).
+
+namespace {
+
+std::string pattern(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns/" + name + ".urdf"; }
+
+// The line `abdyn check` printed for a file and a base ("fixed" or "floating"), or "".
+std::string checkLine(const std::string& out, const std::string& mode, const std::string& path) {
+  for (const std::string& line : split(out, '\n')) {
+    if (line.rfind(mode, 0) == 0 && contains(line, " " + path + ": ")) return line;
+  }
+  return "";
+}
+
+}  // namespace
+
+// Over the bundled models: one line per file and base, each agreeing with the library (loaded or not,
+// nq and nv), a summary that counts them, and exit status 1 because some floating bases are singular.
+BOOST_AUTO_TEST_CASE(check_the_bundled_models) {
+  const std::string folder = std::string(ABDYN_SOURCE_DIR) + "/models";
+  const Run r = run({"check", folder});
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().extension() == ".urdf") files.push_back(entry.path().string());
+  }
+  BOOST_REQUIRE(!files.empty());
+  int loaded[2] = {0, 0};
+  for (const std::string& file : files) {
+    for (const bool floating : {false, true}) {
+      const std::string line = checkLine(r.out, floating ? "floating" : "fixed", file);
+      BOOST_TEST_REQUIRE(!line.empty(), file << (floating ? " floating" : " fixed") << " missing from\n" << r.out);
+      abdyn::UrdfOptions options;
+      options.floating_base = floating;
+      try {
+        const abdyn::Model m = abdyn::loadUrdf(file, options);
+        ++loaded[floating];
+        BOOST_TEST(contains(line, " loaded "), line);
+        BOOST_TEST(contains(line, "nq " + std::to_string(m.nq()) + ", nv " + std::to_string(m.nv())), line);
+      } catch (const abdyn::Error& e) {
+        BOOST_TEST(contains(line, " refused "), line);
+        const std::string message = e.what();
+        BOOST_TEST(contains(line, message.substr(file.size() + 2)), line << "\nvs " << message);
+      }
+    }
+  }
+  const int n = static_cast<int>(files.size());
+  BOOST_TEST(contains(r.out, "checked " + std::to_string(n) + " files: fixed base " + std::to_string(loaded[0]) +
+                                 " loaded, " + std::to_string(n - loaded[0]) + " refused; floating base " +
+                                 std::to_string(loaded[1]) + " loaded, " + std::to_string(n - loaded[1]) + " refused"),
+             r.out);
+  BOOST_TEST(loaded[0] == n);  // every bundled model loads with a fixed base
+  BOOST_TEST(r.status == (loaded[1] == n ? 0 : 1));
+  BOOST_TEST(r.err.empty(), r.err);  // warnings are counted on the lines, not logged
+}
+
+// Over the loader's pattern files, with and without the options; exit status 0 only when all load.
+BOOST_AUTO_TEST_CASE(check_the_pattern_files) {
+  const std::string folder = std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns";
+  {
+    const Run r = run({"check", folder});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("massless_fingers")),
+                        "refused  " + pattern("massless_fingers") + ": joint 'finger_joint' moves only massless bodies"),
+               r.out);
+    BOOST_TEST(contains(checkLine(r.out, "floating", pattern("indefinite_body")), "body 'pole' has an invalid inertia"), r.out);
+    BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("triangle_violation")), "loaded   "), r.out);
+    BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("triangle_violation")), "mass 1.5 kg, 1 warning"), r.out);
+    BOOST_TEST(contains(checkLine(r.out, "floating", pattern("several_patterns")), "nq 8, nv 7, 2 bodies, mass 13.5 kg, 4 warnings"),
+               r.out);
+    BOOST_TEST(contains(r.out, "fixed base 10 loaded, 2 refused; floating base 10 loaded, 2 refused"), r.out);
+  }
+  {
+    // The bounds load the fingers; --warnings shows each warning under its file.
+    const Run r = run({"check", folder, "--bound-mass", "0.01", "--bound-inertia", "1e-6", "--warnings"});
+    BOOST_TEST(contains(checkLine(r.out, "floating", pattern("massless_fingers")), "loaded   "), r.out);
+    BOOST_TEST(contains(r.out, "    warning: link 'plate': principal moments 0.01, 0.01, 0.021 violate the triangle inequality"), r.out);
+    BOOST_TEST(contains(r.out, "fixed base 11 loaded, 1 refused; floating base 11 loaded, 1 refused"), r.out);
+    BOOST_TEST(r.status == 1);  // indefinite_body still refused
+  }
+  {
+    const Run r = run({"check", pattern("triangle_violation"), "--strict"});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("triangle_violation")), "strict"), r.out);
+  }
+  {
+    const Run r = run({"check", model("iiwa7"), pattern("triangle_violation"), pattern("world_root")});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(contains(r.out, "checked 3 files: fixed base 3 loaded, 0 refused; floating base 3 loaded, 0 refused"), r.out);
+  }
+  {
+    const Run r = run({"check", (scratch() / "nowhere.urdf").string()});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.out, "nowhere.urdf: cannot read the URDF file: no such file"), r.out);
+  }
+}
+
+// info and simulate take the same URDF options; info shows the loader's warnings on stderr.
+BOOST_AUTO_TEST_CASE(urdf_options_on_every_command) {
+  {
+    const Run r = run({"info", pattern("massless_fingers")});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.err, "--bound-mass M --bound-inertia I"), r.err);
+  }
+  {
+    const Run r = run({"info", pattern("massless_fingers"), "--bound-mass", "0.01", "--bound-inertia", "1e-6"});
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(contains(r.out, "finger  (joint finger_joint, prismatic_x, parent world, mass 0.01 kg"), r.out);
+  }
+  {
+    const Run r = run({"info", pattern("triangle_violation")});
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(contains(r.err, "link 'plate': principal moments 0.01, 0.01, 0.021 violate the triangle inequality"), r.err);
+    BOOST_TEST(run({"info", pattern("triangle_violation"), "--strict"}).status == 1);
+    BOOST_TEST(run({"info", pattern("triangle_violation"), "--balance-inertia", "--strict"}).status == 0);
+  }
+  {
+    const Run r = run({"simulate", pattern("world_root"), "--floating", "--duration", "0.01"});
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(contains(r.out, "nq = 9, nv = 8"), r.out);
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> usage = {
+      {{"check"}, "missing FILE_OR_FOLDER"},
+      {{"check", model("pendulum"), "--floating"}, "unknown option '--floating' for 'check'"},
+      {{"check", model("pendulum"), "--bound-mass", "-1"}, "--bound-mass expects a finite number >= 0, got '-1'"},
+      {{"info", model("pendulum"), "--bound-inertia"}, "--bound-inertia needs a value"},
+  };
+  for (const auto& [args, message] : usage) {
+    const Run r = run(args);
+    BOOST_TEST(r.status == 2, args.front() << ": exit " << r.status);
+    BOOST_TEST(contains(r.err, message), r.err);
+  }
+}

@@ -6,7 +6,11 @@
 //     link is itself called "world", that link is the world.
 //   - By default the root link is welded to the world: it becomes a Fixed frame on body 0. With
 //     UrdfOptions::floating_base it is body 1 instead, attached by a Floating joint named "root_joint"
-//     (q = position and unit quaternion of the root link in the world, see joint.hpp).
+//     (q = position and unit quaternion of the root link in the world, see joint.hpp). If the root link
+//     is "world" and its only child joint is fixed (most arm descriptions), the floating joint carries
+//     that child link and everything welded to it, placed at the child link's frame: the model is the
+//     one the same file without the "world" link gives, with the same q and v layout. A "world" with
+//     several child joints, or a moving one, cannot float and is refused.
 //   - Every link reached through a moving joint is one body, named after the link; the joint keeps its
 //     URDF name. A link reached through a fixed joint is merged into its parent's body: its inertia is
 //     added to that body, it becomes a Fixed frame there, and its children hang from that body. Links
@@ -19,22 +23,60 @@
 //     limits), prismatic, fixed (merged, see above), floating, planar (the <axis> is the plane normal; the
 //     first in-plane direction is the coordinate axis least aligned with the normal, made orthogonal
 //     to it). <limit effort velocity> give the effort and velocity limits of every coordinate of the
-//     joint, as written: many files write 0 for "not given", which abdyn keeps as a zero limit. Without
+//     joint, as written: many files write 0 for "not given", which abdyn keeps as a zero limit; a
+//     negative limit (-1 is another "not given") is taken as absent (infinite), with a warning. Without
 //     <limit> (continuous, planar, floating joints) the limits are infinite. <dynamics damping friction>,
 //     <mimic joint multiplier offset> and <visual>/<collision> shapes are kept; <safety_controller>,
-//     <calibration>, materials and <transmission> are ignored.
-//   - Links without <inertial> are massless. A link with mass must have a positive definite rotational
-//     inertia obeying the triangle inequality (one without mass: positive semi-definite). Every
-//     <inertial> is checked, also those of links welded to the world, whose inertia is then dropped.
+//     <calibration>, materials, <sensor>, <gazebo> and <transmission> are ignored.
+//   - <mimic> on a fixed joint is ignored with a warning. A <mimic> whose leader is missing or fixed is
+//     dropped with a warning (Model::mimics() does not hold it, so no algorithm uses it).
+//   - Elements that cannot change the model's kinematics or dynamics never refuse a file. When urdfdom
+//     rejects a <material> (a top-level one, or one inside a <visual>), a <visual> or a <collision>, the
+//     loader removes what it named -- every <material> (abdyn reads none), or the <visual> or
+//     <collision> elements of the link it named -- and parses again, with one warning per removal.
+//     Of a link's <visual> or <collision> elements only those urdfdom cannot read alone are removed.
+//     A shape whose numbers abdyn rejects (non-finite, a negative size) is dropped the same way.
+//     Collision shapes dropped are missing for Simulator contacts, which the warning says. Everything
+//     else urdfdom rejects (an <inertial>, a <joint>, the tree) still refuses the file.
 //
-// Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects, a structure that
-// is not one tree, a non-finite number, a negative mass, an invalid inertia, a zero axis, a lower limit
-// above the upper one, a moving joint that moves no mass -- throws abdyn::Error. Its message starts with
-// the source (the path, or "<string>") and names the link or joint at fault. Before any XML parser sees the
-// text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB, elements nested 100 deep, 256
-// attributes on one element, 8 million elements), which would otherwise overflow the parsers' stack or keep
-// them busy for minutes; loadUrdfLoops applies the same limits. Nothing is printed:
-// urdfdom's console output is routed to abdyn::logger() (see logging.hpp) while a file loads.
+// Inertia rules. Links without <inertial> are massless. Every link's mass must be finite and not
+// negative. Its rotational inertia (about its centre of mass) is judged by its principal moments
+// l1 <= l2 <= l3 with the tolerance
+//
+//     tol = 1e-9 * trace(I_link) + 1e-15 * T,    T = the largest trace(I) over all links of the file,
+//
+// the first term for rounding relative to the link itself (files print 6 to 9 digits), the second for
+// numbers that are zero at the precision of the whole robot (2.2e-16 T is one rounding of the largest).
+//   - l1 >= -tol: positive semi-definite. A point mass (zero inertia with mass) or a thin rod (one zero
+//     moment) is valid: what must be positive is the body that moves, below. A massless link whose
+//     moments are all within tol of zero gets exactly zero inertia.
+//   - l1 < -tol: indefinite. Warned (naming the link and its moments), and kept as written; the body it
+//     is merged into decides (next item).
+//   - l3 - l1 - l2 > 1e-6 * trace + tol: the triangle inequality fails (common in CAD exports; 1e-6 lets
+//     values printed to six digits pass). Warned and kept as written, or rebalanced with
+//     UrdfOptions::balance_inertia.
+// Links welded to the world are checked for non-finite numbers and negative masses only: their inertia
+// is dropped.
+// After fixed joints are merged, each moving body's composite inertia (the sum of its links' inertias)
+// is checked: it must be positive semi-definite within the same tolerance (with T and its own trace);
+// otherwise the file is refused, naming the body and its indefinite links. Then the mass matrix must be
+// positive definite: every moving joint must move some mass or inertia, and the L^T D L factorisation of
+// M at a generic configuration must have no pivot below 1e-10 of its diagonal entry (a massless body
+// carrying a single one-DoF body under a floating joint, or a point mass on a free joint, fails this).
+// A singular file is refused naming the joint, with the options that load it: bound_mass and
+// bound_inertia. M singular only at the neutral configuration (two axes lined up across a point-mass
+// link) is a warning. When T is 0 (no link of the file has rotational inertia), only exact zeros are
+// zero.
+//
+// Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects in an element that
+// matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
+// inertia, a singular mass matrix, a zero axis, a lower limit above the upper one -- throws abdyn::Error.
+// Its message starts with the source (the path, or "<string>") and names the link or joint at fault.
+// Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB,
+// elements nested 100 deep, 256 attributes on one element, 8 million elements), which would otherwise
+// overflow the parsers' stack or keep them busy for minutes; loadUrdfLoops applies the same limits.
+// Warnings go to abdyn::logger() (see logging.hpp), one per link or joint, prefixed by the source;
+// nothing is printed. urdfdom's console output is routed to the same logger while a file loads.
 
 #include <string>
 
@@ -45,13 +87,34 @@ namespace abdyn {
 
 struct UrdfOptions {
   /// Attach the root link to the world with a Floating joint named "root_joint" (nq 7, nv 6) instead
-  /// of welding it to the world. The root link may not be named "world" then.
+  /// of welding it to the world. With a root link named "world", see above.
   bool floating_base = false;
   /// Gravity of the model, in world coordinates (URDF files do not specify it).
   Vector3 gravity = Vector3(0.0, 0.0, -9.81);
-  /// Load links whose rotational inertia is not positive definite (or, without mass, not positive
-  /// semi-definite) or violates the triangle inequality, logging a warning that names the link and the
-  /// violation, instead of throwing. Negative masses and non-finite numbers are always rejected.
+  /// Refuse what the loader otherwise repairs or ignores with a warning: link inertias that are
+  /// indefinite or break the triangle inequality (unless balance_inertia repairs them), negative
+  /// effort or velocity limits, a <mimic> on a fixed joint or naming a missing or fixed leader, and
+  /// elements urdfdom rejects in <material>, <visual> or <collision>. A non-unit axis is still only a
+  /// warning.
+  bool strict = false;
+  /// Replace the rotational inertia of each link that breaks the triangle inequality by the isotropic
+  /// inertia with the same trace: every principal moment becomes (l1 + l2 + l3) / 3 (MuJoCo's
+  /// compiler option balanceinertia does the same to its bodies). Logged as a warning per link.
+  bool balance_inertia = false;
+  /// Lower bound on the mass of each moving body (its links merged): a lighter body's mass is raised
+  /// to it, at the body's centre of mass (MuJoCo's boundmass). 0: no bound. Logged (level info) per
+  /// body raised.
+  double bound_mass = 0.0;
+  /// Lower bound on the principal moments of each moving body's rotational inertia about its centre of
+  /// mass: smaller moments are raised to it, keeping the principal axes (MuJoCo's boundinertia). With
+  /// bound_mass, this loads files whose massless links make the mass matrix singular. 0: no bound.
+  double bound_inertia = 0.0;
+  /// Load a moving body whose composite inertia is indefinite (beyond the tolerance above) with a
+  /// warning instead of refusing the file, and, in strict mode, link inertias that are indefinite or
+  /// break the triangle inequality. Negative masses, non-finite numbers and singular mass matrices are
+  /// always refused. Kept from before issue 15 under the same name (and abdyn's
+  /// --accept-invalid-inertia), when it was the only way to load a point mass, a thin rod or a triangle
+  /// violation; those now load without it.
   bool accept_invalid_inertia = false;
 };
 
