@@ -12,6 +12,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options) {
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   factorizeMassMatrix(model, data);
@@ -23,6 +24,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options) {
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.tmp_v.setZero();
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
@@ -58,6 +60,7 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     U.noalias() = data.IA[i].matrix() * Sj;
     SmallMatrix D = Sj.transpose() * U;
     if (options.armature) D.diagonal() += model.armature().segment(first, j.nv);
+    if (options.damping) D.diagonal() += options.implicit_damping_step * model.damping().segment(first, j.nv);
     Eigen::LLT<SmallMatrix> llt(D);
     if (llt.info() != Eigen::Success) {
       throw Error("abdyn::inverseMassMatrix: joint '" + j.name + "' of model '" + model.name() + "' has a singular inertia");
