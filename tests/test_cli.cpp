@@ -422,8 +422,8 @@ BOOST_AUTO_TEST_CASE(placing_a_floating_base) {
 
 namespace {
 
-// A finger of three 10 g, 5 cm links with joint damping 0.05 N m s/rad: the hinges' decay rates d / I are
-// about 2e4 / s, so explicit RK4 at 1 ms (h d / I about 20, beyond its stability bound 2.785) diverges.
+// A finger of three 10 g, 5 cm links with joint damping 0.05 N m s/rad: the hinges' decay rates d / I reach
+// about 2e4 / s (docs/integrators.md), so explicit RK4 at 1 ms (h d / I about 20, beyond its stability bound 2.785) diverges.
 std::string stiffFinger() {
   std::string urdf = R"(<robot name="finger"><link name="palm"/>)";
   for (int k = 0; k < 3; ++k) {

@@ -44,7 +44,8 @@ Model slider(double mass, double damping) {
 }
 
 // Three light links (10 g, 5 cm: a finger) hinged about y in a chain under gravity, damping d on each:
-// the decay rate d / I of each hinge is about 2e4 / s for d = 0.05, so h = 1 ms is 20 decay times.
+// the decay rates d / I of the hinges reach about 2e4 / s for d = 0.05 (docs/integrators.md), so h = 1 ms
+// spans up to 20 decay times.
 Model finger(double damping) {
   ModelBuilder b("finger");
   int parent = 0;
