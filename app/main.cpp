@@ -2,19 +2,24 @@
 //
 //   abdyn info MODEL.urdf [--floating] [URDF options]
 //   abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]      (app/check.cpp)
-//   abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]
-//                  [--integrator NAME] [--substeps N] [--ground Z] [--limits]
+//   abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--height Z]
+//                  [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits]
+//   abdyn help | --help | --version
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,26 +33,41 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  abdyn info MODEL.urdf [--floating] [URDF options]\n"
-    "      print the kinematic tree, degrees of freedom, masses and limits (loader warnings on stderr)\n"
+    "      print the kinematic tree, degrees of freedom, masses and limits, the loop joints and mimic\n"
+    "      couplings, and the closed configuration a model with loop joints starts from (loader warnings\n"
+    "      on stderr)\n"
     "  abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]\n"
     "      load every URDF file (folders: every *.urdf below them) with a fixed and a floating base; print\n"
     "      one line per file and base, then a summary; exit status 0 only if every file loaded both ways\n"
-    "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]\n"
-    "                 [--integrator NAME] [--substeps N] [--ground Z] [--limits]\n"
+    "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST]\n"
+    "                 [--height Z] [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits]\n"
     "      simulate the model under gravity with zero joint torque from the neutral configuration\n"
-    "      (or from --q0, comma-separated q values); print a summary and, with --csv, one row per step\n"
+    "      (or from --q0); print a summary and, with --csv, one row at t = 0 and one per step\n"
     "      (t, q:<joint>, v:<joint>, kinetic, potential; with constraint rows also iterations, residual,\n"
     "      constraint_error, contacts)\n"
+    "  abdyn help, abdyn --help   print this text\n"
+    "  abdyn --version            print the version\n"
     "options:\n"
     "  --floating     attach the root link to the world by a 6-DoF floating joint\n"
-    "  --duration S   simulated time in seconds (default 5)\n"
+    "  --duration S   simulated time in seconds (default 5); the run ends exactly at S (a last, shorter\n"
+    "                 step when --dt does not divide it)\n"
     "  --dt H         time step in seconds (default 0.001)\n"
+    "  --q0 LIST      the start: all nq values comma-separated, or named values changing the neutral\n"
+    "                 configuration, e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate\n"
+    "                 joints, <joint>[k]=x for coordinate k, <joint>.x/.y/.z for a floating joint's position)\n"
+    "  --height Z     with --floating: lift the model so that its lowest collision point starts Z above the\n"
+    "                 ground (--ground) or above z = 0\n"
     "  --integrator NAME\n"
-    "                 rk4 (default), explicit-euler, semi-implicit-euler or implicit-midpoint\n"
+    "                 rk4, explicit-euler, semi-implicit-euler, implicit-midpoint or implicit-damping\n"
+    "                 (semi-implicit Euler with the joint damping taken implicitly: stable for stiff damping).\n"
+    "                 Default: implicit-damping when the model has joint damping, else rk4 (semi-implicit-euler\n"
+    "                 with --ground or --limits)\n"
     "  --substeps N   split every step into N equal sub-steps (default 1)\n"
-    "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z\n"
+    "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z; a floating model\n"
+    "                 that starts below it is lifted onto it, a fixed one is refused\n"
     "  --limits       enforce the joint position limits\n"
-    "                 (--ground and --limits solve constraint rows each step, with semi-implicit Euler)\n"
+    "                 (--ground and --limits solve constraint rows each step, with semi-implicit-euler or\n"
+    "                 implicit-damping)\n"
     "  --warnings     (check) print the loader's warnings under each file\n";
 
 using abdyn_app::UsageError;
@@ -58,15 +78,20 @@ struct Arguments {
   abdyn::UrdfOptions urdf;  // all but floating_base, which `floating` gives
   double duration = 5.0;
   double dt = 1e-3;
-  std::string integrator;  // empty: rk4, or semi-implicit-euler with constraint rows
+  std::string integrator;  // empty: chosen by the model (see the usage text)
   int substeps = 1;
   bool ground = false;
   double ground_height = 0.0;
   bool limits = false;
+  bool height_given = false;
+  double height = 0.0;
   bool rows() const { return ground || limits; }
 };
 
-const std::vector<std::string> kIntegrators = {"rk4", "explicit-euler", "semi-implicit-euler", "implicit-midpoint"};
+const std::vector<std::string> kIntegrators = {"rk4", "explicit-euler", "semi-implicit-euler", "implicit-midpoint",
+                                               "implicit-damping"};
+// More steps than this is a typing error (or days of computing), not a simulation anyone waits for.
+constexpr double kMaxSteps = 1e9;
 
 double parseNumber(const std::string& option, const std::string& text) {
   std::size_t used = 0;
@@ -92,7 +117,6 @@ Arguments parse(int argc, char** argv) {
   if (argc < 2) throw UsageError("missing command");
   Arguments args;
   args.command = argv[1];
-  if (args.command == "--help" || args.command == "-h" || args.command == "help") return args;
   if (args.command != "info" && args.command != "simulate") throw UsageError("unknown command '" + args.command + "'");
   for (int k = 2; k < argc; ++k) {
     const std::string a = argv[k];
@@ -111,11 +135,15 @@ Arguments parse(int argc, char** argv) {
       args.csv_path = value();
     } else if (a == "--q0" && args.command == "simulate") {
       args.q0 = value();
+    } else if (a == "--height" && args.command == "simulate") {
+      args.height_given = true;
+      args.height = parseNumber(a, value());
     } else if (a == "--integrator" && args.command == "simulate") {
       args.integrator = value();
       if (std::find(kIntegrators.begin(), kIntegrators.end(), args.integrator) == kIntegrators.end()) {
-        throw UsageError("--integrator expects rk4, explicit-euler, semi-implicit-euler or implicit-midpoint, got '" +
-                         args.integrator + "'");
+        throw UsageError(
+            "--integrator expects rk4, explicit-euler, semi-implicit-euler, implicit-midpoint or implicit-damping, got '" +
+            args.integrator + "'");
       }
     } else if (a == "--substeps" && args.command == "simulate") {
       const std::string text = value();
@@ -137,11 +165,18 @@ Arguments parse(int argc, char** argv) {
   }
   if (args.model_path.empty()) throw UsageError("missing MODEL.urdf");
   if (args.dt > args.duration) throw UsageError("--dt must not exceed --duration");
-  if (args.rows() && !args.integrator.empty() && args.integrator != "semi-implicit-euler") {
+  if (args.duration / args.dt > kMaxSteps) {
+    std::ostringstream s;
+    s << "--duration " << args.duration << " with --dt " << args.dt << " makes " << args.duration / args.dt
+      << " steps; at most " << kMaxSteps << " are allowed (shorten --duration or lengthen --dt)";
+    throw UsageError(s.str());
+  }
+  if (args.rows() && !args.integrator.empty() && args.integrator != "semi-implicit-euler" &&
+      args.integrator != "implicit-damping") {
     throw UsageError("--ground and --limits step with semi-implicit Euler; --integrator " + args.integrator +
                      " cannot enforce them");
   }
-  if (args.integrator.empty()) args.integrator = args.rows() ? "semi-implicit-euler" : "rk4";
+  if (args.height_given && !args.floating) throw UsageError("--height places a floating base: add --floating");
   return args;
 }
 
@@ -163,10 +198,60 @@ std::string formatLimit(double x) {
   return s.str();
 }
 
+std::string formatVector(const Eigen::VectorXd& x) {
+  std::ostringstream s;
+  for (Eigen::Index k = 0; k < x.size(); ++k) s << (k ? "," : "") << x[k];
+  return s.str();
+}
+
+bool hasDamping(const abdyn::Model& model) { return model.damping().size() > 0 && model.damping().maxCoeff() > 0.0; }
+
+bool floatingRoot(const abdyn::Model& model) {
+  return model.nbodies() > 1 && model.parent(1) == 0 && model.joint(1).type == abdyn::JointType::Floating;
+}
+
 abdyn::Model load(const Arguments& args) {
   abdyn::UrdfOptions options = args.urdf;
   options.floating_base = args.floating;
   return abdyn::loadUrdf(args.model_path, options);
+}
+
+// The loop joints of the file and the model's mimic couplings, which the loop path enforces as well.
+abdyn::ConstraintSet constraints(const Arguments& args, const abdyn::Model& model) {
+  abdyn::ConstraintSet set = abdyn::loadUrdfLoops(args.model_path, model);
+  set.couplings = abdyn::ConstraintSet::fromMimics(model).couplings;
+  return set;
+}
+
+// The start configuration when the neutral one does not close the loops: Gauss-Newton from guesses that
+// move away from the neutral configuration towards fixed-seed random ones in growing steps, so that the
+// closed configuration found is near the neutral one and the same on every run. `how` says which.
+Eigen::VectorXd closedConfiguration(const abdyn::Model& model, const abdyn::ConstraintSet& set, std::string& how) {
+  abdyn::Data data(model);
+  abdyn::ConstrainedDynamicsData cd(model, set);
+  const Eigen::VectorXd q_neutral = abdyn::neutral(model);
+  Eigen::VectorXd q = q_neutral;
+  try {
+    abdyn::projectPositions(model, data, cd, set, q, 1e-12, 100);
+    how = "the neutral configuration closes them";
+    return q;
+  } catch (const abdyn::Error&) {
+  }
+  std::mt19937 rng(2024);
+  const int attempts = 60;
+  for (int a = 1; a <= attempts; ++a) {
+    const Eigen::VectorXd towards = abdyn::difference(model, q_neutral, abdyn::randomConfiguration(model, rng));
+    abdyn::integrate(model, q_neutral, towards, std::min(1.0, 0.1 * ((a + 5) / 6)), q);
+    try {
+      abdyn::projectPositions(model, data, cd, set, q, 1e-12, 100);
+      how = "the neutral configuration does not close them; found from a guess near it (seed 2024, guess " +
+            std::to_string(a) + ")";
+      return q;
+    } catch (const abdyn::Error&) {
+    }
+  }
+  throw std::runtime_error("model '" + model.name() + "': no configuration closing its loops was found from the " +
+                           "neutral one or " + std::to_string(attempts) + " guesses near it; give one with --q0");
 }
 
 int info(const Arguments& args) {
@@ -184,9 +269,25 @@ int info(const Arguments& args) {
                 << formatLimit(model.upperPositionLimit()[j.idx_q]) << "]";
     }
     std::cout << ", velocity " << formatLimit(model.velocityLimit()[j.idx_v]) << ", effort "
-              << formatLimit(model.effortLimit()[j.idx_v]) << ")\n";
+              << formatLimit(model.effortLimit()[j.idx_v]);
+    if (model.damping()[j.idx_v] > 0.0) std::cout << ", damping " << model.damping()[j.idx_v];
+    std::cout << ")\n";
   }
   std::cout << "frames: " << model.nframes() << ", geometries: " << model.geometries().size() << "\n";
+  for (const abdyn::MimicCoupling& m : model.mimics()) {
+    std::cout << "mimic: " << model.joint(m.follower).name << " = " << m.multiplier << " * " << model.joint(m.leader).name
+              << " + " << m.offset << "\n";
+  }
+  const abdyn::ConstraintSet set = constraints(args, model);
+  for (const abdyn::LoopClosure& loop : set.loops) {
+    std::cout << "loop joint: " << loop.name << " (" << loop.rows() << " constraint rows) between "
+              << model.bodyName(loop.body_a) << " and " << model.bodyName(loop.body_b) << "\n";
+  }
+  if (!set.loops.empty()) {
+    std::string how;
+    const Eigen::VectorXd q = closedConfiguration(model, set, how);
+    std::cout << "closed configuration: " << how << "; simulate starts there:\n  --q0 " << formatVector(q) << "\n";
+  }
   return 0;
 }
 
@@ -198,22 +299,105 @@ void progress(double fraction) {
   std::fflush(stderr);
 }
 
-// One step of the chosen method: an unconstrained integrator, or the Simulator's constraint-row step.
+// The start configuration: the neutral one, changed by --q0 (all nq values, or named ones).
+Eigen::VectorXd startConfiguration(const abdyn::Model& model, const std::string& text, bool& places_base) {
+  Eigen::VectorXd q = abdyn::neutral(model);
+  places_base = false;
+  if (text.empty()) return q;
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) items.push_back(item);
+  const bool named = std::any_of(items.begin(), items.end(), [](const std::string& s) { return s.find('=') != std::string::npos; });
+  if (!named) {
+    if (static_cast<int>(items.size()) != model.nq()) {
+      throw UsageError("--q0 has " + std::to_string(items.size()) + " values, the model has nq = " + std::to_string(model.nq()));
+    }
+    for (int k = 0; k < model.nq(); ++k) q[k] = parseNumber("--q0", items[k]);
+    places_base = floatingRoot(model);
+  } else {
+    const std::vector<std::string> names = labels(model, true);
+    for (const std::string& item : items) {
+      const std::size_t eq = item.find('=');
+      if (eq == std::string::npos) throw UsageError("--q0 mixes named and unnamed values: '" + item + "' has no '='");
+      std::string name = item.substr(0, eq);
+      const double x = parseNumber("--q0", item.substr(eq + 1));
+      // <joint>.x, .y, .z: a floating joint's position coordinates [0], [1], [2].
+      for (int axis = 0; axis < 3; ++axis) {
+        const std::string suffix = std::string(".") + "xyz"[axis];
+        if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+          name = name.substr(0, name.size() - suffix.size()) + "[" + std::to_string(axis) + "]";
+        }
+      }
+      const auto found = std::find(names.begin(), names.end(), name);
+      if (found == names.end()) {
+        throw UsageError("--q0 names '" + item.substr(0, eq) + "', which is no coordinate of the model (its coordinates: " +
+                         [&] {
+                           std::string all;
+                           for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+                           return all;
+                         }() + ")");
+      }
+      const int k = static_cast<int>(found - names.begin());
+      q[k] = x;
+      if (floatingRoot(model) && k < model.joint(1).nq) places_base = true;
+    }
+  }
+  abdyn::normalize(model, q);
+  return q;
+}
+
+// The lowest point of the model's collision geometry at q (z in world coordinates), exact for spheres,
+// boxes and cylinders (meshes are skipped, as the contacts skip them); without such geometry, the lowest
+// body origin. `what` names the geometry or body.
+double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::VectorXd& q, std::string& what) {
+  abdyn::forwardKinematics(model, data, q);
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const abdyn::Geometry& g : model.geometries()) {
+    if (g.role != abdyn::GeometryRole::Collision || g.shape == abdyn::ShapeType::Mesh) continue;
+    const abdyn::Plx X_shape_world = g.X_geometry_body * data.X_world[g.body];
+    const abdyn::Matrix3& E = X_shape_world.E();  // row k: the shape's axis k in world coordinates
+    double z = X_shape_world.r().z();
+    if (g.shape == abdyn::ShapeType::Sphere) {
+      z -= g.size[0];
+    } else if (g.shape == abdyn::ShapeType::Box) {
+      for (int k = 0; k < 3; ++k) z -= 0.5 * std::abs(E(k, 2)) * g.size[k];
+    } else {  // cylinder along its z axis
+      const double c = std::abs(E(2, 2));
+      z -= g.size[0] * std::sqrt(std::max(0.0, 1.0 - c * c)) + 0.5 * g.size[1] * c;
+    }
+    if (z < lowest) {
+      lowest = z;
+      what = "collision geometry '" + g.name + "'";
+    }
+  }
+  if (std::isinf(lowest)) {
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const double z = data.X_world[i].r().z();
+      if (z < lowest) {
+        lowest = z;
+        what = "body '" + model.bodyName(i) + "' (the model has no collision geometry)";
+      }
+    }
+  }
+  return lowest;
+}
+
+// One step of the chosen method: an unconstrained integrator, the Simulator's constraint-row step, or
+// the loop path (constrained accelerations, then post-stabilisation).
 class Stepper {
  public:
-  Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& loops)
+  Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& set)
       : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
-        loops_(loops) {
-    // Mimic couplings (loops.couplings) are constraints too: without --ground or --limits they step with the
-    // loops' constrained RK4 (the Simulator's rows enforce them otherwise), never with a free integrator.
-    if (!loops.loops.empty() && args.rows()) {
-      throw UsageError("--ground and --limits are not available for models with loop joints");
-    }
-    if (!loops.loops.empty() || (!loops.couplings.empty() && !args.rows())) {
-      if (args.integrator != "rk4") {
-        throw UsageError("models with loop joints or mimic couplings step with rk4 and post-stabilisation");
+        implicit_damping_(model), set_(set) {
+    if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
+      if (!set.loops.empty() && args.rows()) {
+        throw UsageError("--ground and --limits are not available for models with loop joints");
       }
-      constrained_ = std::make_unique<abdyn::ConstrainedDynamicsData>(model, loops);
+      if (args.integrator != "rk4" && args.integrator != "implicit-damping") {
+        throw UsageError("models with loop joints or mimic couplings step with rk4 or implicit-damping and "
+                         "post-stabilisation");
+      }
+      constrained_ = std::make_unique<abdyn::ConstrainedDynamicsData>(model, set);
     }
     if (args.rows()) {
       abdyn::SimulatorSettings settings;
@@ -221,6 +405,7 @@ class Stepper {
       settings.joint_limits = args.limits;
       settings.ground = args.ground;
       settings.contact.height = args.ground_height;
+      settings.implicit_damping = args.integrator == "implicit-damping";
       simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
     }
   }
@@ -229,31 +414,50 @@ class Stepper {
   void assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {
     if (!constrained_) return;
     try {
-      abdyn::projectPositions(model_, data_, *constrained_, loops_, q, 1e-12, 100);
+      abdyn::projectPositions(model_, data_, *constrained_, set_, q, 1e-12, 100);
     } catch (const abdyn::Error& e) {
       throw std::runtime_error(std::string(e.what()) + "; give a configuration near a closed one with --q0");
     }
-    abdyn::projectVelocities(model_, data_, *constrained_, loops_, q, v);
+    abdyn::projectVelocities(model_, data_, *constrained_, set_, q, v);
   }
 
   /// The largest closure error at q (loop-joint models only).
   double closureError(const Eigen::VectorXd& q) {
-    abdyn::constraintJacobian(model_, data_, loops_, constrained_->kinematics, q);
+    abdyn::constraintJacobian(model_, data_, set_, constrained_->kinematics, q);
     const Eigen::VectorXd& C = constrained_->kinematics.C;
     return C.size() ? C.cwiseAbs().maxCoeff() : 0.0;
   }
   bool hasLoops() const { return constrained_ != nullptr; }
 
-  void step(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
+  /// Whether the model's dynamics can be evaluated at (q, v): false for a non-finite state or an
+  /// abdyn::Error (a singular mass matrix at q).
+  bool dynamicsDefined(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
+    if (!q.allFinite() || !v.allFinite()) return false;
+    try {
+      abdyn::forwardDynamics(model_, data_, q, v, tau);
+      return true;
+    } catch (const abdyn::Error&) {
+      return false;
+    }
+  }
+
+  /// Advances (q, v) by h. On an exception (q, v) hold the state the step reached, where it has one.
+  void step(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h) {
     if (constrained_) {
-      loopStep(q, v, tau);
+      loopStep(q, v, tau, h);
       return;
     }
     if (simulator_) {
       simulator_->q = q;
       simulator_->v = v;
       simulator_->tau = tau;
-      simulator_->step(args_.dt);
+      try {
+        simulator_->step(h);
+      } catch (const abdyn::Error&) {
+        q = simulator_->q;
+        v = simulator_->v;
+        throw;
+      }
       q = simulator_->q;
       v = simulator_->v;
       return;
@@ -261,22 +465,40 @@ class Stepper {
     const abdyn::DynamicsOptions options;
     const std::string& name = args_.integrator;
     if (name == "explicit-euler") {
-      abdyn::stepWithSubsteps(explicit_, model_, data_, q, v, tau, args_.dt, args_.substeps, options);
+      abdyn::stepWithSubsteps(explicit_, model_, data_, q, v, tau, h, args_.substeps, options);
     } else if (name == "semi-implicit-euler") {
-      abdyn::stepWithSubsteps(semi_implicit_, model_, data_, q, v, tau, args_.dt, args_.substeps, options);
+      abdyn::stepWithSubsteps(semi_implicit_, model_, data_, q, v, tau, h, args_.substeps, options);
     } else if (name == "implicit-midpoint") {
-      abdyn::stepWithSubsteps(midpoint_, model_, data_, q, v, tau, args_.dt, args_.substeps, options);
+      abdyn::stepWithSubsteps(midpoint_, model_, data_, q, v, tau, h, args_.substeps, options);
+    } else if (name == "implicit-damping") {
+      abdyn::stepWithSubsteps(implicit_damping_, model_, data_, q, v, tau, h, args_.substeps, options);
     } else {
-      abdyn::stepWithSubsteps(rk_, model_, data_, q, v, tau, args_.dt, args_.substeps, options);
+      abdyn::stepWithSubsteps(rk_, model_, data_, q, v, tau, h, args_.substeps, options);
     }
   }
 
-  // RK4 on the constrained accelerations (stages moved on the manifold), then post-stabilisation: q
-  // projected onto C(q) = 0 and v onto G v = 0.
-  void loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
-    const double h = args_.dt;
+  // The constrained accelerations integrated by RK4 (stages moved on the manifold) or by the
+  // implicit-damping step (implicit_damping_euler.hpp, with M + h D in the constrained system), then
+  // post-stabilisation: q projected onto C(q) = 0 and v onto G v = 0.
+  void loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double step) {
+    const double h = step / args_.substeps;
+    for (int s = 0; s < args_.substeps; ++s) {
+      if (args_.integrator == "implicit-damping") {
+        abdyn::ConstrainedDynamicsSettings settings;
+        settings.dynamics.implicit_damping_step = h;
+        v += h * abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, q, v, tau, settings);
+        abdyn::integrate(model_, q, v, h, q);
+      } else {
+        rk4Constrained(q, v, tau, h);
+      }
+      if (!q.allFinite() || !v.allFinite()) return;
+      assemble(q, v);
+    }
+  }
+
+  void rk4Constrained(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h) {
     const auto accel = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) -> Eigen::VectorXd {
-      return abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, loops_, qq, vv, tau);
+      return abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, qq, vv, tau);
     };
     Eigen::VectorXd qs(q.size());
     const Eigen::VectorXd a1 = accel(q, v);
@@ -291,7 +513,6 @@ class Stepper {
     const Eigen::VectorXd a4 = accel(qs, v4);
     abdyn::integrate(model_, q, ((v + 2.0 * v2 + 2.0 * v3 + v4) / 6.0).eval(), h, q);
     v += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
-    assemble(q, v);
   }
 
   /// The constraint rows' statistics of the last step (constrained runs only).
@@ -305,73 +526,191 @@ class Stepper {
   abdyn::ExplicitEuler explicit_;
   abdyn::SemiImplicitEuler semi_implicit_;
   abdyn::ImplicitMidpoint midpoint_;
+  abdyn::ImplicitDampingEuler implicit_damping_;
   std::unique_ptr<abdyn::Simulator> simulator_;
-  const abdyn::ConstraintSet& loops_;
+  const abdyn::ConstraintSet& set_;
   std::unique_ptr<abdyn::ConstrainedDynamicsData> constrained_;
 };
 
-int simulate(const Arguments& args) {
+// A run that diverged: where, which coordinate, and what to do about it.
+[[noreturn]] void diverged(const abdyn::Model& model, const Arguments& args, double t, long step, long steps,
+                           const Eigen::VectorXd& q, const Eigen::VectorXd& v, const std::string& detail) {
+  // The coordinate that grew: a non-finite entry of v (else of q), else v's largest entry.
+  const bool in_q = v.allFinite() && !q.allFinite();
+  const Eigen::VectorXd& x = in_q ? q : v;
+  Eigen::Index k = 0;
+  if (!x.allFinite()) {
+    while (std::isfinite(x[k])) ++k;
+  } else if (x.size() > 0) {
+    x.cwiseAbs().maxCoeff(&k);
+  }
+  std::string joint = "?";
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const abdyn::Joint& j = model.joint(i);
+    const int first = in_q ? j.idx_q : j.idx_v, count = in_q ? j.nq : j.nv;
+    if (k >= first && k < first + count) joint = j.name;
+  }
+  std::ostringstream s;
+  s << "the simulation diverged at t = " << t << " s (step " << step << " of " << steps << "): ";
+  if (x.size() > 0) {
+    s << (in_q ? "q" : "v") << "[" << k << "] (joint '" << joint << "') grew to " << x[k];
+  }
+  if (!detail.empty()) s << " (" << detail << ")";
+  if (step == 1 && !x.allFinite()) s << "; the first step is not finite: check the model's masses and inertias";
+  s << "; lower --dt (now " << args.dt << ") or add --substeps";
+  if (hasDamping(model) && args.integrator != "implicit-damping") {
+    s << ", or use --integrator implicit-damping, which is stable for any joint damping";
+  }
+  throw std::runtime_error(s.str());
+}
+
+int simulate(Arguments args) {
   const abdyn::Model model = load(args);
   abdyn::Data data(model);
-  const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(args.model_path, model);
-  Stepper stepper(model, args, loops);
+  const abdyn::ConstraintSet set = constraints(args, model);
+  if (args.integrator.empty()) {
+    args.integrator = hasDamping(model) ? "implicit-damping" : args.rows() ? "semi-implicit-euler" : "rk4";
+  }
+  Stepper stepper(model, args, set);
 
+  bool places_base = false;
   Eigen::VectorXd q = abdyn::neutral(model);
-  if (!args.q0.empty()) {
-    std::vector<double> values;
-    std::stringstream list(args.q0);
-    for (std::string item; std::getline(list, item, ',');) values.push_back(parseNumber("--q0", item));
-    if (static_cast<int>(values.size()) != model.nq()) {
-      throw UsageError("--q0 has " + std::to_string(values.size()) + " values, the model has nq = " + std::to_string(model.nq()));
-    }
-    q = Eigen::Map<Eigen::VectorXd>(values.data(), model.nq());
-    abdyn::normalize(model, q);
+  std::string start_note;
+  if (!set.loops.empty() && args.q0.empty()) {
+    std::string how;
+    q = closedConfiguration(model, set, how);
+    if (how.find("not") != std::string::npos) start_note = "closed loops: " + how + ", q0 = " + formatVector(q);
+  } else {
+    q = startConfiguration(model, args.q0, places_base);
   }
   Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
   const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+
+  // A floating root whose link has no mass leaves its six coordinates without inertia of their own.
+  if (args.floating && floatingRoot(model) && !stepper.dynamicsDefined(q, v, tau) && model.inertia(1).mass() <= 0.0) {
+    throw UsageError("--floating: the root link '" + model.bodyName(1) + "' of model '" + model.name() +
+                     "' is massless, so the floating joint's six coordinates and the joints below it move the same "
+                     "bodies and the mass matrix is singular; simulate it with its base fixed (without --floating)");
+  }
+
+  // Placement: --height, and a start below the ground (lifted when floating and not placed, else refused).
+  const double floor_z = args.ground ? args.ground_height : 0.0;
+  std::string lowest_what;
+  if (args.height_given) {
+    if (!floatingRoot(model)) throw UsageError("--height needs a floating root joint");
+    q[model.joint(1).idx_q + 2] += floor_z + args.height - lowestPoint(model, data, q, lowest_what);
+    places_base = true;
+  }
+  if (args.ground) {
+    const double depth = floor_z - lowestPoint(model, data, q, lowest_what);
+    if (depth > 1e-6) {
+      std::ostringstream s;
+      s << "the model starts " << depth << " m below the ground at z = " << floor_z << " (its " << lowest_what << ")";
+      if (!floatingRoot(model)) {
+        s << " and its base is fixed, so no contact can push it out; lower the ground (--ground "
+          << floor_z - depth - 0.01 << ") or start from a --q0 that clears it";
+        throw UsageError(s.str());
+      }
+      if (places_base) {
+        s << "; start it higher (--height 0 puts its lowest point on the ground)";
+        throw UsageError(s.str());
+      }
+      q[model.joint(1).idx_q + 2] += depth;
+      std::ostringstream note;
+      note << "lifted " << depth << " m so that its lowest point (" << lowest_what << ") is on the ground; --height sets the clearance";
+      start_note = note.str();
+    }
+  }
   stepper.assemble(q, v);
-  double worst_closure = 0.0;
+  // A model whose dynamics are undefined at the start has an error of its own, not a divergence.
+  if (!stepper.dynamicsDefined(q, v, tau)) abdyn::forwardDynamics(model, data, q, v, tau);
+  double worst_closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
 
   std::ofstream csv;
+  const auto checkCsv = [&] {
+    if (!csv) {
+      throw std::runtime_error("cannot write CSV file '" + args.csv_path + "'" +
+                               (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+    }
+  };
+  double kinetic = 0.0, potential = 0.0;
+  const auto energies = [&] {
+    kinetic = abdyn::kineticEnergy(model, data, q, v);
+    potential = abdyn::potentialEnergy(model, data, q);
+  };
+  const auto writeRow = [&](double t, double closure) {
+    energies();
+    csv << t;
+    for (Eigen::Index c = 0; c < q.size(); ++c) csv << ',' << q[c];
+    for (Eigen::Index c = 0; c < v.size(); ++c) csv << ',' << v[c];
+    csv << ',' << kinetic << ',' << potential;
+    if (args.rows()) {
+      const abdyn::StepStatistics* stats = stepper.statistics();
+      csv << ',' << stats->iterations << ',' << stats->residual << ',' << stats->constraint_error << ',' << stats->contacts;
+    }
+    if (stepper.hasLoops()) csv << ',' << closure;
+    csv << '\n';
+    checkCsv();
+  };
   if (!args.csv_path.empty()) {
+    errno = 0;
     csv.open(args.csv_path);
-    if (!csv) throw std::runtime_error("cannot write CSV file '" + args.csv_path + "'");
+    checkCsv();
     csv << "t";
     for (const std::string& name : labels(model, true)) csv << ",q:" << name;
     for (const std::string& name : labels(model, false)) csv << ",v:" << name;
     csv << ",kinetic,potential" << (args.rows() ? ",iterations,residual,constraint_error,contacts" : "")
         << (stepper.hasLoops() ? ",constraint_error" : "") << "\n";
     csv << std::setprecision(12);
+    writeRow(0.0, worst_closure);
   }
-  const auto energies = [&](double& kinetic, double& potential) {
-    kinetic = abdyn::kineticEnergy(model, data, q, v);
-    potential = abdyn::potentialEnergy(model, data, q);
-  };
-  double kinetic = 0.0, potential = 0.0;
-  energies(kinetic, potential);
+  energies();
   const double E0 = kinetic + potential;
+  const Eigen::VectorXd q_start = q;
+  double peak_kinetic = kinetic;
 
-  const long steps = std::lround(args.duration / args.dt);
+  // Whole steps of --dt, then a last, shorter one to end exactly at --duration (unless the remainder is
+  // rounding: below 1e-9 of a step).
+  const double ratio = args.duration / args.dt;
+  long whole = static_cast<long>(std::floor(ratio * (1.0 + 1e-12)));
+  const double remainder = args.duration - static_cast<double>(whole) * args.dt;
+  const bool last_shorter = remainder > 1e-9 * args.dt;
+  const long steps = whole + (last_shorter ? 1 : 0);
   const bool terminal = isatty(fileno(stderr));
   bool shown = false;
   const auto start = std::chrono::steady_clock::now();
   double t = 0.0;
+  Eigen::VectorXd q_before(q.size()), v_before(v.size());
   for (long k = 1; k <= steps; ++k) {
-    stepper.step(q, v, tau);
-    t = k * args.dt;
+    const double h = k <= whole ? args.dt : remainder;
+    const double t_next = k <= whole ? static_cast<double>(k) * args.dt : args.duration;
+    q_before = q;
+    v_before = v;
+    try {
+      stepper.step(q, v, tau, h);
+    } catch (const abdyn::Error&) {
+      // A step from a state where the dynamics are defined failed inside: its stages left them.
+      // Its message is about the symptom (a singular matrix at a wild stage state), not the cause.
+      if (!stepper.dynamicsDefined(q_before, v_before, tau)) throw;
+      diverged(model, args, t_next, k, steps, q, v, "within the step, the dynamics became undefined");
+    }
+    t = t_next;
+    if (!q.allFinite() || !v.allFinite()) diverged(model, args, t, k, steps, q, v, "");
     const double closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
     worst_closure = std::max(worst_closure, closure);
     if (csv.is_open()) {
-      energies(kinetic, potential);
-      csv << t;
-      for (Eigen::Index c = 0; c < q.size(); ++c) csv << ',' << q[c];
-      for (Eigen::Index c = 0; c < v.size(); ++c) csv << ',' << v[c];
-      csv << ',' << kinetic << ',' << potential;
-      if (const abdyn::StepStatistics* stats = stepper.statistics()) {
-        csv << ',' << stats->iterations << ',' << stats->residual << ',' << stats->constraint_error << ',' << stats->contacts;
+      writeRow(t, closure);
+    } else if (k % 16 == 0 || k == steps) {
+      energies();
+    }
+    if (csv.is_open() || k % 16 == 0 || k == steps) {
+      peak_kinetic = std::max(peak_kinetic, kinetic);
+      // Nothing in the model supplies energy: a thousandfold gain is the step's error growing.
+      if (kinetic + potential - E0 > 1e3 * std::max(1.0, std::abs(E0))) {
+        std::ostringstream s;
+        s << "the energy grew from " << E0 << " J to " << kinetic + potential << " J, which nothing in the model supplies";
+        diverged(model, args, t, k, steps, q, v, s.str());
       }
-      if (stepper.hasLoops()) csv << ',' << closure;
-      csv << '\n';
     }
     if (terminal && (k % 256 == 0 || k == steps)) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -383,15 +722,60 @@ int simulate(const Arguments& args) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (shown) std::fprintf(stderr, "\n");
-  energies(kinetic, potential);
+  if (csv.is_open()) {
+    csv.close();
+    checkCsv();
+  }
+  energies();
   const double E1 = kinetic + potential;
 
-  const bool damped = model.damping().size() > 0 && model.damping().maxCoeff() > 0.0;
+  // The energy statement says what happened, and names what can remove energy when it fell.
+  const double change = E1 - E0;
+  // The energy's scale: the largest of the energies seen and the work of lifting the whole model by its
+  // own size (the farthest body origin from the root at the start), so that a model at rest at zero
+  // potential energy still has a scale to judge a change by.
+  double size = 0.0;
+  {
+    abdyn::Data scratch(model);
+    abdyn::forwardKinematics(model, scratch, q_start);
+    for (int i = 1; i < model.nbodies(); ++i) {
+      size = std::max(size, (scratch.X_world[i].r() - scratch.X_world[1].r()).norm());
+    }
+  }
+  const double scale = std::max({std::abs(E0), std::abs(E1), peak_kinetic,
+                                 model.totalMass() * model.gravity().linear().norm() * size, 1e-9});
+  const double tolerance = 1e-6 * scale;
+  std::ostringstream conserved;
+  conserved << "conserved (the change is within 1e-6 of the energy scale " << scale << " J)";
+  std::string statement;
+  if (std::abs(change) <= tolerance) {
+    statement = conserved.str();
+  } else if (change < 0.0) {
+    std::vector<std::string> sinks;
+    if (hasDamping(model)) sinks.push_back("joint damping");
+    if (args.ground) sinks.push_back("contacts");
+    if (args.limits) sinks.push_back("joint limits");
+    if (stepper.statistics() && model.friction().size() > 0 && model.friction().maxCoeff() > 0.0) {
+      sinks.push_back("joint friction");
+    }
+    if (args.integrator != "rk4" && args.integrator != "implicit-midpoint") sinks.push_back("the first-order step");
+    if (stepper.hasLoops()) sinks.push_back("post-stabilisation");
+    std::string list;
+    for (std::size_t s = 0; s < sinks.size(); ++s) list += (s ? (s + 1 == sinks.size() ? " and " : ", ") : "") + sinks[s];
+    statement = "dissipated" + (list.empty() ? std::string(" by the integrator's error") : " by " + list);
+  } else {
+    statement = "gained, though nothing in the model supplies energy: the error of the time step (a smaller --dt reduces it)";
+  }
+
+  std::ostringstream step_text;
+  step_text << steps << " steps of " << args.dt << " s";
+  if (last_shorter) step_text << " (the last " << remainder << " s)";
   std::cout << "model:          " << model.name() << " (" << args.model_path << (args.floating ? ", floating base" : "")
             << ")\n"
-            << "dof:            nq = " << model.nq() << ", nv = " << model.nv() << "\n"
-            << "simulated:      " << t << " s in " << steps << " steps of " << args.dt
-            << " s (" << args.integrator << (args.substeps > 1 ? ", " + std::to_string(args.substeps) + " sub-steps" : "")
+            << "dof:            nq = " << model.nq() << ", nv = " << model.nv() << "\n";
+  if (!start_note.empty()) std::cout << "start:          " << start_note << "\n";
+  std::cout << "simulated:      " << t << " s in " << step_text.str() << " (" << args.integrator
+            << (args.substeps > 1 ? ", " + std::to_string(args.substeps) + " sub-steps" : "")
             << (args.limits ? ", joint limits" : "")
             << (args.ground ? ", ground at z = " + std::to_string(args.ground_height) : "")
             << ", zero torque, gravity " << model.gravity().linear().transpose() << ")\n"
@@ -399,11 +783,10 @@ int simulate(const Arguments& args) {
             << (wall > 0 ? steps / wall : 0.0) << " steps/s)\n"
             << "final q:        " << q.transpose() << "\n"
             << "final v:        " << v.transpose() << "\n"
-            << "energy:         " << E0 << " J -> " << E1 << " J, drift " << (E1 - E0) << " J ("
-            << (E0 != 0.0 ? 100.0 * (E1 - E0) / std::abs(E0) : 0.0) << "%)"
-            << (damped ? "; the model has joint damping, so energy is dissipated" : "") << "\n";
+            << "energy:         " << E0 << " J -> " << E1 << " J, change " << change << " J ("
+            << (E0 != 0.0 ? 100.0 * change / std::abs(E0) : 0.0) << "%): " << statement << "\n";
   if (stepper.hasLoops()) {
-    std::cout << "loop closure:   " << loops.loops.size() << " loop joint(s), " << loops.couplings.size()
+    std::cout << "loop closure:   " << set.loops.size() << " loop joint(s), " << set.couplings.size()
               << " mimic coupling(s), largest closure error " << worst_closure << " (post-stabilised every step)\n";
   }
   return 0;
@@ -413,12 +796,19 @@ int simulate(const Arguments& args) {
 
 int main(int argc, char** argv) {
   try {
-    if (argc >= 2 && std::string(argv[1]) == "check") return abdyn_app::check(argc, argv);
+    const std::string command = argc > 1 ? argv[1] : "";
+    if (command == "--version" || command == "version") {
+      std::cout << "abdyn " << ABDYN_VERSION << "\n";
+      return 0;
+    }
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
+      return 0;
+    }
+    if (command == "check") return abdyn_app::check(argc, argv);
     const Arguments args = parse(argc, argv);
     if (args.command == "info") return info(args);
-    if (args.command == "simulate") return simulate(args);
-    std::cout << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
-    return 0;
+    return simulate(args);
   } catch (const UsageError& e) {
     std::cerr << "abdyn: " << e.what() << "\n" << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
     return 2;

@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(dropped_box_comes_to_rest) {
   const double angle = 0.4;
   sim.q.segment<4>(3) << std::cos(angle / 2), std::sin(angle / 2) * axis;
   double deepest = 0.0;
-  for (int k = 0; k < 1000; ++k) {
+  for (int k = 0; k < 1500; ++k) {
     const StepStatistics& stats = sim.step(2e-3);
     deepest = std::max(deepest, stats.constraint_error);
   }
@@ -164,8 +164,9 @@ BOOST_AUTO_TEST_CASE(dropped_box_comes_to_rest) {
 }
 
 // The humanoid as a ragdoll: floating, URDF limits as rows, ground contacts with its collision geometry,
-// started 5 cm above the ground and tipping over. Over 2 s at 500 Hz: no NaN, total energy never increases
-// after the first contact (by more than 1e-9 J per step), and it settles (joint speeds below 1e-3).
+// started 5 cm above the ground and tipping over. Over 3 s at 500 Hz: no NaN, total energy never increases
+// after the first contact (by more than 1e-9 J per step), and it settles (joint speeds below 1e-3; with
+// the joint damping taken implicitly, the default, it comes to rest at about 2.5 s, at 2 s without).
 // ERP is off: the predicted-error targets keep contacts and limits from passing, and Baumgarte's push-out
 // of residual penetration would itself add energy (with ERP 0.2 that work was up to 2e-7 J per step).
 BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
@@ -191,7 +192,7 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
   sim.v.head<3>() << 0.8, 0.5, 0.2;  // angular velocity of the pelvis: tips it over
   double previous = 0.0, worst_increase = 0.0, max_iterations = 0;
   bool touched = false, finite = true;
-  for (int k = 0; k < 1000; ++k) {
+  for (int k = 0; k < 1500; ++k) {
     const StepStatistics& stats = sim.step(2e-3);
     finite = finite && sim.q.allFinite() && sim.v.allFinite() && std::isfinite(stats.energy);
     if (touched) worst_increase = std::max(worst_increase, stats.energy - previous);

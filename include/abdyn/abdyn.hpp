@@ -26,6 +26,7 @@
 #include "abdyn/conventions/tds.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/integrators/explicit_euler.hpp"
+#include "abdyn/integrators/implicit_damping_euler.hpp"
 #include "abdyn/integrators/implicit_midpoint.hpp"
 #include "abdyn/integrators/joint_force.hpp"
 #include "abdyn/integrators/runge_kutta4.hpp"

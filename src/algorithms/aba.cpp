@@ -54,6 +54,7 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       const Vector6 U = IA * S.col(k);
       double D = S.col(k).dot(U);
       if (options.armature) D += model.armature()[k];
+      if (options.damping) D += options.implicit_damping_step * model.damping()[k];
       if (!(D > 0.0)) throwSingular(model, j, D);
       double u = tau[k] - S.col(k).dot(data.pA[i].vector());
       if (options.damping) u -= model.damping()[k] * v[k];
@@ -73,6 +74,7 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       U.noalias() = IA * Sj;
       SmallMatrix D = Sj.transpose() * U;
       if (options.armature) D.diagonal() += model.armature().segment(j.idx_v, j.nv);
+      if (options.damping) D.diagonal() += options.implicit_damping_step * model.damping().segment(j.idx_v, j.nv);
       SmallVector u = tau.segment(j.idx_v, j.nv) - Sj.transpose() * data.pA[i].vector();
       if (options.damping) u -= model.damping().segment(j.idx_v, j.nv).cwiseProduct(v.segment(j.idx_v, j.nv));
       const Eigen::LLT<SmallMatrix> llt(D);
@@ -108,8 +110,10 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
   }
 }
 
-void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
+void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                 const DynamicsOptions& options) {
   internal::checkConfiguration(model, q, "abdyn::forwardDynamics");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamics");
   internal::checkVector(v, model.nv(), "abdyn::forwardDynamics", "v");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamics", "tau");
 }
@@ -119,7 +123,7 @@ void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::Vect
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamics");
-  checkInputs(model, q, v, tau);
+  checkInputs(model, q, v, tau, options);
   aba(model, data, q, v, tau, nullptr, options);
   return data.qdd;
 }
@@ -128,7 +132,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamics");
-  checkInputs(model, q, v, tau);
+  checkInputs(model, q, v, tau, options);
   internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, &f_ext, options);
   return data.qdd;

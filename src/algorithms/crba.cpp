@@ -31,6 +31,7 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, 
                                                 const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::massMatrix");
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
+  internal::checkDynamicsOptions(options, "abdyn::massMatrix");
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
@@ -107,6 +108,7 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
     if (p > 0) data.I_composite[p] += data.I_composite[i];
   }
   if (options.armature) data.M.diagonal() += model.armature();
+  if (options.damping) data.M.diagonal() += options.implicit_damping_step * model.damping();
   return data.M;
 }
 

@@ -13,6 +13,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   internal::factorizeAtMassMatrix(model, data);
@@ -25,6 +26,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.tmp_v.setZero();
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
@@ -62,6 +64,7 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     U.noalias() = data.IA[i].matrix() * Sj;
     SmallMatrix D = Sj.transpose() * U;
     if (options.armature) D.diagonal() += model.armature().segment(first, j.nv);
+    if (options.damping) D.diagonal() += options.implicit_damping_step * model.damping().segment(first, j.nv);
     Eigen::LLT<SmallMatrix> llt(D);
     if (llt.info() != Eigen::Success) {
       throw Error("abdyn::inverseMassMatrix: joint '" + j.name + "' of model '" + model.name() + "' has a singular inertia");

@@ -39,6 +39,7 @@ ABDYN_FLATTEN void rnea(const Model& model, Data& data, const Eigen::VectorXd& q
   }
   if (options.armature && qdd) data.tau += model.armature().cwiseProduct(*qdd);
   if (options.damping && v) data.tau += model.damping().cwiseProduct(*v);
+  if (options.damping && qdd) data.tau += options.implicit_damping_step * model.damping().cwiseProduct(*qdd);
 }
 
 void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const char* function) {

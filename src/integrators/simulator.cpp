@@ -85,10 +85,12 @@ void Simulator::substep(double h, double t_end) {
   v_start_ = v;
   // Free velocity, leaving what the responses need: the articulated inertias (ABA) or the factor of M (CRBA).
   const ResponseMethod method = response_.choose(settings_.response);
+  DynamicsOptions options = settings_.dynamics;
+  if (settings_.implicit_damping) options.implicit_damping_step = h;  // M + h D here and in the responses
   if (method == ResponseMethod::Factorized) {
-    v += h * forwardDynamicsCrba(model_, data_, q, v, tau, settings_.dynamics);
+    v += h * forwardDynamicsCrba(model_, data_, q, v, tau, options);
   } else {
-    v += h * forwardDynamics(model_, data_, q, v, tau, settings_.dynamics);
+    v += h * forwardDynamics(model_, data_, q, v, tau, options);
   }
   internal::worldTransformsAtTransforms(model_, data_);  // the dynamics left the joint transforms at q
   buildRows(h);

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/checked_mode.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/model/data.hpp"
@@ -75,6 +76,14 @@ void warnUnenforcedMimics(const Model& model, const char* integrator);
 inline void checkTimeStep(double h, const char* function) {
   if (!(h > 0.0) || !std::isfinite(h)) {
     throw InvalidArgument(std::string(function) + ": step 'h' must be positive and finite, got " + std::to_string(h));
+  }
+}
+
+inline void checkDynamicsOptions(const DynamicsOptions& options, const char* function) {
+  const double h = options.implicit_damping_step;
+  if (!(h >= 0.0) || !std::isfinite(h)) {
+    throw InvalidArgument(std::string(function) + ": options 'implicit_damping_step' must be >= 0 and finite, got " +
+                          std::to_string(h));
   }
 }
 

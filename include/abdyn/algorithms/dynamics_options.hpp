@@ -10,6 +10,11 @@ struct DynamicsOptions {
   /// Viscous damping (Model::damping): a passive joint force -damping(k) v(k). Inverse dynamics
   /// returns the torque that overcomes it; forward dynamics applies it.
   bool damping = true;
+  /// Implicit damping (integrators/implicit_damping_euler.hpp): a time step h >= 0 (s). With damping on,
+  /// the joint-space inertia becomes M + h diag(damping), so that forward dynamics returns
+  /// (M + h D)^-1 (tau - C v - g - D v), the acceleration of a velocity step that takes the damping force
+  /// at the end of the step; inverse dynamics adds h D qdd to match. 0 (the default): M alone.
+  double implicit_damping_step = 0.0;
 };
 
 }  // namespace abdyn

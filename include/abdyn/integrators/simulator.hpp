@@ -2,6 +2,9 @@
 // Simulator: time stepping with constraint rows, Havok style. One step of length h (in `substeps` equal
 // parts) does, per part:
 //   1. v_free = v + h a(q, v, tau)                       (ABA, or CRBA and the factor of M: see 3)
+//      with the joint damping taken at the end of the step (implicit_damping, implicit_damping_euler.hpp):
+//      a = (M + h D)^-1 (tau - C v - g - D v), and M + h D in place of M in 3 as well, so that the rows'
+//      impulses act on the same velocity update and the damping stays stable at any h
 //   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
 //   3. projected Gauss-Seidel with SOR, the bilateral rows solved directly as one block:
 //      v = v_free + M^-1 J^T lambda, either with M^-1 J^T per row by articulated-body propagation after
@@ -35,6 +38,7 @@ struct SimulatorSettings {
   bool mimic = true;               // rows for Model::mimics
   bool ground = false;             // contacts with the plane z = contact.height
   bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
+  bool implicit_damping = true;    // joint damping at the end of each sub-step (step 1 above); false: explicit
   GroundContactSettings contact;   // for ground and body contacts
   ResponseMethod response = ResponseMethod::Automatic;  // how M^-1 J^T is formed (row_response.hpp)
   DynamicsOptions dynamics;
