@@ -35,6 +35,19 @@ Data::Data(const Model& model) {
   Minv_F.assign(n, Matrix6X::Zero(6, nv));
   Minv_tmp.setZero(6, nv);
   tmp_v.setZero(nv);
+  dtau_dq.setZero(nv, nv);
+  dtau_dv.setZero(nv, nv);
+  dqdd_dq.setZero(nv, nv);
+  dqdd_dv.setZero(nv, nv);
+  dqdd_dtau.setZero(nv, nv);
+  deriv.S.setZero(6, nv);
+  deriv.v.assign(n, Motion());
+  deriv.a.assign(n, Motion());
+  deriv.F.assign(n, Force());
+  deriv.H.assign(n, Force());
+  deriv.Ic.assign(n, Matrix6::Zero());
+  deriv.B.assign(n, Matrix6::Zero());
+  for (Matrix6X* m : {&deriv.P, &deriv.Q, &deriv.alpha, &deriv.u, &deriv.w, &deriv.Gq, &deriv.Gv}) m->setZero(6, nv);
 }
 
 }  // namespace abdyn
