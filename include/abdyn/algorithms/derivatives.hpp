@@ -8,7 +8,7 @@
 //
 // The recursion is O(n d) in the spirit of Carpentier and Mansard, "Analytical Derivatives of Rigid Body
 // Dynamics Algorithms" (RSS 2018), re-derived here in world coordinates: one pass forward, one backward
-// accumulating subtree sums (inertia I, crf(v) I, momentum and force), then one 6-vector dot product per
+// accumulating subtree sums (inertia I, crf(v) I, momentum and force), then a few 6-vector dot products per
 // pair of coordinates on a common path. Allocation-free after Data is built.
 
 #include <vector>
