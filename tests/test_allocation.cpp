@@ -221,3 +221,35 @@ BOOST_AUTO_TEST_CASE(counter_sees_allocations) {
   });
   BOOST_TEST(n >= 1);
 }
+
+// The derivative calls allocate nothing after Data (and StepJacobians, and the caller's Jacobian matrices
+// once sized): inverse and forward dynamics derivatives with and without external forces, the Lie-group
+// Jacobians and the three step Jacobians.
+BOOST_AUTO_TEST_CASE(derivatives_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  std::mt19937 rng(3);
+  for (const bool floating : {false, true}) {
+    const abdyn::Model model = abdyn::randomTree({15, false, floating, true, true}, rng);
+    abdyn::Data data(model);
+    abdyn::StepJacobians step(model);
+    const Eigen::VectorXd q = abdyn::randomConfiguration(model, rng);
+    const Eigen::VectorXd q1 = abdyn::randomConfiguration(model, rng);
+    const Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+    const Eigen::VectorXd x = Eigen::VectorXd::Random(model.nv());
+    const std::vector<abdyn::Force> f_ext(model.nbodies(), abdyn::Force(abdyn::Vector6::Ones()));
+    Eigen::MatrixXd a(model.nv(), model.nv()), b(model.nv(), model.nv());
+    const long n = countAllocations([&] {
+      abdyn::inverseDynamicsDerivatives(model, data, q, v, x);
+      abdyn::inverseDynamicsDerivatives(model, data, q, v, x, f_ext);
+      abdyn::forwardDynamicsDerivatives(model, data, q, v, x);
+      abdyn::forwardDynamicsDerivatives(model, data, q, v, x, f_ext);
+      abdyn::integrateJacobians(model, q, v, 0.01, a, b);
+      abdyn::differenceJacobians(model, q, q1, a, b);
+      abdyn::exponentialCoordinateRateJacobians(model, x, v, a, b);
+      step.explicitEuler(model, data, q, v, x, 1e-3);
+      step.semiImplicitEuler(model, data, q, v, x, 1e-3);
+      step.rungeKutta4(model, data, q, v, x, 1e-3);
+    });
+    BOOST_TEST(n == 0, (floating ? "floating" : "fixed") << " base: " << n << " heap allocations");
+  }
+}

@@ -14,6 +14,9 @@ namespace abdyn::internal {
 /// Allocates data's mass-matrix workspace (M, M^-1 and its scratch, the factor and its pattern) unless it
 /// is there already: at construction for small models, else on the first call that needs it (data.hpp).
 void reserveMassMatrix(const Model& model, Data& data);
+// The nv x nv derivative matrices of Data (dtau_dq, ...), allocated by the first derivative call when Data
+// did not allocate them (nv > Data::kEagerMassMatrixDofs).
+void reserveDerivatives(const Model& model, Data& data);
 
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);

@@ -32,7 +32,24 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   qdd.setZero(nv);
   factor_D.setZero(nv);
   tmp_v.setZero(nv);
-  if (nv <= kEagerMassMatrixDofs) internal::reserveMassMatrix(model, *this);
+  deriv.S.setZero(6, nv);
+  deriv.v.assign(n, Motion());
+  deriv.a.assign(n, Motion());
+  deriv.F.assign(n, Force());
+  deriv.H.assign(n, Force());
+  deriv.Ic.assign(n, Matrix6::Zero());
+  deriv.B.assign(n, Matrix6::Zero());
+  for (Matrix6X* m : {&deriv.P, &deriv.Q, &deriv.alpha, &deriv.u, &deriv.w, &deriv.Gq, &deriv.Gv}) m->setZero(6, nv);
+  if (nv <= kEagerMassMatrixDofs) {
+    internal::reserveMassMatrix(model, *this);
+    internal::reserveDerivatives(model, *this);
+  }
+}
+
+void internal::reserveDerivatives(const Model& model, Data& data) {
+  const int nv = model.nv();
+  if (data.dtau_dq.rows() == nv) return;
+  for (Eigen::MatrixXd* m : {&data.dtau_dq, &data.dtau_dv, &data.dqdd_dq, &data.dqdd_dv, &data.dqdd_dtau}) m->setZero(nv, nv);
 }
 
 void internal::reserveMassMatrix(const Model& model, Data& data) {

@@ -83,6 +83,26 @@ class Data {
   std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
   Matrix6X Minv_tmp;                           // 6 x nv scratch of inverseMassMatrix
   Eigen::VectorXd tmp_v;                       // nv scratch
+
+  // Derivatives of the dynamics (algorithms/derivatives.hpp). Columns for q are tangent directions: column k
+  // is d/d eps at eps = 0 along integrate(q, eps e_k), i.e. each joint's child frame moved by exp(S_k eps).
+  // d tau / d qdd is M: inverseDynamicsDerivatives leaves it in M (with armature per the options).
+  Eigen::MatrixXd dtau_dq;    // nv x nv (inverseDynamicsDerivatives)
+  Eigen::MatrixXd dtau_dv;    // nv x nv
+  Eigen::MatrixXd dqdd_dq;    // nv x nv (forwardDynamicsDerivatives)
+  Eigen::MatrixXd dqdd_dv;    // nv x nv
+  Eigen::MatrixXd dqdd_dtau;  // nv x nv: M^-1
+  // The derivative recursion's workspace; every spatial quantity here is in world coordinates about the
+  // world origin, angular first (docs/derivatives.md names each one).
+  struct DerivativeWorkspace {
+    Matrix6X S;                   // 6 x nv: motion-subspace columns
+    std::vector<Motion> v, a;     // per body: velocity; acceleration with a_0 = -gravity
+    std::vector<Force> F, H;      // per body: subtree sums of the net forces f and of the momenta I v
+    std::vector<Matrix6> Ic, B;   // per body: subtree sums of the inertias I and of crf(v) I
+    Matrix6X P, Q;                // 6 x nv: Ic S_k and (B + B^T) S_k - S_k x* H of coordinate k's body
+    Matrix6X alpha, u, w;         // 6 x nv: per coordinate k, the motions that its q- and v-columns excite
+    Matrix6X Gq, Gv;              // 6 x nv: per coordinate k, d F / d q_k and d F / d v_k of its own body
+  } deriv;
 };
 
 }  // namespace abdyn

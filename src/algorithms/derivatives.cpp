@@ -1,0 +1,183 @@
+#include "abdyn/algorithms/derivatives.hpp"
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/forward_dynamics_crba.hpp"
+#include "internal/checks.hpp"
+#include "internal/flatten.hpp"
+#include "internal/shared_passes.hpp"
+
+namespace abdyn {
+namespace {
+
+// Derivation (docs/derivatives.md has it in full). Everything is in world coordinates about the world
+// origin. Coordinate k moves body b = b(k), with parent p = lambda(b), along the world column S_k. Per body
+//   v_i = v_p + S_i qd_i,   a_i = a_p + S_i qdd_i + v_i x S_i qd_i   (a_0 = -gravity),
+//   f_i = I_i a_i + v_i x* I_i v_i - f_ext_i,   F_i = sum of f over subtree(i),   tau_j = S_j . F_c(j).
+// Moving q_k by eps carries subtree(b) rigidly by the world twist S_k eps, which turns every S, I, f_ext,
+// v, a there by S_k x (.), and on top of that changes each v_l, a_l in subtree(b) by
+//   u_k = v_p x S_k                                        (the same for every l)
+//   alpha_k + u_k x v_l,  alpha_k = a_p x S_k - u_k x v_p.
+// Summed over subtree(c) for any c in subtree(b), with Ic_c = sum I, B_c = sum crf(v) I, H_c = sum I v:
+//   dF_c / dq_k = S_k x* F_c + Ic_c alpha_k + (B_c + B_c^T) u_k + u_k x* H_c.
+// Moving qd_k changes v_l by S_k and a_l by w_k + S_k x v_l, w_k = (v_b + v_p) x S_k, so
+//   dF_c / dqd_k = Ic_c w_k + (B_c + B_c^T) S_k + S_k x* H_c.
+// Then for tau_j = S_j . F_c, c = b(j):
+//   b(k) on the path from the root to c (k's joint at or above j's): S_j turns too, and its term
+//     (S_k x S_j) . F_c cancels S_k x* F_c, leaving
+//     dtau_j / dq_k = P_j . alpha_k + Q_j . u_k,   dtau_j / dqd_k = P_j . w_k + Q_j . S_k,
+//     with P_j = Ic_c S_j and Q_j = (B_c + B_c^T) S_j - S_j x* H_c (using S . (m x* H) = -m . (S x* H));
+//   c strictly above b(k): dtau_j / dq_k = S_j . Gq_k, dtau_j / dqd_k = S_j . Gv_k, with Gq_k, Gv_k the
+//     two subtree derivatives above at c = b(k);
+//   otherwise zero.
+
+// crf(v) M: the dual cross product applied to each column of a motion-to-force matrix.
+ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
+  Matrix6 out;
+  for (int c = 0; c < 6; ++c) out.col(c) = v.crossDual(Force(Vector6(M.col(c)))).vector();
+  return out;
+}
+
+ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                               const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext,
+                               const DynamicsOptions& options) {
+  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
+  internal::reserveDerivatives(model, data);
+  Data::DerivativeWorkspace& w = data.deriv;
+  const auto& S_body = model.motionSubspace();
+  w.v[0] = Motion::Zero();
+  w.a[0] = -model.gravity();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    const int p = model.parent(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
+    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
+    const Plx& X = data.X_world[i];  // world to body i
+    Motion vJ, aJ;
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const Motion Sk = X.applyInverse(Motion(Vector6(S_body.col(k))));
+      w.S.col(k) = Sk.vector();
+      vJ += Sk * v[k];
+      aJ += Sk * qdd[k];
+    }
+    w.v[i] = w.v[p] + vJ;
+    w.a[i] = w.a[p] + aJ + w.v[i].cross(vJ);  // d/dt S = v_i x S in world coordinates
+    const RigidBodyInertia I = X.applyInverse(model.inertia(i));
+    w.H[i] = I * w.v[i];
+    w.F[i] = I * w.a[i] + w.v[i].crossDual(w.H[i]);
+    if (f_ext) w.F[i] -= X.applyInverse((*f_ext)[i]);
+    w.Ic[i] = I.matrix();
+    w.B[i] = crfTimes(w.v[i], w.Ic[i]);
+  }
+  ++data.X_world_stamp;
+  for (int i = model.nbodies() - 1; i >= 1; --i) {
+    const int p = model.parent(i);
+    if (p > 0) {
+      w.F[p] += w.F[i];
+      w.H[p] += w.H[i];
+      w.Ic[p] += w.Ic[i];
+      w.B[p] += w.B[i];
+    }
+  }
+  // Per coordinate: the excited motions and the forces they produce in its own body's subtree.
+  for (int k = 0; k < model.nv(); ++k) {
+    const int b = model.dofBody(k);
+    const int p = model.parent(b);
+    const Motion Sk(Vector6(w.S.col(k)));
+    const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
+    const Motion u = w.v[p].cross(Sk);
+    const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
+    const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
+    w.u.col(k) = u.vector();
+    w.alpha.col(k) = alpha.vector();
+    w.w.col(k) = wk.vector();
+    w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
+    w.Q.col(k) = Bsym * Sk.vector() - Sk.crossDual(w.H[b]).vector();
+    w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
+                  u.crossDual(w.H[b]).vector();
+    w.Gv.col(k) = w.Ic[b] * wk.vector() + Bsym * Sk.vector() + Sk.crossDual(w.H[b]).vector();
+    data.tau[k] = w.S.col(k).dot(w.F[b].vector());
+  }
+  // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above).
+  data.dtau_dq.setZero();
+  data.dtau_dv.setZero();
+  for (int k = 0; k < model.nv(); ++k) {
+    const int b = model.dofBody(k);
+    data.dtau_dq(k, k) = w.P.col(k).dot(w.alpha.col(k)) + w.Q.col(k).dot(w.u.col(k));
+    data.dtau_dv(k, k) = w.P.col(k).dot(w.w.col(k)) + w.Q.col(k).dot(w.S.col(k));
+    data.M(k, k) = w.P.col(k).dot(w.S.col(k));
+    for (const int j : model.ancestors(k)) {
+      // Row k, column j: j's joint is at or above k's, so k's column S_k turns with q_j.
+      data.dtau_dq(k, j) = w.P.col(k).dot(w.alpha.col(j)) + w.Q.col(k).dot(w.u.col(j));
+      data.dtau_dv(k, j) = w.P.col(k).dot(w.w.col(j)) + w.Q.col(k).dot(w.S.col(j));
+      // Row j, column k: on the same body as for (k, j); above it only k's subtree changes.
+      if (model.dofBody(j) == b) {
+        data.dtau_dq(j, k) = w.P.col(j).dot(w.alpha.col(k)) + w.Q.col(j).dot(w.u.col(k));
+        data.dtau_dv(j, k) = w.P.col(j).dot(w.w.col(k)) + w.Q.col(j).dot(w.S.col(k));
+      } else {
+        data.dtau_dq(j, k) = w.S.col(j).dot(w.Gq.col(k));
+        data.dtau_dv(j, k) = w.S.col(j).dot(w.Gv.col(k));
+      }
+      data.M(k, j) = data.M(j, k) = w.P.col(k).dot(w.S.col(j));
+    }
+  }
+  if (options.armature) {
+    data.M.diagonal() += model.armature();
+    data.tau += model.armature().cwiseProduct(qdd);
+  }
+  if (options.damping) {
+    data.dtau_dv.diagonal() += model.damping();
+    data.tau += model.damping().cwiseProduct(v);
+  }
+}
+
+void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                 const Eigen::VectorXd& x, const char* function, const char* x_name) {
+  internal::checkData(model, data, function);
+  internal::checkConfiguration(model, q, function);
+  internal::checkVector(v, model.nv(), function, "v");
+  internal::checkVector(x, model.nv(), function, x_name);
+}
+
+// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau), which data.qdd holds.
+void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  derivatives(model, data, q, v, data.qdd, f_ext, options);
+  inverseMassMatrix(model, data, q, options);
+  data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
+  data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
+  data.dqdd_dtau = data.Minv;
+}
+
+}  // namespace
+
+void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
+  derivatives(model, data, q, v, qdd, nullptr, options);
+}
+
+void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
+                                const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
+  internal::checkForces(model, f_ext, "abdyn::inverseDynamicsDerivatives");
+  derivatives(model, data, q, v, qdd, &f_ext, options);
+}
+
+void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& tau, const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
+  forwardDynamics(model, data, q, v, tau, options);
+  forwardFromInverse(model, data, q, v, nullptr, options);
+}
+
+void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
+                                const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
+  internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
+  forwardDynamics(model, data, q, v, tau, f_ext, options);
+  forwardFromInverse(model, data, q, v, &f_ext, options);
+}
+
+}  // namespace abdyn
