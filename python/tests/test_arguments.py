@@ -16,9 +16,12 @@ def test_array_likes_are_accepted(arm):
     wide[:, 1] = tau  # a strided column view
     assert not wide[:, 1].flags.c_contiguous
     for args in [(list(q), tuple(v), wide[:, 1]),
-                 (q.astype(np.float32).astype(np.float64), v, tau),
                  (np.asfortranarray(q), v[::1], np.ascontiguousarray(tau[::-1])[::-1])]:
         np.testing.assert_array_equal(abdyn.forward_dynamics(arm, data, *args), expected)
+    # float32 converts exactly to the float64 of the same values.
+    q32 = q.astype(np.float32)
+    np.testing.assert_array_equal(abdyn.forward_dynamics(arm, data, q32, v, tau),
+                                  abdyn.forward_dynamics(arm, data, q32.astype(np.float64), v, tau))
     # Integer arrays convert exactly.
     np.testing.assert_array_equal(abdyn.forward_dynamics(arm, data, np.zeros(7, dtype=int), [0] * 7, [1] * 7),
                                   abdyn.forward_dynamics(arm, data, np.zeros(7), np.zeros(7), np.ones(7)))

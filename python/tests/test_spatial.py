@@ -55,8 +55,10 @@ def test_inertia_matrix_and_transport():
     np.testing.assert_allclose(abdyn.RigidBodyInertia.from_matrix(dense).com, c, atol=1e-14)
     with pytest.raises(abdyn.Error):
         abdyn.RigidBodyInertia(-1.0, c, Ic)
+    asymmetric = np.eye(6)
+    asymmetric[0, 1] = 1.0
     with pytest.raises(abdyn.Error):
-        abdyn.ArticulatedBodyInertia.from_matrix(-np.eye(6))
+        abdyn.ArticulatedBodyInertia.from_matrix(asymmetric)
     np.testing.assert_allclose(abdyn.ArticulatedBodyInertia(I).matrix, dense, atol=1e-15)
 
 
