@@ -15,30 +15,46 @@ struct PySimulator {
   std::atomic<bool> busy{false};
 };
 
-class SimulatorLock {
+/// Holds an object with a busy flag (a simulator, an integrator) for one call; a call from another
+/// thread meanwhile gets abdyn.Error instead of racing on its state.
+class BusyLock {
  public:
-  SimulatorLock(const char* function, PySimulator& s) : busy_(s.busy) {
+  BusyLock(const char* what, const char* function, std::atomic<bool>& busy) : busy_(busy) {
     bool expected = false;
     if (!busy_.compare_exchange_strong(expected, true)) {
-      throw Error(std::string("abdyn.Simulator.") + function + ": the simulator is in use by a call in another thread");
+      throw Error(std::string("abdyn.") + what + "." + function + ": in use by a call in another thread");
     }
   }
-  ~SimulatorLock() { busy_.store(false); }
-  SimulatorLock(const SimulatorLock&) = delete;
-  SimulatorLock& operator=(const SimulatorLock&) = delete;
+  ~BusyLock() { busy_.store(false); }
+  BusyLock(const BusyLock&) = delete;
+  BusyLock& operator=(const BusyLock&) = delete;
 
  private:
   std::atomic<bool>& busy_;
 };
 
+struct SimulatorLock : BusyLock {
+  SimulatorLock(const char* function, PySimulator& s) : BusyLock("Simulator", function, s.busy) {}
+};
+
+/// An integrator and its busy flag (its step keeps stage workspace).
+template <class Integrator>
+struct PyIntegrator {
+  explicit PyIntegrator(const Model& model) : integrator(model) {}
+  Integrator integrator;
+  std::atomic<bool> busy{false};
+};
+
 /// Every integrator has step(model, data, q, v, tau, h, options); stepWithSubsteps repeats it.
 template <class Integrator>
 void bindIntegrator(py::module_& m, const char* name, const char* doc) {
-  py::class_<Integrator>(m, name, doc)
+  py::class_<PyIntegrator<Integrator>>(m, name, doc)
       .def(py::init<const Model&>(), py::arg("model"))
       .def("step",
-           [name](Integrator& integrator, const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, double h,
-                  int substeps, bool armature, bool damping) {
+           [name](PyIntegrator<Integrator>& self, const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau,
+                  double h, int substeps, bool armature, bool damping) {
+             BusyLock busy(name, "step", self.busy);
+             Integrator& integrator = self.integrator;
              DataLock lock(name, model, d);
              Eigen::VectorXd qx = readVector(name, "q", q, model.nq());
              Eigen::VectorXd vx = readVector(name, "v", v, model.nv());
@@ -55,8 +71,8 @@ void bindIntegrator(py::module_& m, const char* name, const char* doc) {
            py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"),
            py::kw_only(), py::arg("substeps") = 1, py::arg("armature") = true, py::arg("damping") = true,
            "(q_next (nq,), v_next (nv,)): (q, v) advanced by h in `substeps` equal steps under constant joint\n"
-           "forces tau (nv,) (C++ step with abdyn::stepWithSubsteps). New arrays; q and v are not changed. Not\n"
-           "thread-safe: one integrator per thread.");
+           "forces tau (nv,) (C++ step with abdyn::stepWithSubsteps). New arrays; q and v are not changed. One\n"
+           "call at a time: a step from another thread meanwhile raises abdyn.Error.");
 }
 
 void bindSimulator(py::module_& m) {
@@ -118,22 +134,22 @@ void bindSimulator(py::module_& m) {
                           "(checked); settings is the simulator's own (edits apply to the next step).")
       .def(py::init([](const Model& model, const SimulatorSettings& settings) { return new PySimulator(model, settings); }),
            py::arg("model"), py::arg("settings") = SimulatorSettings{})
-      .def_property("q", [](const PySimulator& s) { return toArray(s.sim.q); },
+      .def_property("q", [](PySimulator& s) { SimulatorLock lock("q", s); return toArray(s.sim.q); },
                     [](PySimulator& s, py::handle q) {
                       SimulatorLock lock("q", s);
                       readVector("Simulator.q", "q", q, s.sim.model().nq(), s.sim.q);
                     }, "(nq,) configuration")
-      .def_property("v", [](const PySimulator& s) { return toArray(s.sim.v); },
+      .def_property("v", [](PySimulator& s) { SimulatorLock lock("v", s); return toArray(s.sim.v); },
                     [](PySimulator& s, py::handle v) {
                       SimulatorLock lock("v", s);
                       readVector("Simulator.v", "v", v, s.sim.model().nv(), s.sim.v);
                     }, "(nv,) velocity")
-      .def_property("tau", [](const PySimulator& s) { return toArray(s.sim.tau); },
+      .def_property("tau", [](PySimulator& s) { SimulatorLock lock("tau", s); return toArray(s.sim.tau); },
                     [](PySimulator& s, py::handle tau) {
                       SimulatorLock lock("tau", s);
                       readVector("Simulator.tau", "tau", tau, s.sim.model().nv(), s.sim.tau);
                     }, "(nv,) joint forces held over each step")
-      .def_property("motors", [](const PySimulator& s) { return s.sim.motors; },
+      .def_property("motors", [](PySimulator& s) { SimulatorLock lock("motors", s); return s.sim.motors; },
                     [](PySimulator& s, const std::vector<JointMotor>& motors) {
                       SimulatorLock lock("motors", s);
                       s.sim.motors = motors;
@@ -142,8 +158,8 @@ void bindSimulator(py::module_& m) {
                              py::return_value_policy::reference_internal)
       .def_property_readonly("model", [](const PySimulator& s) { return std::make_shared<Model>(s.sim.model()); },
                              "a copy of the simulator's model")
-      .def_property_readonly("time", [](const PySimulator& s) { return s.sim.time(); })
-      .def_property_readonly("statistics", [](const PySimulator& s) { return s.sim.statistics(); }, "of the last step (a copy)")
+      .def_property_readonly("time", [](PySimulator& s) { SimulatorLock lock("time", s); return s.sim.time(); })
+      .def_property_readonly("statistics", [](PySimulator& s) { SimulatorLock lock("statistics", s); return s.sim.statistics(); }, "of the last step (a copy)")
       .def("step",
            [](PySimulator& s, double h) {
              SimulatorLock lock("step", s);
