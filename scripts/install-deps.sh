@@ -17,6 +17,9 @@ packages=(
   libmujoco-dev          # optional cross-check test against MuJoCo
   libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
   clang-14 libclang-rt-14-dev  # CI's fuzzing phase: clang with libFuzzer and the sanitizer runtimes (fuzz/)
+  python3-dev python3-numpy python3-pybind11  # the Python module (python/), built for Debian's /usr/bin/python3
+  python3-pytest         # the Python module's tests
+  python3-matplotlib     # examples/python/ plots
 )
 for arg in "$@"; do
   case "$arg" in
