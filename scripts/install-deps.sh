@@ -14,6 +14,9 @@ packages=(
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
   libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
+  python3-dev python3-numpy python3-pybind11  # the Python module (python/), built for Debian's /usr/bin/python3
+  python3-pytest         # the Python module's tests
+  python3-matplotlib     # examples/python/ plots
 )
 
 missing=()

@@ -1,0 +1,107 @@
+#pragma once
+// Shared by the binding sources of the Python module: the Python-side Data, argument conversion from
+// NumPy array-likes, result conversion to NumPy, and the registry through which each source file adds
+// its functions to the module.
+//
+// Conventions of the whole module (say them once, keep them everywhere):
+//   - Every array argument accepts any array-like NumPy can turn into float64 without an object or
+//     complex dtype (lists, tuples, int or float arrays, strided views). A wrong dtype raises TypeError; a
+//     wrong shape or a NaN/infinity raises abdyn.InvalidArgument (a ValueError) naming the function, the
+//     argument and the expected shape.
+//   - Every result is a new NumPy array that the caller owns (a copy of what the C++ call left in Data):
+//     no view into Data is ever handed out, so no result changes under the user or outlives its Data.
+//   - The GIL is released while the C++ call runs. A Data serves one call at a time: a second thread
+//     calling with the same Data meanwhile gets abdyn.Error instead of a data race.
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "abdyn/abdyn.hpp"
+
+namespace abdyn::python {
+
+namespace py = pybind11;
+
+using ModelPtr = std::shared_ptr<const Model>;
+using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// abdyn.Data: the C++ Data plus the model it was made for and input buffers sized once, so that a
+/// call copies its arguments without allocating.
+class PyData {
+ public:
+  explicit PyData(ModelPtr model);
+
+  const ModelPtr model;
+  Data data;
+  Eigen::VectorXd q, v, u, w;  // q: nq, v, u, w: nv (argument buffers)
+  std::vector<Force> f_ext;    // external forces argument
+  std::atomic<bool> busy{false};
+};
+
+/// Holds a PyData for one call: checks that it belongs to `model` and that no other thread uses it.
+class DataLock {
+ public:
+  DataLock(const char* function, const Model& model, PyData& data);
+  ~DataLock();
+  DataLock(const DataLock&) = delete;
+  DataLock& operator=(const DataLock&) = delete;
+
+ private:
+  PyData& data_;
+};
+
+/// "abdyn.<function>: '<name>' " prefix of argument errors.
+std::string argumentPrefix(const char* function, const char* name);
+
+/// Turns an array-like into a float64 NumPy array (no copy if it already is one); TypeError otherwise.
+py::array asFloatArray(const char* function, const char* name, py::handle obj);
+
+/// Copies a 1-D array-like of length n into out (resized only if its size differs), checking shape and
+/// finiteness.
+void readVector(const char* function, const char* name, py::handle obj, Eigen::Index n, Eigen::VectorXd& out);
+Eigen::VectorXd readVector(const char* function, const char* name, py::handle obj, Eigen::Index n);
+/// A 3-vector, a 3x3 and a 6x6 matrix, and a (rows, cols) matrix.
+Vector3 readVector3(const char* function, const char* name, py::handle obj);
+Matrix3 readMatrix3(const char* function, const char* name, py::handle obj);
+Eigen::MatrixXd readMatrix(const char* function, const char* name, py::handle obj, Eigen::Index rows, Eigen::Index cols);
+/// A C-contiguous float64 (N, cols) array (copied only if obj is not one), checked finite; N is free
+/// unless `rows` >= 0.
+py::array_t<double, py::array::c_style> readRows(const char* function, const char* name, py::handle obj,
+                                                  Eigen::Index cols, Eigen::Index rows = -1);
+
+/// A new NumPy array holding a copy of an Eigen vector (1-D) or matrix (2-D, C order).
+template <int Rows, int Cols, int Options, int MaxRows, int MaxCols>
+py::array_t<double> toArray(const Eigen::Matrix<double, Rows, Cols, Options, MaxRows, MaxCols>& x) {
+  if constexpr (Cols == 1) {
+    py::array_t<double> out(x.size());
+    std::copy(x.data(), x.data() + x.size(), out.mutable_data());
+    return out;
+  } else {
+    py::array_t<double> out({x.rows(), x.cols()});
+    Eigen::Map<RowMatrixXd>(out.mutable_data(), x.rows(), x.cols()) = x;
+    return out;
+  }
+}
+
+/// Per-body external forces: None, or an (nbodies, 6) array-like, row i the force on body i in body-i
+/// coordinates [n; f] about its origin (row 0, the world, is ignored).
+bool readExternalForces(const char* function, py::handle obj, const Model& model, std::vector<Force>& out);
+
+/// Each binding source registers one function that adds its part of the module; `order` fixes the order
+/// in which they run (types before the functions whose signatures name them). Use at namespace scope:
+///   static const Registration registration(20, bindDynamics);
+using BindFunction = void (*)(py::module_&);
+struct Registration {
+  Registration(int order, BindFunction bind);
+};
+/// Runs every registered function in order (module.cpp).
+void bindAll(py::module_& m);
+
+}  // namespace abdyn::python
