@@ -5,7 +5,8 @@ For every (friction coefficient mu, mass scale s) of a 10 x 10 grid, 100 drops o
 (every link's mass and inertia scaled by s) from 2 cm above the ground with random sideways pushes, 1.5 s
 each at 2 ms steps, with limits, joint friction and ground contacts. Reported per parameter pair: the
 mean final height of the pelvis and the mean time to rest (the last time any joint or the base moved
-faster than 0.05 rad/s or m/s). Writes a table to stdout and two heat maps to a PNG.
+faster than 0.05 rad/s or m/s). Writes a table to stdout and two heat maps to a PNG; a cell in which a
+drop diverges (abdyn.Error) is reported and left blank.
 
     /usr/bin/python3 examples/python/sweep.py                              # LocalCluster, one worker per core
     /usr/bin/python3 examples/python/sweep.py --scheduler tcp://HOST:8786  # an existing Dask cluster
@@ -89,7 +90,12 @@ def main():
             q0, v0, tau = drops(model, runs, steps, seed=j)
             for i, mu in enumerate(frictions):
                 s = dict(settings, contact=dict(settings["contact"], mu=float(mu)))
-                Q, V = abdyn.distributed.rollout(client, model, q0, v0, tau, DT, settings=s)
+                try:
+                    Q, V = abdyn.distributed.rollout(client, model, q0, v0, tau, DT, settings=s)
+                except abdyn.Error as e:  # a run of the cell diverged: the cell is left blank in the plot
+                    height[i, j] = rest[i, j] = np.nan
+                    print(f"mu {mu:5.2f}  mass x {scale:5.2f}  diverged: {e}", flush=True)
+                    continue
                 height[i, j] = Q[:, -1, 2].mean()
                 rest[i, j] = time_to_rest(V).mean()
                 print(f"mu {mu:5.2f}  mass x {scale:5.2f}  final pelvis z {height[i, j]:+.3f} m  "

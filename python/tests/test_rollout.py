@@ -128,3 +128,19 @@ def test_model_from_string_pickles():
     model = abdyn.load_urdf_string(text, gravity=[0.0, 0.0, -3.0])
     copy = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(copy.gravity, model.gravity)
+
+
+def test_settings_object_equals_dict(humanoid):
+    # A SimulatorSettings object (the module's binding of the C++ struct) and the dict give one result.
+    if not hasattr(abdyn, "SimulatorSettings"):
+        pytest.skip("this build of the module does not bind SimulatorSettings")
+    settings = abdyn.SimulatorSettings()
+    settings.ground = True
+    settings.joint_limits = True
+    settings.contact.height = -0.95
+    settings.contact.mu = 0.8
+    settings.solver.max_iterations = 20
+    q0, v0, tau = batch(humanoid, 2, 30, 9)
+    Q, V = abdyn.rollout(humanoid, q0, v0, tau, 2e-3, settings=settings)
+    Qd, Vd = abdyn.rollout(humanoid, q0, v0, tau, 2e-3, settings=RAGDOLL)
+    assert np.array_equal(Q, Qd) and np.array_equal(V, Vd)

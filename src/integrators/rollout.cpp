@@ -1,7 +1,9 @@
 #include "abdyn/integrators/rollout.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <system_error>
 
 #include "abdyn/error.hpp"
 #include "internal/checks.hpp"
@@ -26,9 +28,17 @@ void RolloutWorkers::forEachBlock(int runs, const Run& run) {
       }
     }
   };
-  for (int k = 1; k < threads; ++k) threads_[static_cast<std::size_t>(k - 1)] = std::thread(block, k);
+  int started = 1;
+  for (; started < threads; ++started) {
+    try {
+      threads_[static_cast<std::size_t>(started - 1)] = std::thread(block, started);
+    } catch (const std::system_error&) {
+      break;  // the system refuses more threads: the caller's thread runs the remaining blocks itself
+    }
+  }
+  for (int k = started; k < threads; ++k) block(k);
   block(0);
-  for (int k = 1; k < threads; ++k) threads_[static_cast<std::size_t>(k - 1)].join();
+  for (int k = 1; k < started; ++k) threads_[static_cast<std::size_t>(k - 1)].join();
   // Blocks are contiguous and in order, and each stops at its own first failure: the first failing
   // block's error is the lowest failing run's.
   for (int k = 0; k < threads; ++k) {

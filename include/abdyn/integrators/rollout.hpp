@@ -46,7 +46,8 @@ using RolloutPolicy = std::function<void(int run, int step, const Eigen::VectorX
                                          Eigen::Ref<Eigen::VectorXd> tau)>;
 
 /// One Simulator per thread, copied from a prototype (its model, settings, row joints and motors; its
-/// state and joint forces are replaced by each run's), built once for many calls of rollout.
+/// state and joint forces are replaced by each run's), built once for many calls of rollout. Serves one
+/// call at a time (its Simulators are the calls' workspace, like Data).
 class RolloutWorkers {
  public:
   /// Throws abdyn::InvalidArgument when threads < 1.
