@@ -2,6 +2,7 @@
 // abdyn: the whole public API.
 
 #include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/batch.hpp"
 #include "abdyn/algorithms/center_of_mass.hpp"
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/dynamics_options.hpp"

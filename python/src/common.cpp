@@ -15,7 +15,8 @@ PyData::PyData(ModelPtr model_in)
       u(Eigen::VectorXd::Zero(model->nv())),
       w(Eigen::VectorXd::Zero(model->nv())) {}
 
-DataLock::DataLock(const char* function, const Model& model, PyData& data) : data_(data) {
+DataLock::DataLock(const char* function, const Model& model, PyData& data)
+    : data_(data), function_(function), previous_kinematics_(0) {
   if (data.model.get() != &model) {
     throw InvalidArgument(std::string("abdyn.") + function + ": 'data' was made for another Model (model '" +
                           data.model->name() + "'); make one with abdyn.Data(model)");
@@ -25,6 +26,17 @@ DataLock::DataLock(const char* function, const Model& model, PyData& data) : dat
     throw Error(std::string("abdyn.") + function +
                 ": 'data' is in use by a call in another thread; give each thread its own abdyn.Data");
   }
+  previous_kinematics_ = data.kinematics;
+  data.kinematics = 0;
+}
+
+void DataLock::requireKinematics(int level, const char* what) {
+  if (previous_kinematics_ < level) {
+    throw Error(std::string("abdyn.") + function_ + " reads the " + what +
+                " of the last abdyn.forward_kinematics call on this Data, and the last call on it was not one"
+                " that computed them");
+  }
+  data_.kinematics = previous_kinematics_;
 }
 
 DataLock::~DataLock() { data_.busy.store(false); }

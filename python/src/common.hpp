@@ -43,6 +43,12 @@ class PyData {
   Eigen::VectorXd q, v, u, w;  // q: nq, v, u, w: nv (argument buffers)
   std::vector<Force> f_ext;    // external forces argument
   std::atomic<bool> busy{false};
+  // What the last call left in data for the frame queries (frame_pose, frame_velocity, ...): 0 nothing
+  // they can use, 1 positions, 2 and velocities, 3 and accelerations. Every call resets it; those that
+  // leave forward kinematics behind set it.
+  int kinematics = 0;
+  // Whether data.factor_L, factor_D hold a factor of a mass matrix (solve_mass_matrix needs one).
+  bool factorized = false;
 };
 
 /// Holds a PyData for one call: checks that it belongs to `model` and that no other thread uses it.
@@ -53,8 +59,14 @@ class DataLock {
   DataLock(const DataLock&) = delete;
   DataLock& operator=(const DataLock&) = delete;
 
+  /// For the read-only frame queries: raises abdyn.Error unless the call before left kinematics of
+  /// `level`, and keeps it for the next query.
+  void requireKinematics(int level, const char* what);
+
  private:
   PyData& data_;
+  const char* function_;
+  int previous_kinematics_;
 };
 
 /// "abdyn.<function>: '<name>' " prefix of argument errors.

@@ -83,6 +83,115 @@ void bindDynamics(py::module_& m) {
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
         "M(q), (nv, nv) symmetric, both triangles filled, by the composite-rigid-body algorithm (C++\n"
         "abdyn::massMatrix); armature adds Model.armature to the diagonal. Returns a new array (copy of data.M).");
+
+  m.def("nonlinear_effects",
+        [](const Model& model, PyData& d, py::handle q, py::handle v, bool damping) {
+          const char* fn = "nonlinear_effects";
+          DataLock lock(fn, model, d);
+          readVector(fn, "q", q, model.nq(), d.q);
+          readVector(fn, "v", v, model.nv(), d.v);
+          {
+            py::gil_scoped_release release;
+            nonlinearEffects(model, d.data, d.q, d.v, options(true, damping));
+          }
+          return toArray(d.data.tau);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::kw_only(), py::arg("damping") = true,
+        "h = C(q, v) v + g(q) (+ damping v), (nv,): inverse dynamics at qdd = 0 (C++ abdyn::nonlinearEffects). A new array.");
+  m.def("gravity_torques",
+        [](const Model& model, PyData& d, py::handle q) {
+          DataLock lock("gravity_torques", model, d);
+          readVector("gravity_torques", "q", q, model.nq(), d.q);
+          {
+            py::gil_scoped_release release;
+            gravityTorques(model, d.data, d.q);
+          }
+          return toArray(d.data.tau);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"),
+        "g(q), (nv,): the joint forces that hold the model still (C++ abdyn::gravityTorques). A new array.");
+  m.def("forward_dynamics_crba",
+        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
+           bool damping) {
+          const char* fn = "forward_dynamics_crba";
+          DataLock lock(fn, model, d);
+          readVector(fn, "q", q, model.nq(), d.q);
+          readVector(fn, "v", v, model.nv(), d.v);
+          readVector(fn, "tau", tau, model.nv(), d.u);
+          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
+          d.factorized = false;
+          {
+            py::gil_scoped_release release;
+            if (has_f) {
+              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
+            } else {
+              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, options(armature, damping));
+            }
+          }
+          d.factorized = true;
+          return toArray(d.data.qdd);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
+        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
+        "qdd = M^-1 (tau - h), (nv,), through RNEA, CRBA and the sparse L^T D L factor of M (C++\n"
+        "abdyn::forwardDynamicsCrba); arguments as forward_dynamics. Leaves the factor for solve_mass_matrix.\n"
+        "A new array.");
+  m.def("inverse_mass_matrix",
+        [](const Model& model, PyData& d, py::handle q, bool armature) {
+          DataLock lock("inverse_mass_matrix", model, d);
+          readVector("inverse_mass_matrix", "q", q, model.nq(), d.q);
+          {
+            py::gil_scoped_release release;
+            inverseMassMatrix(model, d.data, d.q, options(armature, true));
+          }
+          return toArray(d.data.Minv);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
+        "M(q)^-1, (nv, nv), by an articulated-body recursion (C++ abdyn::inverseMassMatrix). A new array.");
+  m.def("factorize_mass_matrix",
+        [](const Model& model, PyData& d, py::handle q, bool armature) {
+          DataLock lock("factorize_mass_matrix", model, d);
+          readVector("factorize_mass_matrix", "q", q, model.nq(), d.q);
+          d.factorized = false;
+          {
+            py::gil_scoped_release release;
+            massMatrix(model, d.data, d.q, options(armature, true));
+            factorizeMassMatrix(model, d.data);
+          }
+          d.factorized = true;
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
+        "Computes M(q) and its sparse factor M = L^T D L into data (C++ abdyn::massMatrix, then\n"
+        "abdyn::factorizeMassMatrix) for solve_mass_matrix. Raises abdyn.Error if M is not positive definite.");
+  m.def("solve_mass_matrix",
+        [](const Model& model, PyData& d, py::handle b) {
+          const char* fn = "solve_mass_matrix";
+          DataLock lock(fn, model, d);
+          if (!d.factorized) {
+            throw Error("abdyn.solve_mass_matrix: 'data' holds no factor of M: call factorize_mass_matrix (or "
+                        "forward_dynamics_crba) on it first");
+          }
+          d.factorized = true;
+          const py::array a = asFloatArray(fn, "b", b);
+          if (a.ndim() == 1) {
+            Eigen::VectorXd x = readVector(fn, "b", a, model.nv());
+            {
+              py::gil_scoped_release release;
+              solveMassMatrix(model, d.data, x);
+            }
+            return toArray(x);
+          }
+          const Eigen::Index cols = a.ndim() == 2 ? a.shape(1) : 0;
+          Eigen::MatrixXd X = readMatrix(fn, "b", a, model.nv(), cols);
+          {
+            py::gil_scoped_release release;
+            for (Eigen::Index j = 0; j < X.cols(); ++j) solveMassMatrix(model, d.data, X.col(j));
+          }
+          return toArray(X);
+        },
+        py::arg("model"), py::arg("data"), py::arg("b"),
+        "x = M^-1 b for b of shape (nv,) or (nv, k), with the factor left in data by factorize_mass_matrix or\n"
+        "forward_dynamics_crba (C++ abdyn::solveMassMatrix). A new array.");
 }
 
 const Registration registration(20, bindDynamics);

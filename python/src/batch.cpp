@@ -1,0 +1,97 @@
+// Batched dynamics over N states (C++ abdyn::forwardDynamicsBatch and friends, batch.hpp): C-ordered
+// (N, nq) / (N, nv) arrays in, a new (N, nv) or (N, nv, nv) array out, the GIL released for the batch.
+
+#include "common.hpp"
+
+namespace abdyn::python {
+namespace {
+
+using Rows = Eigen::Map<const RowMatrixXd>;
+
+Rows rows(const py::array_t<double, py::array::c_style>& a) {
+  return Rows(a.data(), static_cast<Eigen::Index>(a.shape(0)), static_cast<Eigen::Index>(a.shape(1)));
+}
+
+int threadCount(py::handle threads) {
+  if (threads.is_none()) return 0;
+  const int t = threads.cast<int>();
+  if (t < 1) throw InvalidArgument("abdyn: 'threads' must be None (hardware concurrency) or at least 1, got " + std::to_string(t));
+  return t;
+}
+
+const char* const kBatchDoc =
+    "Arrays: any float64 array-likes, rows are states (copied only if not C-contiguous float64), checked\n"
+    "finite. threads: None for std::thread::hardware_concurrency(), else the number of threads; each\n"
+    "takes a contiguous block of rows with its own Data, so the result is bit-identical to a loop of\n"
+    "the single-state call whatever the count. The GIL is released for the whole batch. A failing state\n"
+    "raises abdyn.Error naming its row.";
+
+DynamicsOptions options(bool armature, bool damping) {
+  DynamicsOptions o;
+  o.armature = armature;
+  o.damping = damping;
+  return o;
+}
+
+void bindBatch(py::module_& m) {
+  m.def("forward_dynamics_batch",
+        [](const Model& model, py::handle Q, py::handle V, py::handle TAU, py::handle threads, bool armature, bool damping) {
+          const char* fn = "forward_dynamics_batch";
+          const auto q = readRows(fn, "Q", Q, model.nq());
+          const auto v = readRows(fn, "V", V, model.nv(), q.shape(0));
+          const auto tau = readRows(fn, "TAU", TAU, model.nv(), q.shape(0));
+          const int t = threadCount(threads);
+          py::array_t<double> out({q.shape(0), static_cast<py::ssize_t>(model.nv())});
+          Eigen::Map<RowMatrixXd> qdd(out.mutable_data(), q.shape(0), model.nv());
+          {
+            py::gil_scoped_release release;
+            forwardDynamicsBatch(model, rows(q), rows(v), rows(tau), qdd, t, options(armature, damping));
+          }
+          return out;
+        },
+        py::arg("model"), py::arg("Q"), py::arg("V"), py::arg("TAU"), py::arg("threads") = py::none(), py::kw_only(),
+        py::arg("armature") = true, py::arg("damping") = true,
+        (std::string("QDD, (N, nv): forward_dynamics (ABA) of each state (Q (N, nq), V (N, nv), TAU (N, nv))\n"
+                     "(C++ abdyn::forwardDynamicsBatch). ") + kBatchDoc).c_str());
+  m.def("inverse_dynamics_batch",
+        [](const Model& model, py::handle Q, py::handle V, py::handle QDD, py::handle threads, bool armature, bool damping) {
+          const char* fn = "inverse_dynamics_batch";
+          const auto q = readRows(fn, "Q", Q, model.nq());
+          const auto v = readRows(fn, "V", V, model.nv(), q.shape(0));
+          const auto qdd = readRows(fn, "QDD", QDD, model.nv(), q.shape(0));
+          const int t = threadCount(threads);
+          py::array_t<double> out({q.shape(0), static_cast<py::ssize_t>(model.nv())});
+          Eigen::Map<RowMatrixXd> tau(out.mutable_data(), q.shape(0), model.nv());
+          {
+            py::gil_scoped_release release;
+            inverseDynamicsBatch(model, rows(q), rows(v), rows(qdd), tau, t, options(armature, damping));
+          }
+          return out;
+        },
+        py::arg("model"), py::arg("Q"), py::arg("V"), py::arg("QDD"), py::arg("threads") = py::none(), py::kw_only(),
+        py::arg("armature") = true, py::arg("damping") = true,
+        (std::string("TAU, (N, nv): inverse_dynamics (RNEA) of each state (Q (N, nq), V (N, nv), QDD (N, nv))\n"
+                     "(C++ abdyn::inverseDynamicsBatch). ") + kBatchDoc).c_str());
+  m.def("mass_matrix_batch",
+        [](const Model& model, py::handle Q, py::handle threads, bool armature) {
+          const char* fn = "mass_matrix_batch";
+          const auto q = readRows(fn, "Q", Q, model.nq());
+          const int t = threadCount(threads);
+          const py::ssize_t nv = model.nv();
+          py::array_t<double> out({q.shape(0), nv, nv});
+          Eigen::Map<RowMatrixXd> M(out.mutable_data(), q.shape(0), nv * nv);
+          {
+            py::gil_scoped_release release;
+            massMatrixBatch(model, rows(q), M, t, options(armature, true));
+          }
+          return out;
+        },
+        py::arg("model"), py::arg("Q"), py::arg("threads") = py::none(), py::kw_only(), py::arg("armature") = true,
+        (std::string("M, (N, nv, nv): mass_matrix (CRBA) of each configuration in Q (N, nq) (C++\n"
+                     "abdyn::massMatrixBatch). ") + kBatchDoc).c_str());
+}
+
+const Registration registration(25, bindBatch);
+
+}  // namespace
+}  // namespace abdyn::python

@@ -1,0 +1,168 @@
+// The Simulator (constraint rows, PGS) with its settings, motors and step statistics, and the
+// unconstrained integrators.
+
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+
+namespace abdyn::python {
+namespace {
+
+/// abdyn.Simulator: the C++ Simulator, used by one call at a time (a step releases the GIL).
+struct PySimulator {
+  PySimulator(const Model& model, const SimulatorSettings& settings) : sim(model, settings) {}
+  Simulator sim;
+  std::atomic<bool> busy{false};
+};
+
+class SimulatorLock {
+ public:
+  SimulatorLock(const char* function, PySimulator& s) : busy_(s.busy) {
+    bool expected = false;
+    if (!busy_.compare_exchange_strong(expected, true)) {
+      throw Error(std::string("abdyn.Simulator.") + function + ": the simulator is in use by a call in another thread");
+    }
+  }
+  ~SimulatorLock() { busy_.store(false); }
+  SimulatorLock(const SimulatorLock&) = delete;
+  SimulatorLock& operator=(const SimulatorLock&) = delete;
+
+ private:
+  std::atomic<bool>& busy_;
+};
+
+/// Every integrator has step(model, data, q, v, tau, h, options); stepWithSubsteps repeats it.
+template <class Integrator>
+void bindIntegrator(py::module_& m, const char* name, const char* doc) {
+  py::class_<Integrator>(m, name, doc)
+      .def(py::init<const Model&>(), py::arg("model"))
+      .def("step",
+           [name](Integrator& integrator, const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, double h,
+                  int substeps, bool armature, bool damping) {
+             DataLock lock(name, model, d);
+             Eigen::VectorXd qx = readVector(name, "q", q, model.nq());
+             Eigen::VectorXd vx = readVector(name, "v", v, model.nv());
+             readVector(name, "tau", tau, model.nv(), d.u);
+             DynamicsOptions options;
+             options.armature = armature;
+             options.damping = damping;
+             {
+               py::gil_scoped_release release;
+               stepWithSubsteps(integrator, model, d.data, qx, vx, d.u, h, substeps, options);
+             }
+             return py::make_tuple(toArray(qx), toArray(vx));
+           },
+           py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"),
+           py::kw_only(), py::arg("substeps") = 1, py::arg("armature") = true, py::arg("damping") = true,
+           "(q_next (nq,), v_next (nv,)): (q, v) advanced by h in `substeps` equal steps under constant joint\n"
+           "forces tau (nv,) (C++ step with abdyn::stepWithSubsteps). New arrays; q and v are not changed. Not\n"
+           "thread-safe: one integrator per thread.");
+}
+
+void bindSimulator(py::module_& m) {
+  py::class_<PgsSettings>(m, "PgsSettings", "C++ abdyn::PgsSettings: the projected Gauss-Seidel solver")
+      .def(py::init<>())
+      .def_readwrite("max_iterations", &PgsSettings::max_iterations)
+      .def_readwrite("tolerance", &PgsSettings::tolerance, "m/s or rad/s")
+      .def_readwrite("omega", &PgsSettings::omega, "relaxation in (0, 2)")
+      .def_readwrite("warm_start", &PgsSettings::warm_start)
+      .def_readwrite("coordinate_groups", &PgsSettings::coordinate_groups)
+      .def_readwrite("bilateral_block", &PgsSettings::bilateral_block);
+  py::class_<GroundContactSettings>(m, "GroundContactSettings", "C++ abdyn::GroundContactSettings")
+      .def(py::init<>())
+      .def_readwrite("height", &GroundContactSettings::height, "the plane z = height (m)")
+      .def_readwrite("mu", &GroundContactSettings::mu)
+      .def_readwrite("margin", &GroundContactSettings::margin, "m")
+      .def_readwrite("erp", &GroundContactSettings::erp)
+      .def_readwrite("max_push_velocity", &GroundContactSettings::max_push_velocity, "m/s")
+      .def_readwrite("restitution", &GroundContactSettings::restitution)
+      .def_readwrite("restitution_threshold", &GroundContactSettings::restitution_threshold, "m/s");
+  py::enum_<ResponseMethod>(m, "ResponseMethod", "C++ abdyn::ResponseMethod: how M^-1 J^T is formed")
+      .value("AUTOMATIC", ResponseMethod::Automatic)
+      .value("ARTICULATED", ResponseMethod::Articulated)
+      .value("FACTORIZED", ResponseMethod::Factorized);
+  py::class_<SimulatorSettings>(m, "SimulatorSettings", "C++ abdyn::SimulatorSettings (see simulator.hpp)")
+      .def(py::init<>())
+      .def_readwrite("solver", &SimulatorSettings::solver)
+      .def_readwrite("substeps", &SimulatorSettings::substeps)
+      .def_readwrite("erp", &SimulatorSettings::erp)
+      .def_readwrite("cfm", &SimulatorSettings::cfm)
+      .def_readwrite("joint_limits", &SimulatorSettings::joint_limits)
+      .def_readwrite("limit_margin", &SimulatorSettings::limit_margin)
+      .def_readwrite("joint_friction", &SimulatorSettings::joint_friction)
+      .def_readwrite("mimic", &SimulatorSettings::mimic)
+      .def_readwrite("ground", &SimulatorSettings::ground)
+      .def_readwrite("body_contacts", &SimulatorSettings::body_contacts)
+      .def_readwrite("contact", &SimulatorSettings::contact)
+      .def_readwrite("response", &SimulatorSettings::response)
+      .def_readwrite("dynamics", &SimulatorSettings::dynamics);
+  py::class_<JointMotor>(m, "JointMotor", "C++ abdyn::JointMotor: drives velocity coordinate k to a target velocity")
+      .def(py::init([](int coordinate, double target_velocity, double max_effort) {
+             return JointMotor{coordinate, target_velocity, max_effort};
+           }), py::arg("coordinate"), py::arg("target_velocity"), py::arg("max_effort"))
+      .def_readwrite("coordinate", &JointMotor::coordinate)
+      .def_readwrite("target_velocity", &JointMotor::target_velocity, "rad/s or m/s")
+      .def_readwrite("max_effort", &JointMotor::max_effort, "N m or N, >= 0");
+  py::class_<StepStatistics>(m, "StepStatistics", "C++ abdyn::StepStatistics of one Simulator.step")
+      .def_readonly("iterations", &StepStatistics::iterations, "solver sweeps, summed over sub-steps")
+      .def_readonly("residual", &StepStatistics::residual)
+      .def_readonly("constraint_error", &StepStatistics::constraint_error)
+      .def_readonly("rows", &StepStatistics::rows)
+      .def_readonly("contacts", &StepStatistics::contacts, "contact points of the last sub-step")
+      .def_readonly("energy", &StepStatistics::energy, "kinetic + potential energy after the step");
+
+  py::class_<PySimulator>(m, "Simulator",
+                          "Time stepping with constraint rows (C++ abdyn::Simulator): joint limits, motors, joint\n"
+                          "friction, mimic couplings and ground contacts solved by projected Gauss-Seidel. Starts at\n"
+                          "the neutral configuration, at rest. q, v, tau read as copies and are set by assignment\n"
+                          "(checked); settings is the simulator's own (edits apply to the next step).")
+      .def(py::init([](const Model& model, const SimulatorSettings& settings) { return new PySimulator(model, settings); }),
+           py::arg("model"), py::arg("settings") = SimulatorSettings{})
+      .def_property("q", [](const PySimulator& s) { return toArray(s.sim.q); },
+                    [](PySimulator& s, py::handle q) {
+                      SimulatorLock lock("q", s);
+                      readVector("Simulator.q", "q", q, s.sim.model().nq(), s.sim.q);
+                    }, "(nq,) configuration")
+      .def_property("v", [](const PySimulator& s) { return toArray(s.sim.v); },
+                    [](PySimulator& s, py::handle v) {
+                      SimulatorLock lock("v", s);
+                      readVector("Simulator.v", "v", v, s.sim.model().nv(), s.sim.v);
+                    }, "(nv,) velocity")
+      .def_property("tau", [](const PySimulator& s) { return toArray(s.sim.tau); },
+                    [](PySimulator& s, py::handle tau) {
+                      SimulatorLock lock("tau", s);
+                      readVector("Simulator.tau", "tau", tau, s.sim.model().nv(), s.sim.tau);
+                    }, "(nv,) joint forces held over each step")
+      .def_property("motors", [](const PySimulator& s) { return s.sim.motors; },
+                    [](PySimulator& s, const std::vector<JointMotor>& motors) {
+                      SimulatorLock lock("motors", s);
+                      s.sim.motors = motors;
+                    }, "list of JointMotor (a copy; assign a list to change them)")
+      .def_property_readonly("settings", [](PySimulator& s) -> SimulatorSettings& { return s.sim.settings(); },
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly("model", [](const PySimulator& s) { return std::make_shared<Model>(s.sim.model()); },
+                             "a copy of the simulator's model")
+      .def_property_readonly("time", [](const PySimulator& s) { return s.sim.time(); })
+      .def_property_readonly("statistics", [](const PySimulator& s) { return s.sim.statistics(); }, "of the last step (a copy)")
+      .def("step",
+           [](PySimulator& s, double h) {
+             SimulatorLock lock("step", s);
+             py::gil_scoped_release release;
+             return s.sim.step(h);
+           },
+           py::arg("h"),
+           "Advances by h (s); returns the StepStatistics (a copy). Raises abdyn.Error when the state turns\n"
+           "non-finite (naming the time and coordinate), abdyn.InvalidArgument for h <= 0 (C++ Simulator::step).");
+
+  bindIntegrator<ExplicitEuler>(m, "ExplicitEuler", "Explicit Euler on the configuration manifold (C++ abdyn::ExplicitEuler).");
+  bindIntegrator<SemiImplicitEuler>(m, "SemiImplicitEuler",
+                                    "Semi-implicit (symplectic) Euler on the manifold (C++ abdyn::SemiImplicitEuler).");
+  bindIntegrator<RungeKutta4>(m, "RungeKutta4", "Classical RK4, Munthe-Kaas on the manifold (C++ abdyn::RungeKutta4).");
+  bindIntegrator<ImplicitMidpoint>(m, "ImplicitMidpoint",
+                                   "Implicit midpoint rule solved by Newton (C++ abdyn::ImplicitMidpoint, default settings).");
+}
+
+const Registration registration(50, bindSimulator);
+
+}  // namespace
+}  // namespace abdyn::python

@@ -1,0 +1,55 @@
+"""Batched calls against loops of the single-state calls: bit-identical for every thread count."""
+
+import numpy as np
+import pytest
+
+import abdyn
+
+
+def states(model, n, seed):
+    rng = np.random.default_rng(seed)
+    Q = np.array([abdyn.random_configuration(model, seed * 1000 + k) for k in range(n)])
+    return Q, rng.standard_normal((n, model.nv)), rng.standard_normal((n, model.nv))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8, None])
+def test_batch_equals_loop(model, threads):
+    n = 23
+    Q, V, W = states(model, n, 1)
+    data = abdyn.Data(model)
+    qdd = np.array([abdyn.forward_dynamics(model, data, Q[k], V[k], W[k]) for k in range(n)])
+    tau = np.array([abdyn.inverse_dynamics(model, data, Q[k], V[k], W[k]) for k in range(n)])
+    M = np.array([abdyn.mass_matrix(model, data, Q[k]) for k in range(n)])
+    np.testing.assert_array_equal(abdyn.forward_dynamics_batch(model, Q, V, W, threads=threads), qdd)
+    np.testing.assert_array_equal(abdyn.inverse_dynamics_batch(model, Q, V, W, threads=threads), tau)
+    np.testing.assert_array_equal(abdyn.mass_matrix_batch(model, Q, threads=threads), M)
+    bare = np.array([abdyn.forward_dynamics(model, data, Q[k], V[k], W[k], armature=False, damping=False)
+                     for k in range(n)])
+    np.testing.assert_array_equal(
+        abdyn.forward_dynamics_batch(model, Q, V, W, threads, armature=False, damping=False), bare)
+
+
+def test_batch_accepts_strided_and_lists(arm):
+    Q, V, W = states(arm, 6, 2)
+    expected = abdyn.forward_dynamics_batch(arm, Q, V, W)
+    big = np.zeros((12, arm.nv))
+    big[::2] = V
+    np.testing.assert_array_equal(abdyn.forward_dynamics_batch(arm, Q.tolist(), big[::2], np.asfortranarray(W)), expected)
+    assert abdyn.forward_dynamics_batch(arm, Q[:0], V[:0], W[:0]).shape == (0, arm.nv)
+
+
+def test_batch_bad_inputs(arm):
+    Q, V, W = states(arm, 4, 3)
+    with pytest.raises(abdyn.InvalidArgument, match=r"forward_dynamics_batch: 'V' must have shape \(4, 7\), got \(3, 7\)"):
+        abdyn.forward_dynamics_batch(arm, Q, V[:3], W)
+    with pytest.raises(abdyn.InvalidArgument, match=r"'Q' must have shape \(N, 7\), got \(4, 6\)"):
+        abdyn.inverse_dynamics_batch(arm, Q[:, :6], V, W)
+    with pytest.raises(abdyn.InvalidArgument, match=r"'Q' must have shape \(N, 7\), got \(7,\)"):
+        abdyn.mass_matrix_batch(arm, Q[0])
+    W[2, 3] = np.nan
+    with pytest.raises(abdyn.InvalidArgument, match=r"'TAU' has a non-finite entry nan at flat index 17"):
+        abdyn.forward_dynamics_batch(arm, Q, V, W)
+    with pytest.raises(TypeError, match="'Q' must be a float64"):
+        abdyn.mass_matrix_batch(arm, Q.astype(complex))
+    with pytest.raises(abdyn.InvalidArgument, match="'threads' must be None"):
+        abdyn.mass_matrix_batch(arm, Q, threads=0)
