@@ -7,11 +7,16 @@
 //                     and Coulomb friction) dropped with a sideways push onto a ground plane, where it
 //                     falls and comes to rest. Every engine uses its own collision detection on the
 //                     same boxes, cylinders and sphere, friction coefficient 0.8.
+//   arm_7dof          the 7-DoF arm (models/iiwa7.urdf, limits, damping, friction), no ground: falls and
+//                     swings from 0.4 rad on every joint (makeArm).
 //   delta_robot       the delta robot (models/delta_robot.urdf: fixed base, platform on a floating
 //                     joint, three revolute loop joints) released at rest from its closed zero pose
 //                     (upper arms horizontal) under gravity and constant motor torques, no damping:
 //                     a conservative system (gravity and constant torques have potentials), so the
 //                     exact motion keeps E = T + V - tau . q, and it swings about a regular pose.
+//
+// RolloutRun/<scene>/<library>/threads:k times a batch of kRolloutRuns runs of each scene on 1 and 2
+// threads (step_scene.hpp): abdyn::rollout against MuJoCo driven the same way, one mjData per thread.
 //
 // Before timing, two checks are printed and stored in the JSON context:
 //   model  each engine's joint accelerations at a random state without contacts, loops, limits,
@@ -197,6 +202,21 @@ SceneSetup makeRagdoll(const std::string& dir) {
   return setup;
 }
 
+// The 7-DoF arm (models/iiwa7.urdf, fixed base, its URDF limits, damping and Coulomb friction), no
+// ground and no contacts: released from every joint at 0.4 rad with 0.5 rad/s on every joint, it falls
+// under gravity and swings (joint 2 into its limit at 2.09 rad), 1000 steps of 2 ms.
+SceneSetup makeArm(const std::string& dir) {
+  const std::string path = dir + "/models/iiwa7.urdf";
+  SceneSetup setup{loadModel(path, false), {}, {}, 0};
+  StepScene& s = setup.scene;
+  s = describeModel("arm_7dof", path, false, setup.model);
+  setup.abdyn_sweeps = s.iterations;
+  s.ground = false;
+  s.q0.assign(static_cast<std::size_t>(setup.model.nq()), 0.4);
+  s.v0.assign(static_cast<std::size_t>(setup.model.nv()), 0.5);
+  return setup;
+}
+
 // The delta robot released at rest from its closed zero pose, its motors at kDeltaTorque, no ground.
 SceneSetup makeDelta(const std::string& dir) {
   const std::string path = dir + "/models/delta_robot.urdf";
@@ -282,6 +302,33 @@ void registerAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
     state.counters["rows"] = static_cast<double>(rows) / total;
     state.counters["sweeps"] = static_cast<double>(iterations) / total;
   });
+}
+
+// RolloutRun/<scene>/abdyn/threads:k: the rollout batch (step_scene.hpp) by abdyn::rollout on k threads,
+// the workers (one Simulator per thread) built once outside the timing; one iteration is the whole batch.
+// Real time and the CPU time of the whole process (all threads); steps_per_second counts the steps of all
+// runs per second of real time.
+void registerAbdynRollout(const SceneSetup& setup) {
+  benchmark::RegisterBenchmark(("RolloutRun/" + setup.scene.label + "/abdyn").c_str(), [&setup](benchmark::State& state) {
+    const StepScene& scene = setup.scene;
+    const int threads = static_cast<int>(state.range(0)), N = abdyn_bench::kRolloutRuns, T = scene.steps;
+    const int nq = setup.model.nq(), nv = setup.model.nv();
+    abdyn::RolloutWorkers workers(*makeSimulator(setup, kAbdynVariants[0]), threads);
+    abdyn::RowMatrixXd q0(N, nq), v0(N, nv), tau = abdyn::RowMatrixXd::Zero(N, T * nv);
+    for (int n = 0; n < N; ++n) {
+      const double scale = abdyn_bench::rolloutScale(n);
+      q0.row(n) = toEigen(scene.q0).transpose();
+      v0.row(n) = scale * toEigen(scene.v0).transpose();
+      if (!scene.tau.empty()) tau.row(n) = (scale * toEigen(scene.tau)).transpose().replicate(1, T);
+    }
+    abdyn::RowMatrixXd Q(N, (T + 1) * nq), V(N, (T + 1) * nv);
+    for (auto _ : state) {
+      abdyn::rollout(workers, q0, v0, tau, T, scene.h, Q, V);
+      benchmark::DoNotOptimize(Q.data());
+    }
+    state.counters["steps_per_second"] =
+        benchmark::Counter(static_cast<double>(N) * T * state.iterations(), benchmark::Counter::kIsRate);
+  })->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
 // StepPgs/<scene>/abdyn: the projected Gauss-Seidel sweeps alone on the rows of the run's last step, in
@@ -380,6 +427,21 @@ std::string loopMeasures(const SceneSetup& setup, const Eigen::VectorXd& q, cons
   return text;
 }
 
+// The arm's end-of-run measures: the largest joint-limit violation (rad), the kinetic energy (J) and the
+// largest difference of the final joint angles from abdyn's (rad).
+std::string armMeasures(const SceneSetup& setup, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const StepReport& reference) {
+  abdyn::Data data(setup.model);
+  double limit = 0.0;
+  for (const auto& b : setup.scene.bodies) {
+    if (b.lower < b.upper) limit = std::max({limit, b.lower - q[b.joint.idx_q], q[b.joint.idx_q] - b.upper});
+  }
+  const double energy = abdyn::kineticEnergy(setup.model, data, q, v);
+  const double apart = (q - toEigen(reference.q_end)).cwiseAbs().maxCoeff();
+  char row[120];
+  std::snprintf(row, sizeof row, "%12.2e %10.2e %12.2e", limit, energy, apart);
+  return row;
+}
+
 void checkReport(const SceneSetup& setup, const StepReport& report, const StepReport& reference) {
   char row[300];
   std::string context;
@@ -389,7 +451,9 @@ void checkReport(const SceneSetup& setup, const StepReport& report, const StepRe
   } else {
     const Eigen::VectorXd q = toEigen(report.q_end), v = toEigen(report.v_end);
     const double model_error = abdyn_bench::relativeError(report.free_qdd, reference.free_qdd);
-    const std::string measures = setup.loops.loops.empty() ? ragdollMeasures(setup, q, v, report.mean_contacts) : loopMeasures(setup, q, v);
+    const std::string measures = !setup.loops.loops.empty() ? loopMeasures(setup, q, v)
+                                 : setup.scene.ground   ? ragdollMeasures(setup, q, v, report.mean_contacts)
+                                                        : armMeasures(setup, q, v, reference);
     std::snprintf(row, sizeof row, "%-12s %9.1e %s", report.library.c_str(), model_error, measures.c_str());
     context = row;
   }
@@ -406,6 +470,7 @@ void addScene(const SceneSetup& setup) {
     reports.push_back(runAbdyn(setup, variant));
     registerAbdyn(setup, variant);
   }
+  registerAbdynRollout(setup);
   if (!setup.loops.loops.empty()) registerAbdynPgs(setup);
   const StepReport reference = reports.front();
 #ifdef ABDYN_BENCH_WITH_BULLET
@@ -416,9 +481,11 @@ void addScene(const SceneSetup& setup) {
 #endif
   std::cout << scene.label << ": " << scene.steps << " steps of " << scene.h << " s\n";
   char header[200];
-  if (setup.loops.loops.empty()) {
+  if (setup.loops.loops.empty() && scene.ground) {
     std::snprintf(header, sizeof header, "%-12s %9s %12s %12s %10s %8s %8s", "library", "model", "penetration", "limit excess",
                   "kinetic", "root z", "contacts");
+  } else if (setup.loops.loops.empty()) {
+    std::snprintf(header, sizeof header, "%-12s %9s %12s %10s %12s", "library", "model", "limit excess", "kinetic", "q - abdyn's");
   } else {
     std::snprintf(header, sizeof header, "%-12s %9s %12s %12s %12s", "library", "model", "loop C rad", "loop C m", "E drift J");
   }
@@ -439,8 +506,10 @@ int main(int argc, char** argv) {
   // The adapters' benchmarks keep references to the scenes: they live until the end of main.
   static const SceneSetup ragdoll = makeRagdoll(dir);
   static const SceneSetup delta = makeDelta(dir);
+  static const SceneSetup arm = makeArm(dir);
   addScene(ragdoll);
   addScene(delta);
+  addScene(arm);
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

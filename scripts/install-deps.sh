@@ -20,6 +20,7 @@ packages=(
   python3-dev python3-numpy python3-pybind11  # the Python module (python/), built for Debian's /usr/bin/python3
   python3-pytest         # the Python module's tests
   python3-matplotlib     # examples/python/ plots
+  python3-distributed    # abdyn.distributed (Dask), its tests and examples/python/sweep.py
 )
 for arg in "$@"; do
   case "$arg" in

@@ -212,6 +212,43 @@ BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
   }
 }
 
+// A rollout allocates nothing per step and nothing per run once its workers are built (their Simulators
+// copied and their rows sized by reserveRows): the humanoid ragdoll with limits and ground contacts, the
+// runs falling onto the ground, on one thread, allocates nothing at all, whatever N and T; on three
+// threads only the launches of the two extra threads allocate, so the count is the same for 3 runs of 5
+// steps as for 6 runs of 150. (The process's first thread launches allocate more: glibc sizes thread
+// storage and caches it; an uncounted call comes first.)
+BOOST_AUTO_TEST_CASE(rollout_does_not_allocate_per_step) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  const abdyn::Model model = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  abdyn::SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  settings.contact.height = -0.95;  // 2 cm below the feet
+  long counts[2][2] = {};
+  for (const int threads : {1, 3}) {
+    abdyn::RolloutWorkers workers(model, settings, threads);
+    for (const int size : {0, 0, 1}) {
+      const int N = size ? 6 : 3, T = size ? 150 : 5;
+      abdyn::RowMatrixXd q0(N, model.nq()), v0 = abdyn::RowMatrixXd::Zero(N, model.nv());
+      for (int n = 0; n < N; ++n) q0.row(n) = abdyn::neutral(model).transpose();
+      v0.col(5).setConstant(-1.0);  // falling onto the ground (body z is world z at the neutral pose)
+      const abdyn::RowMatrixXd tau = abdyn::RowMatrixXd::Zero(N, T * model.nv());
+      abdyn::RowMatrixXd Q(N, (T + 1) * model.nq()), V(N, (T + 1) * model.nv());
+      std::vector<abdyn::StepStatistics> statistics(static_cast<std::size_t>(N * T));
+      counts[threads == 3][size] =
+          countAllocations([&] { abdyn::rollout(workers, q0, v0, tau, T, 1e-3, Q, V, statistics.data()); });
+      if (size) BOOST_TEST(statistics.back().contacts > 0);
+    }
+  }
+  BOOST_TEST(counts[0][0] == 0);
+  BOOST_TEST(counts[0][1] == 0, counts[0][1] << " heap allocations on one thread");
+  BOOST_TEST(counts[1][0] == counts[1][1], counts[1][0] << " against " << counts[1][1] << " allocations on three threads");
+  BOOST_TEST(counts[1][1] <= 2 * 2, counts[1][1] << " allocations for launching two threads");
+}
+
 // The counter works: a deliberate allocation is seen.
 BOOST_AUTO_TEST_CASE(counter_sees_allocations) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;

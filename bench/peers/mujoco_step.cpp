@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mujoco_load.hpp"
@@ -122,6 +123,38 @@ void setState(const mjModel* m, mjData* d, const MujocoScene& s) {
   mju_copy(d->qpos, s.q0.data(), m->nq);
   mju_copy(d->qvel, s.v0.data(), m->nv);
   if (!s.tau.empty()) mju_copy(d->qfrc_applied, s.tau.data(), m->nv);
+}
+
+// RolloutRun/<scene>/<library>/threads:k: the rollout batch (step_scene.hpp) driven from C as abdyn::rollout
+// runs it: the runs split into contiguous blocks, one std::thread per block beyond the caller's, each with
+// its own mjData made once outside the timing and reset per run (mj_resetData). Real time and process CPU time.
+void registerRollout(const std::shared_ptr<MujocoScene>& s, const StepScene& scene, const std::string& library) {
+  benchmark::RegisterBenchmark(("RolloutRun/" + scene.label + "/" + library).c_str(), [s, &scene](benchmark::State& state) {
+    const mjModel* model = s->model.get();
+    const int threads = static_cast<int>(state.range(0)), N = kRolloutRuns, T = scene.steps;
+    std::vector<Data> data;
+    for (int k = 0; k < threads; ++k) data.emplace_back(mj_makeData(model), mj_deleteData);
+    std::vector<std::vector<mjtNum>> q_end(N, std::vector<mjtNum>(static_cast<std::size_t>(model->nq)));
+    const auto block = [&](int k) {
+      mjData* d = data[static_cast<std::size_t>(k)].get();
+      for (int n = k * N / threads; n < (k + 1) * N / threads; ++n) {
+        setState(model, d, *s);
+        mju_scl(d->qvel, d->qvel, rolloutScale(n), model->nv);
+        mju_scl(d->qfrc_applied, d->qfrc_applied, rolloutScale(n), model->nv);
+        for (int t = 0; t < T; ++t) mj_step(model, d);
+        mju_copy(q_end[static_cast<std::size_t>(n)].data(), d->qpos, model->nq);
+      }
+    };
+    for (auto _ : state) {
+      std::vector<std::thread> others;
+      for (int k = 1; k < threads; ++k) others.emplace_back(block, k);
+      block(0);
+      for (std::thread& t : others) t.join();
+      benchmark::DoNotOptimize(q_end.data());
+    }
+    state.counters["steps_per_second"] =
+        benchmark::Counter(static_cast<double>(N) * T * state.iterations(), benchmark::Counter::kIsRate);
+  })->Arg(1)->Arg(2)->ArgName("threads")->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -223,6 +256,7 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
       state.counters["per_step"] = benchmark::Counter(static_cast<double>(scene.steps) * state.iterations(),
                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     });
+    registerRollout(s, scene, report.library);
     reports.push_back(std::move(report));
   }
   return reports;

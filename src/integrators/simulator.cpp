@@ -122,6 +122,48 @@ void Simulator::substep(double h, double t_end) {
   normalize(model_, q);
 }
 
+void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Eigen::Ref<const Eigen::VectorXd>& v_start) {
+  internal::checkVector(q_start, model_.nq(), "abdyn::Simulator::reset", "q");
+  internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::reset", "v");
+  q = q_start;
+  v = v_start;
+  warm_.clear();
+  statistics_ = StepStatistics();
+  time_ = 0.0;
+}
+
+void Simulator::reserveRows() {
+  const SimulatorSettings& s = settings_;
+  const auto& geometries = model_.geometries();
+  const auto collides = [&](const Geometry& g) { return g.role == GeometryRole::Collision && g.body != 0; };
+  long bound = kRowJointKeys * static_cast<long>(joints.size()) + static_cast<long>(motors.size());
+  if (s.joint_limits) bound += 2 * model_.nv();  // both bounds of a coordinate when its range is under 2 margins
+  if (s.joint_friction) bound += model_.nv();
+  if (s.mimic) bound += static_cast<long>(model_.mimics().size());
+  const long rows_per_shape = 3 * kContactPointsPerGeometry;  // a normal and two friction rows per point
+  for (std::size_t i = 0; i < geometries.size(); ++i) {
+    if (!collides(geometries[i])) continue;
+    if (s.ground) bound += rows_per_shape;
+    if (!s.body_contacts) continue;
+    for (std::size_t j = i + 1; j < geometries.size(); ++j) {
+      if (collides(geometries[j]) && geometries[j].body != geometries[i].body) bound += 2 * rows_per_shape;  // both ways
+    }
+  }
+  // The bilateral block holds the joints' and the mimic couplings' rows at most (row_pgs.hpp).
+  const long bilateral = kRowJointKeys * static_cast<long>(joints.size()) + (s.mimic ? static_cast<long>(model_.mimics().size()) : 0);
+  for (long k = 0; k < bound; ++k) {
+    ConstraintRow& row = rows_.add();  // sizes J and Minv_Jt
+    row.Y.setZero(model_.nv());        // the factor's coordinates are sized by the first solve otherwise
+    row.Dinv_Y.setZero(model_.nv());
+  }
+  rows_.clear();
+  BilateralBlock& block = rows_.bilateralBlock();
+  block.rows.reserve(static_cast<std::size_t>(bilateral));
+  block.factor.reserve(static_cast<std::size_t>(bilateral * bilateral));
+  block.residual.reserve(static_cast<std::size_t>(bilateral));
+  warm_.reserve(static_cast<std::size_t>(bound));
+}
+
 const StepStatistics& Simulator::step(double h) {
   internal::checkTimeStep(h, "abdyn::Simulator::step");
   internal::checkConfiguration(model_, q, "abdyn::Simulator::step");

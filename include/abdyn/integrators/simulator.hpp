@@ -60,6 +60,7 @@ class Simulator {
 
   const Model& model() const { return model_; }
   SimulatorSettings& settings() { return settings_; }
+  const SimulatorSettings& settings() const { return settings_; }
 
   Eigen::VectorXd q;    // configuration
   Eigen::VectorXd v;    // velocity
@@ -70,6 +71,15 @@ class Simulator {
   /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau, and abdyn::Error
   /// naming the model, the time and the coordinate when q or v turns non-finite (the simulation diverged).
   const StepStatistics& step(double h);
+  /// Starts over at (q, v) and time 0 as a Simulator built now would, with its joints and motors kept:
+  /// forgets the warm-start impulses and the statistics, keeps tau and the storage of the rows. Throws
+  /// abdyn::InvalidArgument on sizes other than nq and nv. Allocation-free (rollout.hpp reuses one
+  /// Simulator for many runs, which must not depend on what ran before).
+  void reset(const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& v);
+  /// Sizes the row storage for the most rows a step can build with the current settings, joints and
+  /// motors (every limit near a bound, every candidate contact point of every collision shape touching),
+  /// so that no later step allocates. Without it the storage grows on the steps that first need more.
+  void reserveRows();
   const StepStatistics& statistics() const { return statistics_; }
   /// The rows of the last sub-step (with their impulses). Their responses are those of the path taken:
   /// Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after CRBA, when Minv_Jt

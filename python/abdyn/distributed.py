@@ -1,0 +1,124 @@
+"""abdyn.rollout on a Dask cluster: sweeps past one machine, with Dask's own scheduler and workers.
+
+    from dask.distributed import Client, LocalCluster
+    import abdyn.distributed
+    with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+        Q, V = abdyn.distributed.rollout(client, "models/humanoid.urdf", q0, v0, tau, 2e-3,
+                                         floating_base=True, settings={"ground": True})
+
+returns exactly what ``abdyn.rollout(model, q0, v0, tau, dt, settings=settings)`` returns: the runs are
+split into chunks of consecutive runs, each chunk is one Dask task that calls abdyn.rollout on a worker,
+and the chunks are gathered in the order of the inputs. A run is computed by one worker alone from its
+own inputs, so the results are bit-identical to the serial call whatever the cluster (same abdyn build
+and CPU architecture assumed). The model travels as its URDF text plus load options (a pickled
+abdyn.Model is exactly that); no compiled object is shipped, and nothing but the abdyn Python module
+needs to be installed on the workers.
+
+Faults: Dask recomputes the tasks of a worker that dies (its nanny restarts it; the scheduler reassigns
+its tasks), so a lost worker costs time, not results. A task that kills workers repeatedly (Dask's
+``distributed.scheduler.allowed-failures``, 3 by default) fails the sweep with Dask's KilledWorker.
+
+Several machines (nothing of abdyn's to run but this module)::
+
+    machine A:        dask scheduler                      # prints tcp://A:8786
+    machines B, C...: dask worker tcp://A:8786 --nworkers 1 --nthreads 4
+    client:           Client("tcp://A:8786")
+
+Each task calls abdyn.rollout with threads=1 unless ``threads`` says otherwise; a worker with
+--nthreads k runs k tasks at once.
+"""
+
+import os
+import time
+
+import numpy as np
+
+import abdyn
+
+__all__ = ["rollout", "chunk_runs"]
+
+# The default task length: long enough that Dask's per-task cost (about 1 ms of scheduling and
+# transfer) is under 1% of it, short enough that a sweep splits into many tasks and a lost worker
+# loses little.
+TASK_SECONDS = 0.5
+
+_models = {}  # per worker process: URDF text and options -> Model, so a worker loads each model once
+
+
+def _model(source):
+    text, options = source
+    key = (text, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    model = _models.get(key)
+    if model is None:
+        model = _models[key] = abdyn.load_urdf_string(text, **options)
+    return model
+
+
+def _run_chunk(source, q0, v0, tau, dt, settings, threads):
+    """One task: abdyn.rollout on a worker."""
+    return abdyn.rollout(_model(source), q0, v0, tau, dt, threads=threads, settings=settings)
+
+
+def chunk_runs(model, q0, v0, tau, dt, settings=None, seconds=TASK_SECONDS):
+    """Runs per task for about `seconds` of work: times a few steps of the first run here (at least 20
+    ms of them) and divides. At least 1; a run longer than `seconds` is one task (a run is sequential)."""
+    steps = tau.shape[1]
+    if steps == 0:
+        return q0.shape[0]
+    probe = min(steps, 10)
+    elapsed, done = 0.0, 0
+    while elapsed < 0.02 and done < 50 * steps:
+        start = time.perf_counter()
+        abdyn.rollout(model, q0[:1], v0[:1], tau[:1, :probe], dt, threads=1, settings=settings)
+        elapsed += time.perf_counter() - start
+        done += probe
+    per_run = elapsed / done * steps
+    return max(1, int(round(seconds / per_run)))
+
+
+def rollout(client, urdf_path, q0, v0, tau, dt, settings=None, chunk=None, *, floating_base=False, gravity=None,
+            threads=1):
+    """Q, V = rollout(client, urdf_path, q0, v0, tau, dt, settings=None, chunk=None) on the Dask cluster
+    of `client` (a dask.distributed.Client).
+
+    urdf_path: a URDF file (read here, shipped as text) loaded with floating_base and gravity, or an
+    abdyn.Model from abdyn.load_urdf / load_urdf_string (shipped as its text and options).
+    q0 (N, nq), v0 (N, nv), tau (N, T, nv), dt, settings: as abdyn.rollout (settings a dict, which pickles).
+    chunk: runs per task; None sizes tasks to about TASK_SECONDS of work each (chunk_runs).
+    threads: abdyn.rollout's threads inside each task (1 suits workers started with one thread per core).
+    Returns Q (N, T + 1, nq), V (N, T + 1, nv), in the order of the inputs.
+    """
+    if isinstance(urdf_path, abdyn.Model):
+        model = urdf_path
+    else:
+        options = {"floating_base": floating_base}
+        if gravity is not None:
+            options["gravity"] = list(gravity)
+        with open(os.fspath(urdf_path), encoding="utf-8") as f:
+            model = abdyn.load_urdf_string(f.read(), **options)
+    # The source the pickle of the model carries (abdyn.Model.__reduce__): URDF text and options.
+    _, source = model.__reduce__()
+    q0 = np.ascontiguousarray(q0, dtype=float)
+    v0 = np.ascontiguousarray(v0, dtype=float)
+    tau = np.ascontiguousarray(tau, dtype=float)
+    # Every argument is checked here, before any task is sent, by abdyn.rollout itself (zero steps: the
+    # shapes, q0, v0, dt and settings), and tau's entries by NumPy.
+    if tau.ndim != 3:
+        abdyn.rollout(model, q0, v0, tau, dt, threads=1, settings=settings)  # raises, naming 'tau'
+    abdyn.rollout(model, q0, v0, tau[:, :0], dt, threads=1, settings=settings)
+    if not np.isfinite(tau).all():
+        raise abdyn.InvalidArgument("abdyn.distributed.rollout: 'tau' has a non-finite entry")
+    N = q0.shape[0]
+    if chunk is None:
+        chunk = chunk_runs(model, q0, v0, tau, dt, settings)
+    if int(chunk) < 1:
+        raise abdyn.InvalidArgument(f"abdyn.distributed.rollout: 'chunk' is {chunk}, expected at least 1")
+    chunk = int(chunk)
+    # The source goes with every task (tens of kB): a scattered copy could die with its worker.
+    futures = [
+        client.submit(_run_chunk, source, q0[s : s + chunk], v0[s : s + chunk], tau[s : s + chunk], dt,
+                      settings, threads, pure=False)
+        for s in range(0, N, chunk)
+    ]
+    parts = client.gather(futures)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
