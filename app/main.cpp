@@ -2,7 +2,8 @@
 //
 //   abdyn info MODEL.urdf [--floating] [--accept-invalid-inertia]
 //   abdyn simulate MODEL.urdf [--floating] [--accept-invalid-inertia] [--duration S] [--dt H] [--q0 LIST] [--csv FILE]
-//                  [--integrator NAME] [--substeps N] [--ground Z] [--limits]
+//                  [--integrator NAME] [--substeps N] [--ground Z] [--limits] [--html DIR]
+//   abdyn view MODEL.urdf ... (app/view.cpp)
 
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "view.hpp"
 
 namespace {
 
@@ -32,6 +34,8 @@ constexpr const char* kUsage =
     "      (or from --q0, comma-separated q values); print a summary and, with --csv, one row per step\n"
     "      (t, q:<joint>, v:<joint>, kinetic, potential; with constraint rows also iterations, residual,\n"
     "      constraint_error, contacts)\n"
+    "  abdyn view MODEL.urdf [--csv FILE] [--floating] [--port P] [--out DIR]\n"
+    "      write a browser page of the model (and trajectory) and serve it on 127.0.0.1 (abdyn view --help)\n"
     "options:\n"
     "  --floating     attach the root link to the world by a 6-DoF floating joint\n"
     "  --accept-invalid-inertia\n"
@@ -44,7 +48,8 @@ constexpr const char* kUsage =
     "  --substeps N   split every step into N equal sub-steps (default 1)\n"
     "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z\n"
     "  --limits       enforce the joint position limits\n"
-    "                 (--ground and --limits solve constraint rows each step, with semi-implicit Euler)\n";
+    "                 (--ground and --limits solve constraint rows each step, with semi-implicit Euler)\n"
+    "  --html DIR     after simulating, write a browser page replaying the run into DIR (see abdyn view --help)\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -61,6 +66,7 @@ struct Arguments {
   bool ground = false;
   double ground_height = 0.0;
   bool limits = false;
+  std::string html_dir;  // simulate --html: the page's folder
   bool rows() const { return ground || limits; }
 };
 
@@ -126,6 +132,8 @@ Arguments parse(int argc, char** argv) {
       args.ground_height = parseNumber(a, value());
     } else if (a == "--limits" && args.command == "simulate") {
       args.limits = true;
+    } else if (a == "--html" && args.command == "simulate") {
+      args.html_dir = value();
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "' for '" + args.command + "'");
     } else if (args.model_path.empty()) {
@@ -141,6 +149,7 @@ Arguments parse(int argc, char** argv) {
                      " cannot enforce them");
   }
   if (args.integrator.empty()) args.integrator = args.rows() ? "semi-implicit-euler" : "rk4";
+  if (!args.html_dir.empty() && args.csv_path.empty()) args.csv_path = abdyn_app::trajectoryPathIn(args.html_dir);
   return args;
 }
 
@@ -400,12 +409,18 @@ int simulate(const Arguments& args) {
     std::cout << "loop closure:   " << loops.loops.size() << " loop joint(s), largest closure error " << worst_closure
               << " (post-stabilised every step)\n";
   }
+  if (!args.html_dir.empty()) {
+    csv.close();
+    abdyn_app::writePage({args.model_path, args.floating, args.accept_invalid_inertia, args.csv_path,
+                          args.ground ? std::optional<double>(args.ground_height) : std::nullopt}, args.html_dir);
+  }
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "view") return abdyn_app::view(argc, argv);
   try {
     const Arguments args = parse(argc, argv);
     if (args.command == "info") return info(args);

@@ -14,7 +14,10 @@ packages=(
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
   libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
+  chromium               # the viewer's browser test (tests/viewer), headless
 )
+# The viewer (viewer/) is built with Node.js and npm; Debian's only when the machine has no node at all.
+if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do

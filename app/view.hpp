@@ -1,0 +1,29 @@
+#pragma once
+// `abdyn view` and `abdyn simulate --html`: the browser page of a model and its trajectory (viewer/).
+
+#include <optional>
+#include <string>
+
+namespace abdyn_app {
+
+/// What the page shows: a URDF model and, optionally, a trajectory CSV written by `abdyn simulate --csv`.
+struct PageInputs {
+  std::string model_path;
+  bool floating = false;
+  bool accept_invalid_inertia = false;
+  std::string csv_path;         // empty: the model alone
+  std::optional<double> ground;  // height of the ground plane drawn under the robot (default 0)
+};
+
+/// Writes dir/index.html with the viewer's files and dir/data.js (the model, its meshes and the
+/// trajectory); creates dir if needed. Throws std::runtime_error or abdyn::Error on bad input.
+void writePage(const PageInputs& inputs, const std::string& dir);
+
+/// The CSV path `simulate --html DIR` writes when no --csv is given: DIR/trajectory.csv (DIR created).
+std::string trajectoryPathIn(const std::string& dir);
+
+/// `abdyn view MODEL.urdf [--csv FILE] [--floating] [--accept-invalid-inertia] [--ground Z] [--port P]
+/// [--out DIR]`, argv[1] being "view". Returns the exit code.
+int view(int argc, char** argv);
+
+}  // namespace abdyn_app
