@@ -149,7 +149,7 @@ Arguments parse(int argc, char** argv) {
                      " cannot enforce them");
   }
   if (args.integrator.empty()) args.integrator = args.rows() ? "semi-implicit-euler" : "rk4";
-  if (!args.html_dir.empty() && args.csv_path.empty()) args.csv_path = abdyn_app::trajectoryPathIn(args.html_dir);
+  if (!args.html_dir.empty()) args.csv_path = abdyn_app::prepareHtml(args.html_dir, args.csv_path);
   return args;
 }
 

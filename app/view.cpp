@@ -411,9 +411,10 @@ double parseViewNumber(const std::string& option, const std::string& text) {
 
 }  // namespace
 
-std::string trajectoryPathIn(const std::string& dir) {
+std::string prepareHtml(const std::string& dir, const std::string& csv_path) {
+  viewerAssets();
   fs::create_directories(dir);
-  return (fs::path(dir) / "trajectory.csv").string();
+  return csv_path.empty() ? (fs::path(dir) / "trajectory.csv").string() : csv_path;
 }
 
 void writePage(const PageInputs& inputs, const std::string& dir) {

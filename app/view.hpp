@@ -19,8 +19,9 @@ struct PageInputs {
 /// trajectory); creates dir if needed. Throws std::runtime_error or abdyn::Error on bad input.
 void writePage(const PageInputs& inputs, const std::string& dir);
 
-/// The CSV path `simulate --html DIR` writes when no --csv is given: DIR/trajectory.csv (DIR created).
-std::string trajectoryPathIn(const std::string& dir);
+/// Before `simulate --html DIR` runs: checks that the viewer is built (throws if not), creates DIR and
+/// returns the CSV path to write, csv_path or, when that is empty, DIR/trajectory.csv.
+std::string prepareHtml(const std::string& dir, const std::string& csv_path);
 
 /// `abdyn view MODEL.urdf [--csv FILE] [--floating] [--accept-invalid-inertia] [--ground Z] [--port P]
 /// [--out DIR]`, argv[1] being "view". Returns the exit code.

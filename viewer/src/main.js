@@ -126,7 +126,7 @@ function makePlot(parent, title, x, series, cursor) {
     title,
     width: 400,
     height: 170,
-    legend: { show: true },
+    legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: false } },
     axes: [{ label: 't (s)', size: 30, labelSize: 14 }, { size: 60, values: (u, ticks) => ticks.map(tickLabel) }],
