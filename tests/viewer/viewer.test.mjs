@@ -134,9 +134,10 @@ const address = await new Promise((resolve, reject) => {
 
 const browser = await chromium.launch({
   executablePath: chromiumPath,
-  // playwright-core starts it with --headless and a new, empty --user-data-dir of its own
+  // playwright-core starts it with --headless and a new, empty --user-data-dir of its own. Without a GPU,
+  // WebGL runs on SwiftShader, which newer Chromium versions allow only when asked.
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+    '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader'],
 });
 
 async function open(url) {
