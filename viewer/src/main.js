@@ -194,7 +194,15 @@ function start() {
   loader.workingPath = '';
   loader.packages = (pkg) => 'package://' + pkg;  // hands the URDF's filename to meshLoader unchanged
   loader.loadMeshCb = meshLoader(model.meshes, unsupported);
-  const robot = loader.parse(model.urdf);
+  // Comments carry nothing of the model, and urdfdom accepts some that XML forbids (a "--" inside):
+  // drop them before the browser's strict parser sees the text.
+  const urdf = new DOMParser().parseFromString(model.urdf.replace(/<!--[\s\S]*?-->/g, ''), 'text/xml');
+  const xmlError = urdf.querySelector('parsererror');
+  if (xmlError || !urdf.querySelector('robot')) {
+    say('error', `the browser cannot read the URDF text as XML: ${xmlError ? xmlError.textContent : 'no <robot> element'}`);
+    return;
+  }
+  const robot = loader.parse(urdf);
   world.add(robot);
   if (model.missing_meshes.length) {
     say('note', `meshes not found (drawn without them): ${model.missing_meshes.join(', ')}`);
