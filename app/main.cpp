@@ -4,6 +4,8 @@
 //   abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]      (app/check.cpp)
 //   abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--height Z]
 //                  [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits]
+//                  [--html DIR]
+//   abdyn view MODEL.urdf ... (app/view.cpp)
 //   abdyn help | --help | --version
 
 #include <unistd.h>
@@ -27,6 +29,7 @@
 #include "abdyn/abdyn.hpp"
 #include "model_lookup.hpp"
 #include "check.hpp"
+#include "view.hpp"
 
 namespace {
 
@@ -45,6 +48,8 @@ constexpr const char* kUsage =
     "      (or from --q0); print a summary and, with --csv, one row at t = 0 and one per step\n"
     "      (t, q:<joint>, v:<joint>, kinetic, potential; with constraint rows also iterations, residual,\n"
     "      constraint_error, contacts)\n"
+    "  abdyn view MODEL.urdf [--csv FILE] [--floating] [--port P] [--out DIR]\n"
+    "      write a browser page of the model (and trajectory) and serve it on 127.0.0.1 (abdyn view --help)\n"
     "  abdyn help, abdyn --help   print this text\n"
     "  abdyn --version            print the version\n"
     "options:\n"
@@ -68,7 +73,9 @@ constexpr const char* kUsage =
     "  --limits       enforce the joint position limits\n"
     "                 (--ground and --limits solve constraint rows each step, with semi-implicit-euler or\n"
     "                 implicit-damping)\n"
-    "  --warnings     (check) print the loader's warnings under each file\n";
+    "  --warnings     (check) print the loader's warnings under each file\n"
+    "  --html DIR     (simulate) after simulating, write a browser page replaying the run into DIR\n"
+    "                 (see abdyn view --help)\n";
 
 using abdyn_app::UsageError;
 
@@ -85,6 +92,7 @@ struct Arguments {
   bool limits = false;
   bool height_given = false;
   double height = 0.0;
+  std::string html_dir;  // simulate --html: the page's folder
   bool rows() const { return ground || limits; }
 };
 
@@ -155,6 +163,8 @@ Arguments parse(int argc, char** argv) {
       args.ground_height = parseNumber(a, value());
     } else if (a == "--limits" && args.command == "simulate") {
       args.limits = true;
+    } else if (a == "--html" && args.command == "simulate") {
+      args.html_dir = value();
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "' for '" + args.command + "'");
     } else if (args.model_path.empty()) {
@@ -177,6 +187,7 @@ Arguments parse(int argc, char** argv) {
                      " cannot enforce them");
   }
   if (args.height_given && !args.floating) throw UsageError("--height places a floating base: add --floating");
+  if (!args.html_dir.empty()) args.csv_path = abdyn_app::prepareHtml(args.html_dir, args.csv_path);
   return args;
 }
 
@@ -789,12 +800,18 @@ int simulate(Arguments args) {
     std::cout << "loop closure:   " << set.loops.size() << " loop joint(s), " << set.couplings.size()
               << " mimic coupling(s), largest closure error " << worst_closure << " (post-stabilised every step)\n";
   }
+  if (!args.html_dir.empty()) {
+    csv.close();
+    abdyn_app::writePage({args.model_path, args.floating, args.urdf, args.csv_path,
+                          args.ground ? std::optional<double>(args.ground_height) : std::nullopt}, args.html_dir);
+  }
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "view") return abdyn_app::view(argc, argv);
   try {
     const std::string command = argc > 1 ? argv[1] : "";
     if (command == "--version" || command == "version") {

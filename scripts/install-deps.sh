@@ -21,7 +21,10 @@ packages=(
   python3-pytest         # the Python module's tests
   python3-matplotlib     # examples/python/ plots
   python3-distributed    # abdyn.distributed (Dask), its tests and examples/python/sweep.py
+  chromium               # the viewer's browser test (tests/viewer), headless
 )
+# The viewer (viewer/) is built with Node.js and npm; Debian's only when the machine has no node at all.
+if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
 for arg in "$@"; do
   case "$arg" in
     --peers) packages+=(libbullet-dev libbullet-extras-dev) ;;  # bench_step_peers: Bullet's btMultiBody, double precision

@@ -1,0 +1,216 @@
+#define BOOST_TEST_MODULE view_cli
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "abdyn/abdyn.hpp"
+
+// `abdyn view` and `abdyn simulate --html` without a browser: what data.js carries across to the page
+// (checked against the library's Model and loop closures and against the files themselves), mesh
+// lookup, and the messages for bad arguments. The page itself is tested in Chromium (viewer.test.mjs).
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("abdyn_view_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+struct RemoveScratch {
+  ~RemoveScratch() {
+    std::error_code ec;
+    fs::remove_all(scratch(), ec);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(RemoveScratch);
+
+Run run(const std::vector<std::string>& args) {
+  std::string command = std::string("'") + ABDYN_APP_PATH + "'";
+  for (const std::string& a : args) command += " '" + a + "'";
+  command += " > '" + (scratch() / "out").string() + "' 2> '" + (scratch() / "err").string() + "' < /dev/null";
+  Run r;
+  const int raw = std::system(command.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = readFile(scratch() / "out");
+  r.err = readFile(scratch() / "err");
+  return r;
+}
+
+std::string source(const std::string& path) { return std::string(ABDYN_SOURCE_DIR) + "/" + path; }
+bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+
+// data.js is `window.ABDYN_DATA = {...};`: the object is JSON.
+nlohmann::json pageData(const fs::path& dir) {
+  const std::string js = readFile(dir / "data.js");
+  const std::string prefix = "window.ABDYN_DATA = ";
+  BOOST_REQUIRE(js.compare(0, prefix.size(), prefix) == 0);
+  const std::size_t end = js.rfind(';');
+  return nlohmann::json::parse(js.substr(prefix.size(), end - prefix.size()));
+}
+
+std::string decodeBase64(const std::string& text) {
+  const std::string digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned word = 0;
+  int bits = 0;
+  for (const char c : text) {
+    if (c == '=') break;
+    word = (word << 6) | static_cast<unsigned>(digits.find(c));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((word >> bits) & 0xffu);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(view_out_writes_the_model_the_page_needs) {
+  const fs::path dir = scratch() / "humanoid";
+  const Run r = run({"view", source("models/humanoid.urdf"), "--floating", "--out", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(contains(r.out, (dir / "index.html").string()));
+  BOOST_TEST(!contains(r.out, "serving"));  // --out alone: written, not served
+  for (const char* file : {"index.html", "viewer.js", "viewer.css", "data.js"}) BOOST_TEST(fs::is_regular_file(dir / file), file);
+
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  const abdyn::Model model = abdyn::loadUrdf(source("models/humanoid.urdf"), options);
+  const nlohmann::json data = pageData(dir);
+  const nlohmann::json& m = data["model"];
+  BOOST_TEST(m["name"] == model.name());
+  BOOST_TEST(m["floating"] == true);
+  BOOST_TEST(m["nq"] == model.nq());
+  BOOST_TEST(m["urdf"] == readFile(source("models/humanoid.urdf")));
+  BOOST_TEST(data["trajectory"].is_null());
+  BOOST_TEST_REQUIRE(m["joints"].size() == static_cast<std::size_t>(model.nbodies() - 1));
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const nlohmann::json& j = m["joints"][i - 1];
+    BOOST_TEST(j["name"] == model.joint(i).name);
+    BOOST_TEST(j["idx_q"] == model.joint(i).idx_q);
+    BOOST_TEST(j["nq"] == model.joint(i).nq);
+    BOOST_TEST(j["type"] == abdyn::jointTypeName(model.joint(i).type));
+    if (model.joint(i).nv == 1) {
+      // the page turns a revolute joint about `axis`: it must be S's angular column
+      const Eigen::Matrix<double, 6, Eigen::Dynamic> S = model.joint(i).motionSubspace();
+      for (int k = 0; k < 3; ++k) BOOST_TEST(j["axis"][k].get<double>() == S(k, 0), model.joint(i).name);
+    }
+  }
+  BOOST_TEST(m["joints"][0]["name"] == "root_joint");
+}
+
+BOOST_AUTO_TEST_CASE(view_carries_loop_joints_and_the_trajectory) {
+  const fs::path csv = scratch() / "four_bar.csv";
+  Run r = run({"simulate", source("models/four_bar.urdf"), "--q0", "0.7,-0.3,1.1", "--duration", "0.05", "--csv", csv.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  const fs::path dir = scratch() / "four_bar";
+  r = run({"view", source("models/four_bar.urdf"), "--csv", csv.string(), "--out", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  const nlohmann::json data = pageData(dir);
+  BOOST_TEST(data["trajectory"]["name"] == "four_bar.csv");
+  BOOST_TEST(data["trajectory"]["text"] == readFile(csv));
+
+  const abdyn::Model model = abdyn::loadUrdf(source("models/four_bar.urdf"));
+  const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(source("models/four_bar.urdf"), model);
+  const nlohmann::json& drawn = data["model"]["loops"];
+  BOOST_TEST_REQUIRE(drawn.size() == loops.loops.size());
+  for (std::size_t k = 0; k < loops.loops.size(); ++k) {
+    const abdyn::LoopClosure& loop = loops.loops[k];
+    BOOST_TEST(drawn[k]["name"] == loop.name);
+    BOOST_TEST(drawn[k]["link_a"] == (loop.body_a ? model.bodyName(loop.body_a) : "world"));
+    BOOST_TEST(drawn[k]["link_b"] == (loop.body_b ? model.bodyName(loop.body_b) : "world"));
+    for (int c = 0; c < 3; ++c) {
+      BOOST_TEST(drawn[k]["p_a"][c].get<double>() == loop.p_a[c]);
+      BOOST_TEST(drawn[k]["p_b"][c].get<double>() == loop.p_b[c]);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(view_embeds_the_meshes_it_finds_and_lists_the_others) {
+  const fs::path dir = scratch() / "mesh";
+  const Run r = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(contains(r.out, "meshes not found"));
+  const nlohmann::json data = pageData(dir);
+  const std::string stl = readFile(source("tests/viewer/meshes/wedge.stl"));
+  // a relative path and package://viewer/... (the URDF's own folder is named viewer) find the same file
+  for (const char* name : {"meshes/wedge.stl", "package://viewer/meshes/wedge.stl"}) {
+    BOOST_TEST_REQUIRE(data["model"]["meshes"].contains(name), name);
+    BOOST_TEST(decodeBase64(data["model"]["meshes"][name]["base64"]) == stl, name);
+  }
+  BOOST_TEST(data["model"]["missing_meshes"] ==
+             nlohmann::json({"meshes/absent.stl", "package://no_such_package/meshes/hand.dae"}));
+}
+
+BOOST_AUTO_TEST_CASE(simulate_html_writes_the_page_and_its_trajectory) {
+  const fs::path dir = scratch() / "sim";
+  const Run r = run({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--html", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(fs::is_regular_file(dir / "index.html"));
+  BOOST_TEST(pageData(dir)["trajectory"]["text"] == readFile(dir / "trajectory.csv"));
+  // with --csv the trajectory goes where --csv says, and the page carries it too
+  const fs::path csv = scratch() / "sim.csv";
+  const Run r2 = run({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--csv", csv.string(),
+                      "--html", (scratch() / "sim2").string()});
+  BOOST_TEST_REQUIRE(r2.status == 0, r2.err);
+  BOOST_TEST(pageData(scratch() / "sim2")["trajectory"]["text"] == readFile(csv));
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
+  const std::string pendulum = source("models/double_pendulum.urdf");
+  const std::string out = (scratch() / "bad").string();
+  struct Case {
+    std::vector<std::string> args;
+    int status;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"view"}, 2, "missing MODEL.urdf"},
+      {{"view", pendulum, "--bogus"}, 2, "unknown option '--bogus'"},
+      {{"view", pendulum, "--port", "70000"}, 2, "--port expects 0 to 65535, got '70000'"},
+      {{"view", pendulum, "--port", "8.5"}, 2, "--port expects 0 to 65535"},
+      {{"view", pendulum, "--port"}, 2, "--port needs a value"},
+      {{"view", pendulum, "--ground", "nan"}, 2, "--ground expects a finite number"},
+      {{"view", pendulum, "--out", ""}, 2, "--out needs a folder"},
+      {{"view", pendulum, pendulum}, 2, "unexpected argument"},
+      {{"view", "/nonexistent/robot.urdf", "--out", out}, 1, "/nonexistent/robot.urdf"},
+      {{"view", pendulum, "--csv", "/nonexistent/run.csv", "--out", out}, 1, "cannot read trajectory '/nonexistent/run.csv'"},
+      {{"view", source("models/humanoid.urdf"), "--floating", "--out", "/proc/no/such/dir"}, 1, "/proc/no/such/dir"},
+  };
+  for (const Case& c : cases) {
+    const Run r = run(c.args);
+    std::string shown;
+    for (const std::string& a : c.args) shown += a + " ";
+    BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
+    BOOST_TEST(contains(r.err, c.message), shown << ": " << r.err);
+  }
+}
