@@ -105,7 +105,7 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     data.dtau_dq(k, k) = w.P.col(k).dot(w.alpha.col(k)) + w.Q.col(k).dot(w.u.col(k));
     data.dtau_dv(k, k) = w.P.col(k).dot(w.w.col(k)) + w.Q.col(k).dot(w.S.col(k));
     data.M(k, k) = w.P.col(k).dot(w.S.col(k));
-    for (const int j : model.ancestors(k)) {
+    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) {
       // Row k, column j: j's joint is at or above k's, so k's column S_k turns with q_j.
       data.dtau_dq(k, j) = w.P.col(k).dot(w.alpha.col(j)) + w.Q.col(k).dot(w.u.col(j));
       data.dtau_dv(k, j) = w.P.col(k).dot(w.w.col(j)) + w.Q.col(k).dot(w.S.col(j));
