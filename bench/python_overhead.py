@@ -31,7 +31,8 @@ def google_benchmark(binary, pattern):
                           "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"],
                          check=True, capture_output=True, text=True).stdout
     rows = json.loads(out)["benchmarks"]
-    return {r["run_name"]: r for r in rows if r.get("aggregate_name") == "median"}
+    # run_name carries "/real_time" for benchmarks timed in wall-clock time (bench_batch).
+    return {r["run_name"].replace("/real_time", ""): r for r in rows if r.get("aggregate_name") == "median"}
 
 
 def seconds(row):

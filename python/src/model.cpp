@@ -18,6 +18,14 @@ UrdfOptions urdfOptions(bool floating_base, py::handle gravity, bool accept_inva
   return options;
 }
 
+/// Index i checked against [0, n): Model's accessors by index do not check.
+int checkedIndex(const char* function, const char* name, int i, int n) {
+  if (i < 0 || i >= n) {
+    throw InvalidArgument(argumentPrefix(function, name) + std::to_string(i) + " out of range [0, " + std::to_string(n - 1) + "]");
+  }
+  return i;
+}
+
 std::string fspath(py::handle path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
 
 void bindModel(py::module_& m) {
@@ -53,8 +61,10 @@ void bindModel(py::module_& m) {
       .def_property_readonly("nbodies", &Model::nbodies, "number of bodies including the world (body 0)")
       .def_property_readonly("nframes", &Model::nframes)
       .def_property_readonly("parents", &Model::parents, "parent body of each body (-1 for the world)")
-      .def("parent", &Model::parent, py::arg("body"))
-      .def("children", &Model::children, py::arg("body"), "children of a body, increasing")
+      .def("parent", [](const Model& m, int i) { return m.parent(checkedIndex("Model.parent", "body", i, m.nbodies())); },
+           py::arg("body"))
+      .def("children", [](const Model& m, int i) { return m.children(checkedIndex("Model.children", "body", i, m.nbodies())); },
+           py::arg("body"), "children of a body, increasing")
       .def("joint",
            [](const Model& model, py::handle key) -> const Joint& {
              if (py::isinstance<py::str>(key)) return model.joint(key.cast<std::string>());
@@ -70,7 +80,8 @@ void bindModel(py::module_& m) {
       .def("joint_id", &Model::jointId, py::arg("name"), "body index of the named joint (C++ Model::jointId)")
       .def("body_id", &Model::bodyId, py::arg("name"), "C++ Model::bodyId")
       .def("frame_id", &Model::frameId, py::arg("name"), "C++ Model::frameId")
-      .def("body_name", &Model::bodyName, py::arg("body"))
+      .def("body_name", [](const Model& m, int i) { return m.bodyName(checkedIndex("Model.body_name", "body", i, m.nbodies())); },
+           py::arg("body"))
       .def_property_readonly("body_names",
                              [](const Model& model) {
                                std::vector<std::string> names;
@@ -95,7 +106,8 @@ void bindModel(py::module_& m) {
                                for (const Frame& f : model.frames()) names.push_back(f.name);
                                return names;
                              })
-      .def("frame_body", [](const Model& model, int f) { return model.frame(f).body; }, py::arg("frame"),
+      .def("frame_body", [](const Model& m, int f) { return m.frame(checkedIndex("Model.frame_body", "frame", f, m.nframes())).body; },
+           py::arg("frame"),
            "the body frame f is attached to")
       .def_property_readonly("lower_position_limit", [](const Model& m) { return toArray(m.lowerPositionLimit()); },
                              "(nq,) lower position limits (-inf where unbounded)")
@@ -117,9 +129,11 @@ void bindModel(py::module_& m) {
            py::arg("g"), "The same model under gravity g, (3,) in world coordinates (C++ Model::withGravity).")
       .def_property_readonly("total_mass", &Model::totalMass)
       .def_property_readonly("has_quaternions", &Model::hasQuaternions, "True if nq != nv")
-      .def("inertia", [](const Model& m, int i) { return m.inertia(i); }, py::arg("body"),
+      .def("inertia", [](const Model& m, int i) { return m.inertia(checkedIndex("Model.inertia", "body", i, m.nbodies())); },
+           py::arg("body"),
            "the spatial inertia of body i in body coordinates (abdyn.RigidBodyInertia, a copy)")
-      .def("xtree", [](const Model& m, int i) { return m.Xtree(i); }, py::arg("body"),
+      .def("xtree", [](const Model& m, int i) { return m.Xtree(checkedIndex("Model.xtree", "body", i, m.nbodies())); },
+           py::arg("body"),
            "X_tree(i), an abdyn.Plx from parent-body coordinates to joint i's predecessor frame (C++ Model::Xtree)")
       .def_property_readonly("motion_subspace",
                              [](const Model& m) { return toArray(Eigen::MatrixXd(m.motionSubspace())); },

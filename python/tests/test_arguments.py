@@ -123,3 +123,17 @@ def test_data_outlives_nothing(arm):
     qdd = abdyn.forward_dynamics(model, data, q, np.zeros(7), np.zeros(7))
     del data
     assert qdd.base is None
+
+
+def test_indices_are_checked(arm):
+    for method in ("parent", "children", "body_name", "inertia", "xtree"):
+        with pytest.raises(abdyn.InvalidArgument, match=rf"Model.{method}: 'body' 8 out of range \[0, 7\]"):
+            getattr(arm, method)(8)
+        with pytest.raises(abdyn.InvalidArgument):
+            getattr(arm, method)(-1)
+    with pytest.raises(abdyn.InvalidArgument, match="'frame'"):
+        arm.frame_body(arm.nframes)
+    data = abdyn.Data(arm)
+    abdyn.forward_kinematics(arm, data, np.zeros(7))
+    with pytest.raises(abdyn.InvalidArgument, match="'body' 8 out of range"):
+        abdyn.body_pose(arm, data, 8)

@@ -191,7 +191,8 @@ run_command(ok out "configure the library with ABDYN_NATIVE=${alt_native}"
     -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
     "-DCMAKE_CXX_FLAGS_${build_type_upper}=${alt_opt_flags}" -DCMAKE_UNITY_BUILD=ON
     -DABDYN_NATIVE=${alt_native} "-DABDYN_SANITIZE=${ABDYN_SANITIZE}" -DABDYN_WERROR=OFF
-    -DABDYN_BUILD_TESTS=OFF -DABDYN_BUILD_EXAMPLES=OFF -DABDYN_BUILD_BENCH=OFF -DABDYN_BUILD_APP=OFF)
+    -DABDYN_BUILD_TESTS=OFF -DABDYN_BUILD_EXAMPLES=OFF -DABDYN_BUILD_BENCH=OFF -DABDYN_BUILD_APP=OFF
+    -DABDYN_BUILD_PYTHON=OFF)
 if(ok)
   run_command(ok out "build the library with ABDYN_NATIVE=${alt_native}"
     ${CMAKE_COMMAND} --build ${lib_alt} --config ${BUILD_TYPE} -j ${JOBS})
