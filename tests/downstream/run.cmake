@@ -95,6 +95,9 @@ function(consumer prefix lib_native consumer_native)
   endif()
   get_filename_component(prefix_name "${prefix}" NAME)
   set(label "${lib_label} + ${app_label}")
+  if("${ARGV3}" STREQUAL "STATIC")
+    set(label "static ${label}")
+  endif()
   set(bdir "${WORK_DIR}/consumer-${prefix_name}-${dir_suffix}")
 
   run_command(ok out "configure consumer (${label})"
