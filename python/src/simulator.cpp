@@ -106,6 +106,7 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("joint_limits", &SimulatorSettings::joint_limits)
       .def_readwrite("limit_margin", &SimulatorSettings::limit_margin)
       .def_readwrite("joint_friction", &SimulatorSettings::joint_friction)
+      .def_readwrite("implicit_damping", &SimulatorSettings::implicit_damping)
       .def_readwrite("mimic", &SimulatorSettings::mimic)
       .def_readwrite("ground", &SimulatorSettings::ground)
       .def_readwrite("body_contacts", &SimulatorSettings::body_contacts)
