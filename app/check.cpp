@@ -19,6 +19,18 @@
 
 namespace abdyn_app {
 
+std::optional<double> parseFinite(const std::string& text) {
+  std::size_t used = 0;
+  double x = 0.0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
 const char* const kUrdfOptionsUsage =
     "  --strict       refuse what the loader otherwise repairs or ignores with a warning (inertias that\n"
     "                 are indefinite or break the triangle inequality, negative limits, dangling mimics,\n"
@@ -36,17 +48,9 @@ namespace {
 namespace fs = std::filesystem;
 
 double parseNonNegative(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double x = 0.0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(x) || x < 0.0) {
-    throw UsageError(option + " expects a finite number >= 0, got '" + text + "'");
-  }
-  return x;
+  const std::optional<double> x = parseFinite(text);
+  if (!x || *x < 0.0) throw UsageError(option + " expects a finite number >= 0, got '" + text + "'");
+  return *x;
 }
 
 // Counts the warnings abdyn logs while a file loads, and keeps their text.

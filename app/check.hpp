@@ -2,6 +2,7 @@
 // `abdyn check` and the URDF-loading options shared by every command of the abdyn program.
 
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,9 @@ namespace abdyn_app {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// The number `text` spells in full, if it is one and finite (the command-line options' numbers).
+std::optional<double> parseFinite(const std::string& text);
 
 /// Usage lines of the URDF-loading options (parseUrdfOption).
 extern const char* const kUrdfOptionsUsage;

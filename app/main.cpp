@@ -102,17 +102,9 @@ const std::vector<std::string> kIntegrators = {"rk4", "explicit-euler", "semi-im
 constexpr double kMaxSteps = 1e9;
 
 double parseNumber(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double x = 0.0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(x)) {
-    throw UsageError(option + " expects a finite number, got '" + text + "'");
-  }
-  return x;
+  const std::optional<double> x = abdyn_app::parseFinite(text);
+  if (!x) throw UsageError(option + " expects a finite number, got '" + text + "'");
+  return *x;
 }
 
 double parsePositive(const std::string& option, const std::string& text) {

@@ -397,17 +397,9 @@ std::string answer(const std::string& request, const fs::path& root) {
 }
 
 double parseViewNumber(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double x = 0.0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(x)) {
-    throw ViewUsageError(option + " expects a finite number, got '" + text + "'");
-  }
-  return x;
+  const std::optional<double> x = parseFinite(text);
+  if (!x) throw ViewUsageError(option + " expects a finite number, got '" + text + "'");
+  return *x;
 }
 
 }  // namespace
