@@ -10,7 +10,6 @@
 namespace abdyn {
 namespace {
 
-Quaternion readQuaternion(const double* wxyz) { return Quaternion(wxyz[0], wxyz[1], wxyz[2], wxyz[3]); }
 void writeQuaternion(const Quaternion& r, double* wxyz) {
   wxyz[0] = r.w(), wxyz[1] = r.x(), wxyz[2] = r.y(), wxyz[3] = r.z();
 }
@@ -63,17 +62,17 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
     const double* vi = v.data() + j.idx_v;
     switch (j.type) {
       case JointType::Spherical: {
-        const Quaternion r = readQuaternion(qi) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
+        const Quaternion r = Quaternion::fromWxyz(qi) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
         writeQuaternion(r, qo);
         break;
       }
       case JointType::Floating: {
         Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-        T.linear() = readQuaternion(qi + 3).toRotationMatrix();
+        T.linear() = Quaternion::fromWxyz(qi + 3).toRotationMatrix();
         T.translation() = Vector3(qi[0], qi[1], qi[2]);
         const Eigen::Isometry3d step = expSE3(Motion(Vector3(vi[0], vi[1], vi[2]) * dt, Vector3(vi[3], vi[4], vi[5]) * dt));
         // Compose the orientation as quaternions so that q_out keeps q's sign convention and precision.
-        const Quaternion r = readQuaternion(qi + 3) * Quaternion::fromRotationMatrix(step.linear());
+        const Quaternion r = Quaternion::fromWxyz(qi + 3) * Quaternion::fromRotationMatrix(step.linear());
         const Vector3 p = T.translation() + T.linear() * step.translation();
         qo[0] = p.x(), qo[1] = p.y(), qo[2] = p.z();
         writeQuaternion(r, qo + 3);
@@ -111,14 +110,14 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0, const 
     double* vo = v.data() + j.idx_v;
     switch (j.type) {
       case JointType::Spherical: {
-        const Vector3 w = rotationVector(readQuaternion(a).inverse() * readQuaternion(b));
+        const Vector3 w = rotationVector(Quaternion::fromWxyz(a).inverse() * Quaternion::fromWxyz(b));
         vo[0] = w.x(), vo[1] = w.y(), vo[2] = w.z();
         break;
       }
       case JointType::Floating: {
-        const Matrix3 R0 = readQuaternion(a + 3).toRotationMatrix();
+        const Matrix3 R0 = Quaternion::fromWxyz(a + 3).toRotationMatrix();
         Eigen::Isometry3d rel = Eigen::Isometry3d::Identity();
-        rel.linear() = (readQuaternion(a + 3).inverse() * readQuaternion(b + 3)).toRotationMatrix();
+        rel.linear() = (Quaternion::fromWxyz(a + 3).inverse() * Quaternion::fromWxyz(b + 3)).toRotationMatrix();
         rel.translation() = R0.transpose() * (Vector3(b[0], b[1], b[2]) - Vector3(a[0], a[1], a[2]));
         const Motion xi = logSE3(rel);
         v.segment<6>(j.idx_v) = xi.vector();

@@ -66,8 +66,6 @@ Matrix3 adPlanar(const Vector3& a) {
   return X;
 }
 
-Quaternion readQuaternion(const double* wxyz) { return Quaternion(wxyz[0], wxyz[1], wxyz[2], wxyz[3]); }
-
 void prepare(const Model& model, Eigen::MatrixXd& a, Eigen::MatrixXd& b) {
   a.setZero(model.nv(), model.nv());
   b.setZero(model.nv(), model.nv());
@@ -123,7 +121,7 @@ void differenceJacobians(const Model& model, const Eigen::VectorXd& q0, const Ei
     const double* b = q1.data() + j.idx_q;
     switch (j.type) {
       case JointType::Spherical: {
-        const Vector3 xi = rotationVector(readQuaternion(a).inverse() * readQuaternion(b));
+        const Vector3 xi = rotationVector(Quaternion::fromWxyz(a).inverse() * Quaternion::fromWxyz(b));
         d_dq0.block<3, 3>(k, k) = -leftJacobian3(skew(xi), xi.norm()).inverse();
         d_dq1.block<3, 3>(k, k) = leftJacobian3(-skew(xi), xi.norm()).inverse();
         break;
@@ -143,9 +141,9 @@ void differenceJacobians(const Model& model, const Eigen::VectorXd& q0, const Ei
         break;
       }
       case JointType::Floating: {
-        const Quaternion r0 = readQuaternion(a + 3);
+        const Quaternion r0 = Quaternion::fromWxyz(a + 3);
         Eigen::Isometry3d rel = Eigen::Isometry3d::Identity();
-        rel.linear() = (r0.inverse() * readQuaternion(b + 3)).toRotationMatrix();
+        rel.linear() = (r0.inverse() * Quaternion::fromWxyz(b + 3)).toRotationMatrix();
         rel.translation() = r0.toRotationMatrix().transpose() * (Vector3(b[0], b[1], b[2]) - Vector3(a[0], a[1], a[2]));
         const Motion xi = logSE3(rel);
         const double t = xi.angular().norm();

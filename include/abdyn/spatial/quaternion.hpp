@@ -31,6 +31,8 @@ class Quaternion {
   static Quaternion identity() { return Quaternion(); }
   /// From (w, x, y, z).
   static Quaternion fromCoeffsWxyz(const Vector4& c) { return Quaternion(c(0), c(1), c(2), c(3)); }
+  /// From four doubles in (w, x, y, z) order, as a quaternion is stored in abdyn's configuration q.
+  static Quaternion fromWxyz(const double* wxyz) { return Quaternion(wxyz[0], wxyz[1], wxyz[2], wxyz[3]); }
   /// From (x, y, z, w), the order of Pinocchio configurations and Eigen::Quaterniond::coeffs().
   static Quaternion fromCoeffsXyzw(const Vector4& c) { return Quaternion(c(3), c(0), c(1), c(2)); }
   Vector4 coeffsWxyz() const { return Vector4(w_, x_, y_, z_); }
