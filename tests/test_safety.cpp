@@ -127,6 +127,8 @@ BOOST_AUTO_TEST_CASE(every_algorithm_rejects_data_of_another_model) {
   for (const auto& [function, call] : calls) {
     checkThrows<abdyn::InvalidArgument>(call, {function + ": argument 'data' was built for another model", "'" + model.name() + "'"},
                                         function);
+    // InvalidArgument is a kind of abdyn::Error: one handler catches everything abdyn rejects.
+    checkThrows<abdyn::Error>(call, {"argument 'data' was built for another model"}, function + " as abdyn::Error");
   }
   // The same calls with the model's own Data do not throw for that reason (spot checks of each family).
   BOOST_CHECK_NO_THROW(abdyn::forwardDynamics(model, own, q, v, zero));

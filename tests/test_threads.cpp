@@ -62,8 +62,9 @@ BOOST_AUTO_TEST_CASE(shared_model_per_thread_data) {
 }
 
 // URDF loading from several threads at once: urdfdom reports through a process-wide console_bridge
-// handler, which the loader captures. Threads loading good files get the serially loaded model, and a
-// thread loading a broken file gets its own error, never another thread's.
+// handler, which the loader captures. Threads loading good files get the serially loaded model, and
+// threads loading broken files get exactly the message of their own file (each file is broken in its
+// own way, named in its message), never another thread's.
 BOOST_AUTO_TEST_CASE(concurrent_urdf_loading) {
   const char* files[] = {"humanoid.urdf", "quadruped.urdf", "iiwa7.urdf"};
   std::vector<abdyn::Model> serial;
@@ -73,20 +74,34 @@ BOOST_AUTO_TEST_CASE(concurrent_urdf_loading) {
     abdyn::Data data(serial.back());
     serial_M.push_back(abdyn::massMatrix(serial.back(), data, abdyn::neutral(serial.back())));
   }
-  const std::string broken = "<robot name=\"broken\"><link name=\"a\"><inertial><mass value=\"oops\"/></inertial></link></robot>";
+  constexpr int kBrokenThreads = 2, kThreads = 5, kRounds = 5;
+  const auto broken = [](int t) {
+    return "<robot name=\"broken" + std::to_string(t) + "\"><link name=\"link" + std::to_string(t) +
+           "\"><inertial><mass value=\"oops" + std::to_string(t) + "\"/></inertial></link></robot>";
+  };
+  const auto messageOf = [](const std::string& xml) {
+    try {
+      abdyn::loadUrdfString(xml);
+    } catch (const abdyn::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  std::vector<std::string> expected;
+  for (int t = 0; t < kBrokenThreads; ++t) {
+    expected.push_back(messageOf(broken(t)));
+    BOOST_TEST(expected[t].find("oops" + std::to_string(t)) != std::string::npos, expected[t]);
+  }
+  BOOST_TEST(expected[0] != expected[1]);
 
-  constexpr int kThreads = 4, kRounds = 5;
-  std::vector<int> mismatches(kThreads, 0), broken_errors(kThreads, 0);
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::vector<std::string>> messages(kBrokenThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < kRounds; ++round) {
-        if (t == 0) {
-          try {
-            abdyn::loadUrdfString(broken);
-          } catch (const abdyn::Error&) {
-            ++broken_errors[t];
-          }
+        if (t < kBrokenThreads) {
+          messages[t].push_back(messageOf(broken(t)));
           continue;
         }
         const int f = (t + round) % 3;
@@ -100,8 +115,11 @@ BOOST_AUTO_TEST_CASE(concurrent_urdf_loading) {
     });
   }
   for (std::thread& th : threads) th.join();
-  BOOST_TEST(broken_errors[0] == kRounds);
-  for (int t = 1; t < kThreads; ++t) BOOST_TEST(mismatches[t] == 0);
+  for (int t = 0; t < kBrokenThreads; ++t) {
+    BOOST_TEST(messages[t].size() == static_cast<std::size_t>(kRounds));
+    for (const std::string& m : messages[t]) BOOST_TEST(m == expected[t]);
+  }
+  for (int t = kBrokenThreads; t < kThreads; ++t) BOOST_TEST(mismatches[t] == 0);
 }
 
 // abdyn::rollout on three threads (under ThreadSanitizer in CI): the humanoid ragdoll with limits and

@@ -1,10 +1,12 @@
 #pragma once
 // Exceptions thrown by abdyn.
 //
-// abdyn::Error        invalid data: a file, a URDF element, a physical quantity (inertia, rotation)
-//                     that cannot describe a real system. The message names the source and what is wrong.
-// abdyn::InvalidArgument  a call's argument has the wrong size or (in checked mode) a non-finite value;
-//                     the message names the argument and the expectation.
+// abdyn::Error        everything abdyn rejects: a file, a URDF element, a physical quantity (inertia,
+//                     rotation) that cannot describe a real system, a diverged simulation. The message
+//                     names the source and what is wrong. `catch (const abdyn::Error&)` catches all of it.
+// abdyn::InvalidArgument  the kind of Error where a call's argument has the wrong size, belongs to another
+//                     model or (in checked mode) has a non-finite value; the message names the argument
+//                     and the expectation.
 
 #include <stdexcept>
 #include <string>
@@ -16,9 +18,9 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
-class InvalidArgument : public std::invalid_argument {
+class InvalidArgument : public Error {
  public:
-  explicit InvalidArgument(const std::string& what) : std::invalid_argument(what) {}
+  explicit InvalidArgument(const std::string& what) : Error(what) {}
 };
 
 }  // namespace abdyn

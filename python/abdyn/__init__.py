@@ -16,3 +16,4 @@ arrays owned by the caller. Errors: abdyn.Error (a ValueError) and its subclass 
 """
 
 from ._abdyn import *  # noqa: F401,F403
+from . import plot, viewer  # noqa: F401  (abdyn.plot, abdyn.viewer; matplotlib is imported on first plot)

@@ -1,5 +1,6 @@
 // abdyn.Model, abdyn.Data, abdyn.Joint, URDF loading and the configuration-space functions.
 
+#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -10,10 +11,22 @@
 namespace abdyn::python {
 namespace {
 
-UrdfOptions urdfOptions(bool floating_base, py::handle gravity, bool accept_invalid_inertia, const char* function) {
+// The keyword options of load_urdf and load_urdf_string (C++ UrdfOptions), checked.
+UrdfOptions urdfOptions(const char* function, bool floating_base, py::handle gravity, bool strict, bool balance_inertia,
+                        double bound_mass, double bound_inertia, bool accept_invalid_inertia) {
+  const auto bound = [function](const char* name, double value) {
+    if (!std::isfinite(value) || value < 0.0) {
+      throw InvalidArgument(argumentPrefix(function, name) + "is " + std::to_string(value) + ", expected finite and >= 0");
+    }
+    return value;
+  };
   UrdfOptions options;
   options.floating_base = floating_base;
   options.gravity = readVector3(function, "gravity", gravity);
+  options.strict = strict;
+  options.balance_inertia = balance_inertia;
+  options.bound_mass = bound("bound_mass", bound_mass);
+  options.bound_inertia = bound("bound_inertia", bound_inertia);
   options.accept_invalid_inertia = accept_invalid_inertia;
   return options;
 }
@@ -150,28 +163,44 @@ void bindModel(py::module_& m) {
       .def(py::init([](std::shared_ptr<Model> model) { return new PyData(std::move(model)); }), py::arg("model"))
       .def_property_readonly("model", [](const PyData& d) { return std::const_pointer_cast<Model>(d.model); });
 
+  // Keyword-only options, the same for both loaders (C++ UrdfOptions; the abdyn program's flags).
+  constexpr const char* kOptionsDoc =
+      "floating_base: attach the root link by a floating joint 'root_joint' (q = x, y, z, qw, qx, qy, qz).\n"
+      "gravity: (3,) in world coordinates. strict: refuse what is otherwise repaired or ignored with a warning\n"
+      "(triangle-inequality violations, negative limits, mimics on fixed joints, rejected visual elements).\n"
+      "balance_inertia: make each triangle-violating link inertia isotropic with the same trace (MuJoCo's\n"
+      "balanceinertia). bound_mass, bound_inertia: lower bounds on each moving body's mass and principal\n"
+      "moments (MuJoCo's boundmass, boundinertia; 0 = none), which load files whose massless links make M\n"
+      "singular. accept_invalid_inertia: load a body whose composite inertia is indefinite with a warning.\n"
+      "Raises abdyn.Error naming the file and the element at fault (and the option that would load it).";
+  static const std::string load_doc = std::string("Loads a URDF file (C++ abdyn::loadUrdf with UrdfOptions).\n\n") + kOptionsDoc;
+  static const std::string string_doc =
+      std::string("Loads a URDF document held in a string (C++ abdyn::loadUrdfString); options as load_urdf.\n\n") + kOptionsDoc;
   m.def("load_urdf",
-        [](py::handle path, bool floating_base, py::handle gravity, bool accept_invalid_inertia) {
-          const UrdfOptions options = urdfOptions(floating_base, gravity, accept_invalid_inertia, "load_urdf");
+        [](py::handle path, bool floating_base, py::handle gravity, bool strict, bool balance_inertia,
+                        double bound_mass, double bound_inertia, bool accept_invalid_inertia) {
+          const UrdfOptions options = urdfOptions("load_urdf", floating_base, gravity, strict, balance_inertia,
+                                                    bound_mass, bound_inertia, accept_invalid_inertia);
           const std::string file = fspath(path);
           py::gil_scoped_release release;
           return std::make_shared<Model>(loadUrdf(file, options));
         },
         py::arg("path"), py::kw_only(), py::arg("floating_base") = false,
-        py::arg("gravity") = std::vector<double>{0.0, 0.0, -9.81}, py::arg("accept_invalid_inertia") = false,
-        "Loads a URDF file (C++ abdyn::loadUrdf with UrdfOptions).\n\n"
-        "floating_base: attach the root link by a floating joint 'root_joint' (q = x, y, z, qw, qx, qy, qz).\n"
-        "gravity: (3,) in world coordinates. accept_invalid_inertia: load physically invalid inertias with a\n"
-        "warning instead of raising. Raises abdyn.Error naming the file and the element at fault.");
+        py::arg("gravity") = std::vector<double>{0.0, 0.0, -9.81}, py::arg("strict") = false,
+        py::arg("balance_inertia") = false, py::arg("bound_mass") = 0.0, py::arg("bound_inertia") = 0.0,
+        py::arg("accept_invalid_inertia") = false, load_doc.c_str());
   m.def("load_urdf_string",
-        [](const std::string& xml, bool floating_base, py::handle gravity, bool accept_invalid_inertia) {
-          const UrdfOptions options = urdfOptions(floating_base, gravity, accept_invalid_inertia, "load_urdf_string");
+        [](const std::string& xml, bool floating_base, py::handle gravity, bool strict, bool balance_inertia,
+                        double bound_mass, double bound_inertia, bool accept_invalid_inertia) {
+          const UrdfOptions options = urdfOptions("load_urdf_string", floating_base, gravity, strict, balance_inertia,
+                                                    bound_mass, bound_inertia, accept_invalid_inertia);
           py::gil_scoped_release release;
           return std::make_shared<Model>(loadUrdfString(xml, options));
         },
         py::arg("xml"), py::kw_only(), py::arg("floating_base") = false,
-        py::arg("gravity") = std::vector<double>{0.0, 0.0, -9.81}, py::arg("accept_invalid_inertia") = false,
-        "Loads a URDF document held in a string (C++ abdyn::loadUrdfString); options as load_urdf.");
+        py::arg("gravity") = std::vector<double>{0.0, 0.0, -9.81}, py::arg("strict") = false,
+        py::arg("balance_inertia") = false, py::arg("bound_mass") = 0.0, py::arg("bound_inertia") = 0.0,
+        py::arg("accept_invalid_inertia") = false, string_doc.c_str());
 
   m.def("neutral", [](const Model& model) { return toArray(neutral(model)); }, py::arg("model"),
         "(nq,) neutral configuration: zero angles, identity quaternions, clamped into limits (C++ abdyn::neutral).");

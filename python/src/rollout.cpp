@@ -145,16 +145,18 @@ py::tuple rollout(const Model& model, py::handle q0_obj, py::handle v0_obj, py::
 
 // Wraps a loader (load_urdf or load_urdf_string) so that the Models it returns remember their source.
 // `from_file`: the first argument is a path whose text is read, else the URDF text itself.
-py::cpp_function rememberingLoader(py::module_& m, const char* name, py::object loader, py::object sources, bool from_file) {
+py::cpp_function rememberingLoader(py::module_& m, const char* name, py::object loader, py::object sources,
+                                   py::object paths, bool from_file) {
   static std::deque<std::string> docs;  // pybind11 keeps the pointer: the text must outlive the module
   docs.push_back(py::str(loader.attr("__doc__")));
   return py::cpp_function(
-      [loader, sources, from_file](py::args args, py::kwargs kwargs) {
+      [loader, sources, paths, from_file](py::args args, py::kwargs kwargs) {
         py::object model = loader(*args, **kwargs);
         py::object text = args.size() > 0 ? py::object(args[0]) : py::object(kwargs[from_file ? "path" : "xml"]);
         if (from_file) {
           const py::object path = py::module_::import("pathlib").attr("Path")(py::module_::import("os").attr("fspath")(text));
           text = path.attr("read_text")();
+          paths[model] = path.attr("resolve")();
         }
         py::dict options;
         for (const auto& item : kwargs) {
@@ -184,8 +186,11 @@ void bindRollout(py::module_& m) {
   // Pickling of Models by URDF text and options (see the top of this file).
   py::object sources = py::module_::import("weakref").attr("WeakKeyDictionary")();
   m.attr("_urdf_sources") = sources;
-  m.attr("load_urdf") = rememberingLoader(m, "load_urdf", m.attr("load_urdf"), sources, true);
-  m.attr("load_urdf_string") = rememberingLoader(m, "load_urdf_string", m.attr("load_urdf_string"), sources, false);
+  // The file each Model was loaded from, for abdyn.viewer (meshes are found relative to it).
+  py::object paths = py::module_::import("weakref").attr("WeakKeyDictionary")();
+  m.attr("_urdf_paths") = paths;
+  m.attr("load_urdf") = rememberingLoader(m, "load_urdf", m.attr("load_urdf"), sources, paths, true);
+  m.attr("load_urdf_string") = rememberingLoader(m, "load_urdf_string", m.attr("load_urdf_string"), sources, paths, false);
   py::object model_class = m.attr("Model");
   model_class.attr("__reduce__") = py::cpp_function(
       [sources](py::object self) {

@@ -71,8 +71,10 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
         T.linear() = Quaternion::fromWxyz(qi + 3).toRotationMatrix();
         T.translation() = Vector3(qi[0], qi[1], qi[2]);
         const Eigen::Isometry3d step = expSE3(Motion(Vector3(vi[0], vi[1], vi[2]) * dt, Vector3(vi[3], vi[4], vi[5]) * dt));
-        // Compose the orientation as quaternions so that q_out keeps q's sign convention and precision.
-        const Quaternion r = Quaternion::fromWxyz(qi + 3) * Quaternion::fromRotationMatrix(step.linear());
+        // Compose the orientation as quaternions so that q_out keeps q's sign convention and precision;
+        // exp of the rotation vector is step.linear() without a matrix-to-quaternion conversion, and stays
+        // a number (NaN, for the callers' finiteness checks) rather than throwing when w dt overflows.
+        const Quaternion r = Quaternion::fromWxyz(qi + 3) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
         const Vector3 p = T.translation() + T.linear() * step.translation();
         qo[0] = p.x(), qo[1] = p.y(), qo[2] = p.z();
         writeQuaternion(r, qo + 3);

@@ -34,7 +34,9 @@ void exponentialCoordinateRate(const Model& model, const Eigen::VectorXd& theta,
                                Eigen::VectorXd& out);
 
 /// A random configuration: uniform within position limits; unlimited angles in [-pi, pi], unlimited
-/// offsets and floating positions in [-1, 1], uniformly distributed orientations.
+/// offsets and floating and planar positions in [-1, 1], uniformly distributed orientations. With one
+/// limit only, the interval runs from it over 2 pi (angles) or 2 (offsets) away from the limit, or up to
+/// pi / 1 on the other side of zero if that is farther: [lo, max(s, lo + 2 s)], [min(-s, hi - 2 s), hi].
 Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng);
 
 /// Rescales every quaternion in q to unit length; throws abdyn::InvalidArgument on a zero quaternion.
