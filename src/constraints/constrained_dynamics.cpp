@@ -13,10 +13,57 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
+#include "internal/constraint_solve.hpp"
 #include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
+
+// (a, b) of rhs = gamma - a G v - b C for the chosen stabilisation (formulas in the header).
+std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSettings& s) {
+  const double h = s.time_step;
+  switch (s.stabilisation) {
+    case Stabilisation::ErrorReduction: {
+      const double beta = 1.0 - std::pow(1.0 - s.erp, h);  // (1 - ERP)^(1/n) with n = 1/h
+      return {1.0 / h, beta / (h * h)};
+    }
+    case Stabilisation::PredictedError:
+      return {1.0 / h, 0.5 / (h * h)};
+    case Stabilisation::Baumgarte:
+      break;
+  }
+  return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
+}
+
+// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
+// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
+//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
+//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
+// work has A's row count, y and x its column count.
+void internal::minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
+                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
+  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
+  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
+  work = b;
+  for (Eigen::Index k = 0; k < r; ++k) {
+    const auto essential = QTZ.col(k).tail(rows - k - 1);
+    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
+    work[k] -= cod.hCoeffs()[k] * s;
+    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
+  }
+  y.setZero();
+  y.head(r) = work.head(r);
+  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
+  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
+    const auto essential = QTZ.row(k).tail(cols - r).transpose();
+    const double s = y[k] + essential.dot(y.tail(cols - r));
+    y[k] -= cod.zCoeffs()[k] * s;
+    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
+  }
+  const auto& perm = cod.colsPermutation().indices();
+  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
+}
+
 namespace {
 
 std::string number(double x) {
@@ -44,22 +91,6 @@ void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
   }
 }
 
-// (a, b) of rhs = gamma - a G v - b C for the chosen stabilisation (formulas in the header).
-std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& s) {
-  const double h = s.time_step;
-  switch (s.stabilisation) {
-    case Stabilisation::ErrorReduction: {
-      const double beta = 1.0 - std::pow(1.0 - s.erp, h);  // (1 - ERP)^(1/n) with n = 1/h
-      return {1.0 / h, beta / (h * h)};
-    }
-    case Stabilisation::PredictedError:
-      return {1.0 / h, 0.5 / (h * h)};
-    case Stabilisation::Baumgarte:
-      break;
-  }
-  return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
-}
-
 void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
   if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
     throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
@@ -80,35 +111,6 @@ void throwInconsistent(const Model& model, double residual) {
   throw Error("abdyn::forwardDynamicsConstrained: the constraints of model '" + model.name() +
               "' cannot all hold (relative residual " + number(residual) +
               " of the multiplier system): they contradict each other at this state");
-}
-
-// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
-// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
-//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
-//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
-// work has A's row count, y and x its column count.
-void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
-                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
-  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
-  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
-  work = b;
-  for (Eigen::Index k = 0; k < r; ++k) {
-    const auto essential = QTZ.col(k).tail(rows - k - 1);
-    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
-    work[k] -= cod.hCoeffs()[k] * s;
-    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
-  }
-  y.setZero();
-  y.head(r) = work.head(r);
-  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
-  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
-    const auto essential = QTZ.row(k).tail(cols - r).transpose();
-    const double s = y[k] + essential.dot(y.tail(cols - r));
-    y[k] -= cod.zCoeffs()[k] * s;
-    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
-  }
-  const auto& perm = cod.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
 }
 
 // Gamma = R^T R (R upper triangular, in cd.Gamma_factor) when every pivot exceeds tolerance times Gamma's
@@ -162,7 +164,7 @@ void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const Con
   }
   cd.gamma_solver.setThreshold(settings.rank_tolerance);
   cd.gamma_solver.compute(cd.Gamma);
-  minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
+  internal::minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
   cd.rank = static_cast<int>(cd.gamma_solver.rank());
   cd.residual = cd.eta;
   cd.residual.noalias() -= cd.Gamma * cd.lambda;
@@ -176,7 +178,7 @@ void solveKkt(const Model& model, ConstrainedDynamicsData& cd, const Constrained
   cd.kkt_solver.setThreshold(settings.rank_tolerance);
   cd.kkt_solver.compute(cd.kkt);
   const Eigen::Index n = cd.kkt_rhs.size();
-  minimumNormSolve(cd.kkt_solver, cd.kkt_rhs, cd.solve_work.head(n), cd.solve_y.head(n), cd.kkt_solution);
+  internal::minimumNormSolve(cd.kkt_solver, cd.kkt_rhs, cd.solve_work.head(n), cd.solve_y.head(n), cd.kkt_solution);
   cd.rank = static_cast<int>(cd.kkt_solver.rank()) - nv;
   cd.kkt_residual = cd.kkt_rhs;
   cd.kkt_residual.noalias() -= cd.kkt * cd.kkt_solution;
@@ -394,7 +396,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   } else {
     constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   }
-  const auto [a, b] = feedbackGains(settings);
+  const auto [a, b] = internal::feedbackGains(settings);
   cd.eta.noalias() = k.G * v;
   cd.rhs = k.gamma - a * cd.eta - b * k.C;
 
@@ -505,7 +507,7 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
     }
     // Minimum-norm Gauss-Newton step dq = -J^+ C, decomposing J itself (J^T J would square its conditioning).
     cd.jacobian_solver.compute(k.G_exact);
-    minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
+    internal::minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
     cd.row = -cd.row;
     integrate(model, q, cd.row, 1.0, q);
   }
