@@ -12,6 +12,7 @@
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/checked_mode.hpp"
+#include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/row_contacts.hpp"

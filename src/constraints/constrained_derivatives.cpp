@@ -161,7 +161,7 @@ bool regularGamma(ConstrainedDerivatives::Workspace& w, double tolerance) {
   w.gamma_factor.compute(w.Gamma);
   if (w.gamma_factor.info() != Eigen::Success) return false;
   const double floor = tolerance * w.Gamma.diagonal().maxCoeff();
-  const auto L = w.gamma_factor.matrixLLT();
+  const Eigen::MatrixXd& L = w.gamma_factor.matrixLLT();
   for (Eigen::Index j = 0; j < L.rows(); ++j) {
     if (!(L(j, j) * L(j, j) > floor)) return false;
   }
