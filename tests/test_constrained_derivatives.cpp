@@ -11,6 +11,7 @@
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/model/configuration.hpp"
+#include "abdyn/model/model_builder.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -163,6 +164,63 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_match_finite_differences_on_bundled
   }
 }
 
+// Redundant closures whose redundant combination turns with q, where the minimum-norm multipliers' derivative
+// needs its null-space term (docs/derivatives.md, section 6). A slider b on three prismatic joints (x, y, z)
+// is pinned at the origin twice: by a spherical closure to the world (rows: b's velocity in world axes) and
+// by one to a turntable a spinning freely about z through the origin (rows: the same in a's axes, R_a^T times
+// the first where the pins hold). The forward call splits the load between the two pins by minimum norm, so
+// each pin's multipliers turn with the turntable's angle although nothing else depends on it. Along that
+// angle and its rate the configuration stays closed and the velocity consistent (rank 3 of 6 throughout);
+// the other directions leave the manifold, where the rank jumps to 4 and the minimum-norm multipliers are
+// not differentiable, so only those two columns are differenced.
+BOOST_AUTO_TEST_CASE(redundant_closures_that_turn_with_q) {
+  ModelBuilder builder("pinned_slider");
+  JointSpec joint;
+  joint.name = "turntable";
+  const int table = builder.addBody(0, joint, Plx(), RigidBodyInertia(2.0, Vector3(0.3, 0, 0), Matrix3::Identity() * 0.1), "table");
+  joint.type = JointType::Prismatic;
+  int body = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    joint.name = std::string("slide_") + "xyz"[axis];
+    joint.axis = Vector3::Unit(axis);
+    body = builder.addBody(body, joint, Plx(), RigidBodyInertia(1.0 + axis, Vector3::Zero(), Matrix3::Identity() * 0.01),
+                           joint.name);
+  }
+  const Model model = builder.build();
+  ConstraintSet pins;
+  pins.loops.push_back(LoopClosure::spherical("world_pin", 0, Plx(), body, Plx()));
+  pins.loops.push_back(LoopClosure::spherical("table_pin", table, Plx(), body, Plx()));
+  Data data(model), fd_data(model);
+  ConstrainedDynamicsData cd(model, pins), fd_cd(model, pins);
+  ConstrainedDerivatives out(model, pins);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(model.nq()), v = Eigen::VectorXd::Zero(model.nv());
+  q[0] = 0.4;
+  v[0] = 1.3;
+  const Eigen::VectorXd tau = (Eigen::VectorXd(4) << 0.2, -5.0, 7.0, 1.1).finished();
+  ConstrainedDynamicsSettings settings;
+  settings.baumgarte_alpha = 3.0;
+  forwardDynamicsConstrainedDerivatives(model, data, cd, out, pins, q, v, tau, settings);
+  BOOST_TEST(cd.rank == 3);
+  const auto both = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) {
+    forwardDynamicsConstrained(model, fd_data, fd_cd, pins, qq, vv, tau, settings);
+    Eigen::VectorXd y(model.nv() + 6);
+    y << fd_cd.qdd, fd_cd.lambda;
+    return y;
+  };
+  const Eigen::VectorXd e0 = Eigen::VectorXd::Unit(model.nv(), 0);
+  const auto alongAngle = [&](double t) { return both(integrate(model, q, (t * e0).eval(), 1.0), v); };
+  const auto alongRate = [&](double t) { return both(q, v + t * e0); };
+  const auto fourthOrder = [](const std::function<Eigen::VectorXd(double)>& f, double h) {
+    return Eigen::VectorXd((8.0 * (f(h) - f(-h)) - (f(2.0 * h) - f(-2.0 * h))) / (12.0 * h));
+  };
+  const Eigen::VectorXd d_angle = fourthOrder(alongAngle, kStep), d_rate = fourthOrder(alongRate, kStep);
+  BOOST_TEST(d_angle.tail(6).norm() > 1.0);  // the multipliers do turn with the angle
+  ABDYN_CHECK_REL(out.dlambda_dq.col(0), d_angle.tail(6), kTol);
+  ABDYN_CHECK_NEAR(out.dqdd_dq.col(0), d_angle.head(model.nv()), kTol);
+  ABDYN_CHECK_REL(out.dlambda_dv.col(0), d_rate.tail(6), kTol);
+  ABDYN_CHECK_NEAR(out.dqdd_dv.col(0), d_rate.head(model.nv()), kTol);
+}
+
 // Structure the KKT system implies whatever the state: G dqdd/dtau = -cfm dlambda/dtau (the constraint's
 // acceleration does not respond to tau when cfm = 0), and M dqdd/dtau - G^T dlambda/dtau = 1.
 BOOST_AUTO_TEST_CASE(tau_derivative_satisfies_the_kkt_rows) {
@@ -207,5 +265,5 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_named) {
   ConstrainedDynamicsSettings bad;
   bad.stabilisation = Stabilisation::PredictedError;  // without a time step
   throwsNaming([&] { forwardDynamicsConstrainedDerivatives(model, data, cd, out, cf.loops, q, v, v, bad); },
-               "settings.time_step");
+               "forwardDynamicsConstrainedDerivatives: settings.time_step");
 }

@@ -157,3 +157,56 @@ def test_bad_arguments_name_themselves(arm, humanoid):
                                  np.zeros(humanoid.nv), 1e-2)
     with pytest.raises(TypeError):
         abdyn.forward_dynamics_derivatives(arm, data, q, v, ["a"] * arm.nv)
+
+
+@pytest.mark.parametrize("name,q_guess", [("four_bar.urdf", [0.7, -0.3, 1.1]), ("slider_crank.urdf", [1.0, 0.0, 1.0]),
+                                          ("delta_robot.urdf", None)])
+def test_forward_dynamics_constrained_derivatives(name, q_guess):
+    # At a closed configuration (project_positions) with v projected onto G v = 0; Baumgarte gains so that
+    # the stabilisation terms count. Step 1e-3 in q, fourth order, as tests/test_constrained_derivatives.cpp
+    # argues (the delta robot's constrained solve rounds at about 1e-11 relative); 1e-2 in v and tau, in
+    # which qdd and lambda are quadratic and linear.
+    from conftest import MODELS
+    model = abdyn.load_urdf(MODELS / name)
+    loops = abdyn.load_urdf_loops(MODELS / name, model)
+    data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
+    q0 = abdyn.neutral(model) if q_guess is None else np.array(q_guess)
+    q, _ = abdyn.project_positions(model, data, cdata, loops, q0)
+    rng = np.random.default_rng(19)
+    v = abdyn.project_velocities(model, data, cdata, loops, q, rng.standard_normal(model.nv))
+    tau = rng.standard_normal(model.nv)
+    settings = abdyn.ConstrainedDynamicsSettings()
+    settings.baumgarte_alpha, settings.baumgarte_beta = 4.0, 6.0
+    results = abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, q, v, tau, settings)
+    m = loops.rows
+    assert [r.shape for r in results] == [(model.nv, model.nv)] * 3 + [(m, model.nv)] * 3
+
+    def both(q_, v_, t_):
+        qdd = abdyn.forward_dynamics_constrained(model, data, cdata, loops, q_, v_, t_, settings)
+        return np.concatenate([qdd, cdata.multipliers])
+
+    numeric = [tangent_fd(model, lambda x: both(x, v, tau), q, 1e-3),
+               vector_fd(lambda x: both(q, x, tau), v, STEP_QUADRATIC),
+               vector_fd(lambda x: both(q, v, x), tau, STEP_QUADRATIC)]
+    for i in range(3):
+        assert relative_error(results[i], numeric[i][:model.nv]) < TOL
+        assert relative_error(results[3 + i], numeric[i][model.nv:]) < TOL
+
+
+def test_constrained_derivatives_bad_arguments(arm):
+    from conftest import MODELS
+    model = abdyn.load_urdf(MODELS / "four_bar.urdf")
+    loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
+    q, v = np.array([0.7, -0.3, 1.1]), np.zeros(3)
+    with pytest.raises(abdyn.InvalidArgument, match="'tau'"):
+        abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, q, v, np.zeros(2))
+    with pytest.raises(abdyn.InvalidArgument, match="'q'"):
+        abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, [np.inf, 0, 0], v, v)
+    other = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    with pytest.raises(abdyn.InvalidArgument, match="'cdata'"):
+        abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, other, q, v, v)
+    settings = abdyn.ConstrainedDynamicsSettings()
+    settings.stabilisation = abdyn.Stabilisation.PREDICTED_ERROR  # needs settings.time_step
+    with pytest.raises(abdyn.InvalidArgument, match="time_step"):
+        abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, q, v, v, settings)

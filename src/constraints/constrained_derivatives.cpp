@@ -220,7 +220,8 @@ void forwardDynamicsConstrainedDerivatives(const Model& model, Data& data, Const
   internal::checkVector(v, model.nv(), fn, "v");
   internal::checkVector(tau, model.nv(), fn, "tau");
   checkOut(model, constraints, out, fn);
-  forwardDynamicsConstrained(model, data, cd, constraints, q, v, tau, settings);  // checks cd and settings
+  internal::checkConstrainedSettings(settings, fn);
+  forwardDynamicsConstrained(model, data, cd, constraints, q, v, tau, settings);  // checks cd
 
   const int nv = model.nv();
   ConstrainedDerivatives::Workspace& w = out.work;

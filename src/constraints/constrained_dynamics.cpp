@@ -72,7 +72,9 @@ std::string number(double x) {
   return s.str();
 }
 
-void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
+}  // namespace
+
+void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
   const auto fail = [fn](const char* name, double value, const char* what) {
     throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
   };
@@ -90,6 +92,8 @@ void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
     fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
   }
 }
+
+namespace {
 
 void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
   if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
@@ -381,7 +385,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   internal::checkData(model, data, "abdyn::forwardDynamicsConstrained");
   const char* fn = "abdyn::forwardDynamicsConstrained";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings, fn);
+  internal::checkConstrainedSettings(settings, fn);
   internal::checkVector(tau, model.nv(), fn, "tau");
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
@@ -442,7 +446,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   internal::checkData(model, data, "abdyn::constrainedImpact");
   const char* fn = "abdyn::constrainedImpact";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings, fn);
+  internal::checkConstrainedSettings(settings, fn);
   internal::checkVector(v_minus, model.nv(), fn, "v_minus");
   if (!(restitution >= 0.0 && restitution <= 1.0)) {
     throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");

@@ -11,6 +11,9 @@
 
 namespace abdyn::internal {
 
+/// Throws abdyn::InvalidArgument naming `function` and the setting out of range.
+void checkConstrainedSettings(const ConstrainedDynamicsSettings& settings, const char* function);
+
 /// (a, b) of rhs = gamma - a G v - b C for settings.stabilisation (formulas in constrained_dynamics.hpp).
 std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& settings);
 
