@@ -11,11 +11,13 @@ which are at most quadratic in them (the differences are then exact up to roundi
 1e-6 in the Frobenius norm relative to the difference quotient's, as in tests/test_derivatives.cpp.
 """
 
+import threading
+
 import numpy as np
 import pytest
 
 import abdyn
-from conftest import random_state
+from conftest import MODELS, random_state
 
 STEP = 1e-5
 STEP_QUADRATIC = 1e-2
@@ -132,6 +134,35 @@ def test_results_are_copies(arm):
     np.testing.assert_array_equal(A, A_kept)
 
 
+def test_threads_with_own_data_match_serial(humanoid):
+    # The calls release the GIL; each thread with its own Data and StepJacobians gets the serial results.
+    inputs = [random_state(humanoid, seed) for seed in range(4)]
+    data, jacobians = abdyn.Data(humanoid), abdyn.StepJacobians(humanoid)
+    expected = [(abdyn.forward_dynamics_derivatives(humanoid, data, *s)[0],
+                 jacobians.runge_kutta4(humanoid, data, *s, 1e-3)[0]) for s in inputs]
+    results, errors = {}, []
+
+    def worker(t):
+        try:
+            own, own_jacobians = abdyn.Data(humanoid), abdyn.StepJacobians(humanoid)
+            for _ in range(10):
+                for k, s in enumerate(inputs):
+                    results[(t, k)] = (abdyn.forward_dynamics_derivatives(humanoid, own, *s)[0],
+                                       own_jacobians.runge_kutta4(humanoid, own, *s, 1e-3)[0])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for (_, k), (dq, A) in results.items():
+        np.testing.assert_array_equal(dq, expected[k][0])
+        np.testing.assert_array_equal(A, expected[k][1])
+
+
 def test_bad_arguments_name_themselves(arm, humanoid):
     data = abdyn.Data(arm)
     q, v, tau = random_state(arm, 0)
@@ -166,7 +197,6 @@ def test_forward_dynamics_constrained_derivatives(name, q_guess):
     # the stabilisation terms count. Step 1e-3 in q, fourth order, as tests/test_constrained_derivatives.cpp
     # argues (the delta robot's constrained solve rounds at about 1e-11 relative); 1e-2 in v and tau, in
     # which qdd and lambda are quadratic and linear.
-    from conftest import MODELS
     model = abdyn.load_urdf(MODELS / name)
     loops = abdyn.load_urdf_loops(MODELS / name, model)
     data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
@@ -193,8 +223,7 @@ def test_forward_dynamics_constrained_derivatives(name, q_guess):
         assert relative_error(results[3 + i], numeric[i][model.nv:]) < TOL
 
 
-def test_constrained_derivatives_bad_arguments(arm):
-    from conftest import MODELS
+def test_constrained_derivatives_bad_arguments():
     model = abdyn.load_urdf(MODELS / "four_bar.urdf")
     loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
     data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
