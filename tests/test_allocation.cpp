@@ -290,3 +290,33 @@ BOOST_AUTO_TEST_CASE(derivatives_do_not_allocate) {
     BOOST_TEST(n == 0, (floating ? "floating" : "fixed") << " base: " << n << " heap allocations");
   }
 }
+
+// The constrained derivatives allocate nothing after their workspace is built: on the four-bar (redundant
+// closure: Gamma singular, the minimum-norm branch) and the delta robot (regular Gamma), without
+// stabilisation, with Baumgarte gains and with predicted error and cfm.
+BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  for (const char* name : {"four_bar", "delta_robot"}) {
+    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
+    const abdyn::Model model = abdyn::loadUrdf(path);
+    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+    abdyn::Data data(model);
+    abdyn::ConstrainedDynamicsData cd(model, loops);
+    abdyn::ConstrainedDerivatives out(model, loops);
+    Eigen::VectorXd q = abdyn::neutral(model);
+    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    abdyn::projectPositions(model, data, cd, loops, q);
+    const Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
+    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(model.nv());
+    std::vector<abdyn::ConstrainedDynamicsSettings> settings(3);
+    settings[1].baumgarte_alpha = settings[1].baumgarte_beta = 5.0;
+    settings[2].stabilisation = abdyn::Stabilisation::PredictedError;
+    settings[2].time_step = 1e-3;
+    settings[2].cfm = 1e-6;
+    for (const auto& s : settings) {
+      const long n = countAllocations(
+          [&] { abdyn::forwardDynamicsConstrainedDerivatives(model, data, cd, out, loops, q, v, tau, s); });
+      BOOST_TEST(n == 0, name << ": forwardDynamicsConstrainedDerivatives: " << n << " heap allocations");
+    }
+  }
+}

@@ -279,6 +279,26 @@ BOOST_AUTO_TEST_CASE(structure_of_the_velocity_derivative_and_of_the_inverse_mas
   }
 }
 
+// Implicit damping (DynamicsOptions::implicit_damping_step h) adds h D qdd to RNEA's tau: the derivative call
+// leaves the same tau and d tau / d qdd = M + h D, which forward dynamics with the same options inverts.
+BOOST_AUTO_TEST_CASE(implicit_damping_enters_tau_and_its_qdd_derivative) {
+  std::mt19937 rng(11);
+  const Model model = randomTree({6, false, true, true, true}, rng);  // with damping and armature
+  Data data(model), other(model);
+  DynamicsOptions options;
+  options.implicit_damping_step = 0.05;
+  const Eigen::VectorXd q = randomConfiguration(model, rng);
+  const Eigen::VectorXd v = randomVector(model.nv(), rng), qdd = randomVector(model.nv(), rng);
+  inverseDynamicsDerivatives(model, data, q, v, qdd, options);
+  ABDYN_CHECK_REL(data.tau, inverseDynamics(model, other, q, v, qdd, options), 1e-12);
+  const Eigen::MatrixXd dtau_dqdd =
+      fdVector(qdd, [&](const Eigen::VectorXd& x) { return Eigen::VectorXd(inverseDynamics(model, other, q, v, x, options)); },
+               kStepQuadratic);
+  ABDYN_CHECK_REL(data.M, dtau_dqdd, 1e-10);
+  forwardDynamicsDerivatives(model, data, q, v, data.tau, options);
+  ABDYN_CHECK_REL(data.qdd, qdd, 1e-9);
+}
+
 // The Lie-group Jacobians against centred differences. Outputs on the manifold are compared in the tangent
 // space at the unperturbed result: difference(y0, y(.)), which is exactly the tangent offset for small offsets.
 // Velocities up to 3 per coordinate (rotations of several radians) reach both the series (angle < 1) and the

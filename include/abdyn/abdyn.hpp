@@ -51,6 +51,7 @@
 
 // Constraints: loop closures (Lagrange multipliers) and one-dimensional rows (joints, limits, motors,
 // contacts) with their responses and the PGS solver.
+#include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/row_contacts.hpp"

@@ -1,5 +1,7 @@
 // Loop closures and joint couplings: loading, constrained forward dynamics, impacts, projections.
 
+#include <memory>
+
 #include <pybind11/stl.h>
 
 #include "common.hpp"
@@ -16,6 +18,7 @@ struct PyConstrainedData {
   const ModelPtr model;
   const ConstraintsPtr constraints;
   ConstrainedDynamicsData cd;
+  std::unique_ptr<ConstrainedDerivatives> derivatives;  // built by the first derivative call
   std::atomic<bool> busy{false};  // one call at a time, as for PyData
 };
 
@@ -146,6 +149,32 @@ void bindConstraints(py::module_& m) {
         py::arg("tau"), py::arg("settings") = ConstrainedDynamicsSettings{},
         "qdd, (nv,), of the constrained system at (q, v, tau) by Lagrange multipliers (C++\n"
         "abdyn::forwardDynamicsConstrained); cdata.multipliers, closure_wrenches and rank hold the rest. A new array.");
+  m.def("forward_dynamics_constrained_derivatives",
+        [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
+           py::handle v, py::handle tau, const ConstrainedDynamicsSettings& settings) {
+          const char* fn = "forward_dynamics_constrained_derivatives";
+          DataLock lock(fn, model, d);
+          ConstrainedLock clock(fn, model, constraints, c);
+          readVector(fn, "q", q, model.nq(), d.q);
+          readVector(fn, "v", v, model.nv(), d.v);
+          readVector(fn, "tau", tau, model.nv(), d.u);
+          if (!c.derivatives) c.derivatives = std::make_unique<ConstrainedDerivatives>(model, constraints);
+          ConstrainedDerivatives& out = *c.derivatives;
+          {
+            py::gil_scoped_release release;
+            forwardDynamicsConstrainedDerivatives(model, d.data, c.cd, out, constraints, d.q, d.v, d.u, settings);
+          }
+          return py::make_tuple(toArray(out.dqdd_dq), toArray(out.dqdd_dv), toArray(out.dqdd_dtau),
+                                toArray(out.dlambda_dq), toArray(out.dlambda_dv), toArray(out.dlambda_dtau));
+        },
+        py::arg("model"), py::arg("data"), py::arg("cdata"), py::arg("constraints"), py::arg("q"), py::arg("v"),
+        py::arg("tau"), py::arg("settings") = ConstrainedDynamicsSettings{},
+        "(dqdd_dq, dqdd_dv, dqdd_dtau, dlambda_dq, dlambda_dv, dlambda_dtau): the derivatives of\n"
+        "forward_dynamics_constrained(q, v, tau, settings) and of its multipliers (cdata.multipliers) with respect\n"
+        "to q (tangent space: column k along integrate(q, eps e_k)), v and tau; qdd ones (nv, nv), multiplier ones\n"
+        "(m, nv) (C++ abdyn::forwardDynamicsConstrainedDerivatives). Runs the forward call too: cdata holds its\n"
+        "results afterwards. With redundant closures the multipliers are the minimum-norm ones, as in\n"
+        "forward_dynamics_constrained, and these are their derivatives. New arrays.");
   m.def("constrained_impact",
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            py::handle v_minus, double restitution, const ConstrainedDynamicsSettings& settings) {

@@ -127,6 +127,9 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
   if (options.damping) {
     data.dtau_dv.diagonal() += model.damping();
     data.tau += model.damping().cwiseProduct(v);
+    // Implicit damping (dynamics_options.hpp) adds h D qdd to tau, as RNEA does, so h D to d tau / d qdd.
+    data.M.diagonal() += options.implicit_damping_step * model.damping();
+    data.tau += options.implicit_damping_step * model.damping().cwiseProduct(qdd);
   }
 }
 

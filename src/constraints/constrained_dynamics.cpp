@@ -13,39 +13,14 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
+#include "internal/constraint_solve.hpp"
 #include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
-namespace {
-
-std::string number(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
-void checkSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
-  const auto fail = [fn](const char* name, double value, const char* what) {
-    throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
-  };
-  const std::pair<const char*, double> non_negative[] = {{"baumgarte_alpha", s.baumgarte_alpha},
-                                                          {"baumgarte_beta", s.baumgarte_beta},
-                                                          {"cfm", s.cfm},
-                                                          {"rank_tolerance", s.rank_tolerance},
-                                                          {"consistency_tolerance", s.consistency_tolerance}};
-  for (const auto& [name, value] : non_negative) {
-    if (!(std::isfinite(value) && value >= 0.0)) fail(name, value, "must be finite and non-negative");
-  }
-  if (!(s.erp >= 0.0 && s.erp <= 1.0)) fail("erp", s.erp, "must lie in [0, 1]");
-  if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and non-negative");
-  if (s.stabilisation != Stabilisation::Baumgarte && !(s.time_step > 0.0)) {
-    fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
-  }
-}
 
 // (a, b) of rhs = gamma - a G v - b C for the chosen stabilisation (formulas in the header).
-std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& s) {
+std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSettings& s) {
   const double h = s.time_step;
   switch (s.stabilisation) {
     case Stabilisation::ErrorReduction: {
@@ -60,34 +35,12 @@ std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& s) {
   return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
 }
 
-void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
-  if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
-    throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
-  }
-}
-
-// Wrench on body b at each closure, from the multipliers of its rows.
-void closureWrenches(const ConstraintSet& constraints, ConstrainedDynamicsData& cd) {
-  int row = 0;
-  for (std::size_t k = 0; k < constraints.loops.size(); ++k) {
-    const LoopClosure& c = constraints.loops[k];
-    cd.closure_wrench[k] = c.directions.transpose() * cd.lambda.segment(row, c.rows());
-    row += c.rows();
-  }
-}
-
-void throwInconsistent(const Model& model, double residual) {
-  throw Error("abdyn::forwardDynamicsConstrained: the constraints of model '" + model.name() +
-              "' cannot all hold (relative residual " + number(residual) +
-              " of the multiplier system): they contradict each other at this state");
-}
-
 // x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
 // A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
 //   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
 //   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
 // work has A's row count, y and x its column count.
-void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
+void internal::minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
                       Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
   const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
   const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
@@ -109,6 +62,59 @@ void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::Matrix
   }
   const auto& perm = cod.colsPermutation().indices();
   for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
+}
+
+namespace {
+
+std::string number(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+}  // namespace
+
+void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
+  const auto fail = [fn](const char* name, double value, const char* what) {
+    throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
+  };
+  const std::pair<const char*, double> non_negative[] = {{"baumgarte_alpha", s.baumgarte_alpha},
+                                                          {"baumgarte_beta", s.baumgarte_beta},
+                                                          {"cfm", s.cfm},
+                                                          {"rank_tolerance", s.rank_tolerance},
+                                                          {"consistency_tolerance", s.consistency_tolerance}};
+  for (const auto& [name, value] : non_negative) {
+    if (!(std::isfinite(value) && value >= 0.0)) fail(name, value, "must be finite and non-negative");
+  }
+  if (!(s.erp >= 0.0 && s.erp <= 1.0)) fail("erp", s.erp, "must lie in [0, 1]");
+  if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and non-negative");
+  if (s.stabilisation != Stabilisation::Baumgarte && !(s.time_step > 0.0)) {
+    fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
+  }
+}
+
+namespace {
+
+void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
+  if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
+    throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
+  }
+}
+
+// Wrench on body b at each closure, from the multipliers of its rows.
+void closureWrenches(const ConstraintSet& constraints, ConstrainedDynamicsData& cd) {
+  int row = 0;
+  for (std::size_t k = 0; k < constraints.loops.size(); ++k) {
+    const LoopClosure& c = constraints.loops[k];
+    cd.closure_wrench[k] = c.directions.transpose() * cd.lambda.segment(row, c.rows());
+    row += c.rows();
+  }
+}
+
+void throwInconsistent(const Model& model, double residual) {
+  throw Error("abdyn::forwardDynamicsConstrained: the constraints of model '" + model.name() +
+              "' cannot all hold (relative residual " + number(residual) +
+              " of the multiplier system): they contradict each other at this state");
 }
 
 // Gamma = R^T R (R upper triangular, in cd.Gamma_factor) when every pivot exceeds tolerance times Gamma's
@@ -162,7 +168,7 @@ void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const Con
   }
   cd.gamma_solver.setThreshold(settings.rank_tolerance);
   cd.gamma_solver.compute(cd.Gamma);
-  minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
+  internal::minimumNormSolve(cd.gamma_solver, cd.eta, cd.solve_work.head(m), cd.solve_y.head(m), cd.lambda);
   cd.rank = static_cast<int>(cd.gamma_solver.rank());
   cd.residual = cd.eta;
   cd.residual.noalias() -= cd.Gamma * cd.lambda;
@@ -176,7 +182,7 @@ void solveKkt(const Model& model, ConstrainedDynamicsData& cd, const Constrained
   cd.kkt_solver.setThreshold(settings.rank_tolerance);
   cd.kkt_solver.compute(cd.kkt);
   const Eigen::Index n = cd.kkt_rhs.size();
-  minimumNormSolve(cd.kkt_solver, cd.kkt_rhs, cd.solve_work.head(n), cd.solve_y.head(n), cd.kkt_solution);
+  internal::minimumNormSolve(cd.kkt_solver, cd.kkt_rhs, cd.solve_work.head(n), cd.solve_y.head(n), cd.kkt_solution);
   cd.rank = static_cast<int>(cd.kkt_solver.rank()) - nv;
   cd.kkt_residual = cd.kkt_rhs;
   cd.kkt_residual.noalias() -= cd.kkt * cd.kkt_solution;
@@ -379,7 +385,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   internal::checkData(model, data, "abdyn::forwardDynamicsConstrained");
   const char* fn = "abdyn::forwardDynamicsConstrained";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings, fn);
+  internal::checkConstrainedSettings(settings, fn);
   internal::checkVector(tau, model.nv(), fn, "tau");
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
@@ -394,7 +400,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   } else {
     constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   }
-  const auto [a, b] = feedbackGains(settings);
+  const auto [a, b] = internal::feedbackGains(settings);
   cd.eta.noalias() = k.G * v;
   cd.rhs = k.gamma - a * cd.eta - b * k.C;
 
@@ -440,7 +446,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   internal::checkData(model, data, "abdyn::constrainedImpact");
   const char* fn = "abdyn::constrainedImpact";
   checkSizes(cd, model, constraints, fn);
-  checkSettings(settings, fn);
+  internal::checkConstrainedSettings(settings, fn);
   internal::checkVector(v_minus, model.nv(), fn, "v_minus");
   if (!(restitution >= 0.0 && restitution <= 1.0)) {
     throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");
@@ -505,7 +511,7 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
     }
     // Minimum-norm Gauss-Newton step dq = -J^+ C, decomposing J itself (J^T J would square its conditioning).
     cd.jacobian_solver.compute(k.G_exact);
-    minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
+    internal::minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
     cd.row = -cd.row;
     integrate(model, q, cd.row, 1.0, q);
   }
