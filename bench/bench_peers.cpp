@@ -3,7 +3,9 @@
 // same states. Built with -DABDYN_BENCH_PEERS=ON (see docs/performance.md for the commands and
 // results); tools/perf_table.py turns its JSON output into a table.
 //
-// Benchmark names are <ABA|RNEA|CRBA>/<model>/<library>. Each model has 64 random valid states drawn
+// Benchmark names are <ABA|RNEA|CRBA|dRNEA|dABA>/<model>/<library>; dRNEA and dABA are the first-order
+// derivatives (abdyn's inverseDynamicsDerivatives and forwardDynamicsDerivatives, Pinocchio's
+// computeRNEADerivatives and computeABADerivatives). Each model has 64 random valid states drawn
 // before timing, the same numbers for every library (converted to each one's coordinates by the
 // adapters in bench/peers/), and every timed loop cycles through them, so no call sees the same input
 // twice in a row. All libraries compute the same physics: gravity (0, 0, -9.81), no joint damping
@@ -44,6 +46,7 @@ using abdyn_bench::randomVector;
 
 const abdyn::DynamicsOptions kOptions{true, false};
 constexpr double kTolerance = 1e-6;
+constexpr int kMaxDerivativeDofs = 400;  // dRNEA and dABA are registered up to this nv
 
 struct ModelFile {
   const char* label;
@@ -248,6 +251,16 @@ void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c
   add("CRBA", [](const AbdynCase& m, abdyn::Data& d, int s) {
     benchmark::DoNotOptimize(abdyn::massMatrix(m.model, d, m.q[s], kOptions));
   });
+  // The derivatives are dense nv x nv (O(nv^3) for d ABA): timed up to the 100-body models, as Pinocchio's.
+  if (c->model.nv() > kMaxDerivativeDofs) return;
+  add("dRNEA", [](const AbdynCase& m, abdyn::Data& d, int s) {
+    abdyn::inverseDynamicsDerivatives(m.model, d, m.q[s], m.v[s], m.qdd[s], kOptions);
+    benchmark::DoNotOptimize(d.dtau_dq.data());
+  });
+  add("dABA", [](const AbdynCase& m, abdyn::Data& d, int s) {
+    abdyn::forwardDynamicsDerivatives(m.model, d, m.q[s], m.v[s], m.tau[s], kOptions);
+    benchmark::DoNotOptimize(d.dqdd_dq.data());
+  });
 }
 
 abdyn_bench::Outputs abdynOutputs(const AbdynCase& c) {
@@ -257,6 +270,14 @@ abdyn_bench::Outputs abdynOutputs(const AbdynCase& c) {
   out.tau = toStd(abdyn::inverseDynamics(c.model, data, c.q[0], c.v[0], c.qdd[0], kOptions));
   const Eigen::MatrixXd& M = abdyn::massMatrix(c.model, data, c.q[0], kOptions);
   out.mass_matrix.assign(M.data(), M.data() + M.size());
+  if (c.model.nv() > kMaxDerivativeDofs) return out;
+  const auto flat = [](const Eigen::MatrixXd& D) { return std::vector<double>(D.data(), D.data() + D.size()); };
+  abdyn::inverseDynamicsDerivatives(c.model, data, c.q[0], c.v[0], c.qdd[0], kOptions);
+  out.dtau_dq = flat(data.dtau_dq);
+  out.dtau_dv = flat(data.dtau_dv);
+  abdyn::forwardDynamicsDerivatives(c.model, data, c.q[0], c.v[0], c.tau[0], kOptions);
+  out.dqdd_dq = flat(data.dqdd_dq);
+  out.dqdd_dv = flat(data.dqdd_dv);
   return out;
 }
 
@@ -280,6 +301,23 @@ void checkAgreement(const std::string& label, const abdyn_bench::PeerReport& rep
                   crba, ok ? "ok" : "WARNING: disagrees with abdyn");
   }
   std::cout << row << "\n";
+  if (report.error.empty() && !report.outputs.dtau_dq.empty()) {
+    // The derivatives, where the peer has them: the same measure and tolerance.
+    double worst = 0.0;
+    char values[160];
+    std::snprintf(values, sizeof values, "dtau_dq %.1e dtau_dv %.1e dqdd_dq %.1e dqdd_dv %.1e",
+                  abdyn_bench::relativeError(report.outputs.dtau_dq, reference.dtau_dq),
+                  abdyn_bench::relativeError(report.outputs.dtau_dv, reference.dtau_dv),
+                  abdyn_bench::relativeError(report.outputs.dqdd_dq, reference.dqdd_dq),
+                  abdyn_bench::relativeError(report.outputs.dqdd_dv, reference.dqdd_dv));
+    for (const auto& [mine, theirs] : {std::pair{&report.outputs.dtau_dq, &reference.dtau_dq},
+                                       std::pair{&report.outputs.dtau_dv, &reference.dtau_dv},
+                                       std::pair{&report.outputs.dqdd_dq, &reference.dqdd_dq},
+                                       std::pair{&report.outputs.dqdd_dv, &reference.dqdd_dv}})
+      worst = std::max(worst, abdyn_bench::relativeError(*mine, *theirs));
+    std::cout << "    derivatives: " << values << (worst <= kTolerance ? "" : "  WARNING: disagrees with abdyn") << "\n";
+    context += std::string("; ") + values;
+  }
   if (!report.note.empty()) {
     std::cout << "    " << report.library << ": " << report.note << "\n";
     context += " (" + report.note + ")";

@@ -27,7 +27,9 @@ packages=(
 if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
 for arg in "$@"; do
   case "$arg" in
-    --peers) packages+=(libbullet-dev libbullet-extras-dev) ;;  # bench_step_peers: Bullet's btMultiBody, double precision
+    --peers) packages+=(libbullet-dev libbullet-extras-dev)  # bench_step_peers: Bullet's btMultiBody, double precision
+             # Pinocchio 3.7 built from source (tools/reference/README.md) requires these Boost libraries
+             packages+=(libboost-filesystem-dev libboost-serialization-dev libboost-system-dev) ;;
     *) echo "install-deps: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;
   esac
 done

@@ -76,6 +76,9 @@ struct Outputs {
   std::vector<double> qdd;          // ABA at (q, v, tau)
   std::vector<double> tau;          // RNEA at (q, v, qdd)
   std::vector<double> mass_matrix;  // CRBA at q: nv x nv, column-major, both triangles
+  // First-order derivatives where the library has them (empty otherwise), nv x nv column-major, columns
+  // in abdyn's tangent coordinates: of RNEA at (q, v, qdd) and of ABA at (q, v, tau).
+  std::vector<double> dtau_dq, dtau_dv, dqdd_dq, dqdd_dv;
 };
 
 /// What an adapter reports for one library variant: the outputs, or why it could not run the model.
@@ -130,7 +133,8 @@ class Layout {
 };
 
 /// The adapters, each compiled in when CMake enables its peer: load problem.urdf into the library,
-/// register the Google Benchmark cases "<ABA|RNEA|CRBA>/<label>/<library>" (or "Constrained/..."),
+/// register the Google Benchmark cases "<ABA|RNEA|CRBA>/<label>/<library>" (or "Constrained/...";
+/// Pinocchio also "dRNEA" and "dABA", its computeRNEADerivatives and computeABADerivatives),
 /// and report the results on state 0 for the agreement check.
 std::vector<PeerReport> addPinocchio(const Problem& problem);
 std::vector<PeerReport> addRbdl(const Problem& problem);

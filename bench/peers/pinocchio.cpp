@@ -11,13 +11,21 @@
 // the two links' frames, in the LOCAL reference frame. Pinocchio 3 has no other rigid constraint, so a
 // problem with any other closure (a hinge's five rows) is not run.
 //
-// Coordinates: free-flyer q = [x y z qx qy qz qw], v = [linear; angular] in the root-body frame.
+// Derivatives: "dRNEA" is pinocchio::computeRNEADerivatives (d tau / d q, d tau / d v, M) and "dABA"
+// pinocchio::computeABADerivatives (d qdd / d q, d qdd / d v, M^-1), beside abdyn's
+// inverseDynamicsDerivatives and forwardDynamicsDerivatives on the same states.
+//
+// Coordinates: free-flyer q = [x y z qx qy qz qw], v = [linear; angular] in the root-body frame. Pinocchio
+// perturbs q as q exp(v) in the same body-frame coordinates as abdyn (docs/derivatives.md), so its tangent
+// map is its velocity map, a permutation: a derivative matrix converts column by column through Layout.
 
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/constrained-dynamics.hpp>
 #include <pinocchio/algorithm/contact-info.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/pv.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/multibody/data.hpp>
 #include <pinocchio/multibody/model.hpp>
@@ -52,6 +60,24 @@ std::vector<double> fullMassMatrix(const pinocchio::Data& data) {
   Eigen::MatrixXd M = data.M;
   M.triangularView<Eigen::StrictlyLower>() = M.transpose();
   return {M.data(), M.data() + M.size()};
+}
+
+// A derivative matrix D of Pinocchio (rows: a force if `rows_are_forces`, else an acceleration; columns in
+// its tangent = velocity coordinates) in abdyn's coordinates, nv x nv column-major: column k is the
+// row-space conversion of D times Pinocchio's image of abdyn's unit vector e_k.
+std::vector<double> derivativeFromPeer(const Layout& layout, const Problem& problem, const Eigen::MatrixXd& D,
+                                       bool rows_are_forces) {
+  const int nv = problem.nv;
+  std::vector<double> out;
+  for (int k = 0; k < nv; ++k) {
+    std::vector<double> e(static_cast<std::size_t>(nv), 0.0);
+    e[static_cast<std::size_t>(k)] = 1.0;
+    const std::vector<double> column = toStd(D * toEigen(layout.velocity(problem.q[0], e)));
+    const std::vector<double> converted = rows_are_forces ? layout.forceFromPeer(problem.q[0], column)
+                                                          : layout.accelerationFromPeer(problem.q[0], problem.v[0], column);
+    out.insert(out.end(), converted.begin(), converted.end());
+  }
+  return out;
 }
 
 using ConstraintModels = PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(pinocchio::RigidConstraintModel);
@@ -232,6 +258,16 @@ std::vector<PeerReport> addPinocchio(const Problem& problem) {
   // for ABA and CRBA only.
   std::vector<PeerReport> reports = {{"pinocchio", {}, {}, outputs(pinocchio::Convention::LOCAL)},
                                      {"pinocchio_world", {}, {}, outputs(pinocchio::Convention::WORLD)}};
+  {
+    pinocchio::Data data(model);
+    Outputs& out = reports[0].outputs;
+    pinocchio::computeRNEADerivatives(model, data, c->q[0], c->v[0], c->qdd[0]);
+    out.dtau_dq = derivativeFromPeer(layout, problem, data.dtau_dq, true);
+    out.dtau_dv = derivativeFromPeer(layout, problem, data.dtau_dv, true);
+    pinocchio::computeABADerivatives(model, data, c->q[0], c->v[0], c->tau[0]);
+    out.dqdd_dq = derivativeFromPeer(layout, problem, data.ddq_dq, false);
+    out.dqdd_dv = derivativeFromPeer(layout, problem, data.ddq_dv, false);
+  }
 
   const auto add = [&](const std::string& algorithm, const std::string& library, auto call) {
     benchmark::RegisterBenchmark((algorithm + "/" + problem.label + "/" + library).c_str(), [c, call](benchmark::State& state) {
@@ -255,6 +291,14 @@ std::vector<PeerReport> addPinocchio(const Problem& problem) {
   });
   add("CRBA", "pinocchio", [](const PinocchioCase& p, pinocchio::Data& d, int s) {
     benchmark::DoNotOptimize(pinocchio::crba(p.model, d, p.q[s]));
+  });
+  add("dRNEA", "pinocchio", [](const PinocchioCase& p, pinocchio::Data& d, int s) {
+    pinocchio::computeRNEADerivatives(p.model, d, p.q[s], p.v[s], p.qdd[s]);
+    benchmark::DoNotOptimize(d.dtau_dq.data());
+  });
+  add("dABA", "pinocchio", [](const PinocchioCase& p, pinocchio::Data& d, int s) {
+    pinocchio::computeABADerivatives(p.model, d, p.q[s], p.v[s], p.tau[s]);
+    benchmark::DoNotOptimize(d.ddq_dq.data());
   });
   add("CRBA", "pinocchio_world", [](const PinocchioCase& p, pinocchio::Data& d, int s) {
     benchmark::DoNotOptimize(pinocchio::crba(p.model, d, p.q[s], pinocchio::Convention::WORLD));

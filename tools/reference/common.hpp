@@ -190,27 +190,35 @@ class Json {
 struct Outputs {
   Eigen::VectorXd q, v, tau, acc, fd_qdd, id_tau;
   Eigen::MatrixXd M;
+  // First-order derivatives (Pinocchio only, and only for the states asked for; empty otherwise): of
+  // RNEA at (q, v, acc) and of ABA at (q, v, tau), columns in the library's tangent coordinates.
+  Eigen::MatrixXd dtau_dq, dtau_dv, ddq_dq, ddq_dv, Minv;
   std::vector<std::pair<std::string, Eigen::Matrix3d>> R;  // link name, rotation of the link in the world
   std::vector<Eigen::Vector3d> p;                          // position of the link's origin in the world
 };
 
-/// The generators' command line: <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed].
+/// The generators' command line: <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]
+/// [derivative states] (how many of the first states also get derivatives; all by default).
 struct Arguments {
   std::string path, name, base, out;
   int states = 5;
   unsigned seed = 7;
+  int derivative_states = 5;  // parseArguments: all the states unless given
   bool floating = false;
 };
 
 /// Reads the command line; false (after printing the usage) when it is too short.
 inline bool parseArguments(int argc, char** argv, const char* tool, Arguments& a) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]\n", tool);
+    std::fprintf(stderr,
+                 "usage: %s <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed] [derivative states]\n",
+                 tool);
     return false;
   }
   a.path = argv[1], a.name = argv[2], a.base = argv[3], a.out = argv[4];
   if (argc > 5) a.states = std::stoi(argv[5]);
   if (argc > 6) a.seed = static_cast<unsigned>(std::stoul(argv[6]));
+  a.derivative_states = argc > 7 ? std::stoi(argv[7]) : a.states;
   a.floating = a.base == "floating";
   return true;
 }
@@ -258,6 +266,10 @@ inline void write(const std::string& path, const Header& h, const std::vector<Ou
     j.key("M_diag"), j.vec(Eigen::VectorXd(o.M.diagonal())), j.raw(",\n");
     j.key("Mx"), j.vec(Eigen::VectorXd(o.M * h.Mx_x)), j.raw(",\n");
     j.key("M"), j.mat(o.M), j.raw(",\n");
+    const std::pair<const char*, const Eigen::MatrixXd*> derivatives[] = {
+        {"dtau_dq", &o.dtau_dq}, {"dtau_dv", &o.dtau_dv}, {"ddq_dq", &o.ddq_dq}, {"ddq_dv", &o.ddq_dv}, {"Minv", &o.Minv}};
+    for (const auto& [k, D] : derivatives)
+      if (D->size() > 0) j.key(k), j.mat(*D), j.raw(",\n");
     // Each link's pose in the world: R row-major (columns are the link's axes), then p.
     j.key("link_poses"), j.raw("{");
     for (size_t k = 0; k < o.R.size(); ++k) {

@@ -1,14 +1,19 @@
 // Reference outputs of Pinocchio on one URDF: forward dynamics (ABA), inverse dynamics (RNEA), the mass
-// matrix (CRBA) and every link's pose, at seeded random states, in Pinocchio's layout.
+// matrix (CRBA) and every link's pose, at seeded random states, in Pinocchio's layout; for the first
+// [derivative states] states also computeRNEADerivatives and computeABADerivatives.
 //
 // usage: reference_pinocchio <file.urdf> <model name> <fixed|floating> <out.json> [states] [seed]
+//                            [derivative states]
 
+#include <algorithm>
 #include <iostream>
 
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/kinematics.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/multibody/data.hpp>
 #include <pinocchio/multibody/model.hpp>
@@ -57,6 +62,10 @@ int main(int argc, char** argv) try {
 
   Draw draw(args.seed);
   h.Mx_x = draw.vector(h.nv, 1.0);
+  h.convention +=
+      " dtau_dq, dtau_dv (computeRNEADerivatives at q, v, acc), ddq_dq, ddq_dv, Minv (computeABADerivatives at q, v, "
+      "tau; Minv symmetrised from its upper triangle) where present: columns in Pinocchio's tangent coordinates, "
+      "the perturbation q exp(dv) of pinocchio::integrate (free flyer [linear; angular] in the body frame).";
   std::vector<reference::Outputs> states;
   for (int s = 0; s < args.states; ++s) {
     reference::Outputs o;
@@ -87,6 +96,20 @@ int main(int argc, char** argv) try {
     data.M.triangularView<Eigen::StrictlyLower>() = data.M.transpose().triangularView<Eigen::StrictlyLower>();
     o.M = data.M;
 
+    if (s < args.derivative_states) {
+      // Columns in Pinocchio's tangent coordinates (the perturbation of its integrate: q exp(dv) on the
+      // right, in each joint's child frame, free flyer linear first); rows in the layout of tau and a.
+      pinocchio::computeRNEADerivatives(model, data, o.q, o.v, o.acc);
+      o.dtau_dq = data.dtau_dq;
+      o.dtau_dv = data.dtau_dv;
+      pinocchio::computeABADerivatives(model, data, o.q, o.v, o.tau);
+      o.ddq_dq = data.ddq_dq;
+      o.ddq_dv = data.ddq_dv;
+      // Minv is documented as filled in its upper triangle only.
+      data.Minv.triangularView<Eigen::StrictlyLower>() = data.Minv.transpose().triangularView<Eigen::StrictlyLower>();
+      o.Minv = data.Minv;
+    }
+
     pinocchio::framesForwardKinematics(model, data, o.q);
     for (const auto& l : h.links) {
       const pinocchio::SE3& oMf = data.oMf[model.getFrameId(l, pinocchio::BODY)];
@@ -96,7 +119,8 @@ int main(int argc, char** argv) try {
     states.push_back(std::move(o));
   }
   reference::write(args.out, h, states);
-  std::cout << args.out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links\n";
+  std::cout << args.out << ": nq " << h.nq << ", nv " << h.nv << ", " << h.links.size() << " links, "
+            << std::min(args.derivative_states, args.states) << " states with derivatives\n";
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "reference_pinocchio: " << e.what() << "\n";
