@@ -405,9 +405,21 @@ BOOST_AUTO_TEST_CASE(zero_length_axis) {
   checkStringError(pendulum("<axis xyz=\"0 0 0\"/>"), {"joint 'hinge' has a zero-length axis"});
 }
 
+// Inverted position limits cannot be obeyed: by default they are dropped with a warning (the effort and
+// velocity limits stay), in strict mode the file is refused.
 BOOST_AUTO_TEST_CASE(lower_limit_above_upper) {
-  checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="1" upper="-1" effort="10" velocity="5"/>)"),
-                   {"joint 'hinge': lower limit 1 is above upper limit -1"});
+  const std::string xml = pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="1" upper="-1" effort="10" velocity="5"/>)");
+  CapturedLog log;
+  const Model model = loadUrdfString(xml);
+  const std::string text = log.text.str();
+  BOOST_TEST(text.find("joint 'hinge': lower limit 1 is above upper limit -1: position limits ignored") != std::string::npos, text);
+  BOOST_TEST(model.lowerPositionLimit()[0] == -std::numeric_limits<double>::infinity());
+  BOOST_TEST(model.upperPositionLimit()[0] == std::numeric_limits<double>::infinity());
+  BOOST_TEST(model.effortLimit()[0] == 10.0);
+  BOOST_TEST(model.velocityLimit()[0] == 5.0);
+  UrdfOptions strict;
+  strict.strict = true;
+  checkStringError(xml, {"joint 'hinge': lower limit 1 is above upper limit -1", "strict"}, strict);
 }
 
 BOOST_AUTO_TEST_CASE(negative_limits_and_dynamics) {

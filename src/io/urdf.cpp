@@ -650,9 +650,13 @@ class UrdfLoader {
         spec.velocity_limit = l.velocity;
       }
       if (has_position_limits) {
-        if (l.lower > l.upper) fail(fmt::format("{}: lower limit {} is above upper limit {}", where, l.lower, l.upper));
-        spec.lower = l.lower;
-        spec.upper = l.upper;
+        // Contradictory limits cannot be obeyed; like a negative effort they say nothing usable.
+        if (l.lower > l.upper) {
+          doubt(fmt::format("{}: lower limit {} is above upper limit {}: position limits ignored", where, l.lower, l.upper));
+        } else {
+          spec.lower = l.lower;
+          spec.upper = l.upper;
+        }
       }
     }
 

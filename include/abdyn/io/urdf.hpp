@@ -70,7 +70,8 @@
 //
 // Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects in an element that
 // matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
-// inertia, a singular mass matrix, a zero axis, a lower limit above the upper one -- throws abdyn::Error.
+// inertia, a singular mass matrix, a zero axis -- throws abdyn::Error. A lower position limit above the
+// upper one is a warning, and the joint's position limits are ignored (strict mode: an error).
 // Its message starts with the source (the path, or "<string>") and names the link or joint at fault.
 // Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB,
 // elements nested 100 deep, 256 attributes on one element, 8 million elements), which would otherwise
