@@ -391,7 +391,7 @@ class Stepper {
  public:
   Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& set)
       : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
-        implicit_damping_(model), set_(set) {
+        implicit_damping_(model), constrained_rk_(model), set_(set) {
     if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
       if (!set.loops.empty() && args.rows()) {
         throw UsageError("--ground and --limits are not available for models with loop joints");
@@ -481,9 +481,9 @@ class Stepper {
     }
   }
 
-  // The constrained accelerations integrated by RK4 (stages moved on the manifold) or by the
-  // implicit-damping step (implicit_damping_euler.hpp, with M + h D in the constrained system), then
-  // post-stabilisation: q projected onto C(q) = 0 and v onto G v = 0.
+  // The constrained accelerations integrated by RK4 (constrained_runge_kutta4.hpp, with its
+  // post-stabilisation) or by the implicit-damping step (implicit_damping_euler.hpp, with M + h D in the
+  // constrained system) followed by the same post-stabilisation: q projected onto C(q) = 0 and v onto G v = 0.
   void loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double step) {
     const double h = step / args_.substeps;
     for (int s = 0; s < args_.substeps; ++s) {
@@ -492,31 +492,13 @@ class Stepper {
         settings.dynamics.implicit_damping_step = h;
         v += h * abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, q, v, tau, settings);
         abdyn::integrate(model_, q, v, h, q);
+        if (!q.allFinite() || !v.allFinite()) return;
+        assemble(q, v);
       } else {
-        rk4Constrained(q, v, tau, h);
+        constrained_rk_.step(model_, data_, *constrained_, set_, q, v, tau, h);
+        if (!q.allFinite() || !v.allFinite()) return;
       }
-      if (!q.allFinite() || !v.allFinite()) return;
-      assemble(q, v);
     }
-  }
-
-  void rk4Constrained(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h) {
-    const auto accel = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) -> Eigen::VectorXd {
-      return abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, qq, vv, tau);
-    };
-    Eigen::VectorXd qs(q.size());
-    const Eigen::VectorXd a1 = accel(q, v);
-    const Eigen::VectorXd v2 = v + 0.5 * h * a1;
-    abdyn::integrate(model_, q, v, 0.5 * h, qs);
-    const Eigen::VectorXd a2 = accel(qs, v2);
-    const Eigen::VectorXd v3 = v + 0.5 * h * a2;
-    abdyn::integrate(model_, q, v2, 0.5 * h, qs);
-    const Eigen::VectorXd a3 = accel(qs, v3);
-    const Eigen::VectorXd v4 = v + h * a3;
-    abdyn::integrate(model_, q, v3, h, qs);
-    const Eigen::VectorXd a4 = accel(qs, v4);
-    abdyn::integrate(model_, q, ((v + 2.0 * v2 + 2.0 * v3 + v4) / 6.0).eval(), h, q);
-    v += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
   }
 
   /// The constraint rows' statistics of the last step (constrained runs only).
@@ -531,6 +513,7 @@ class Stepper {
   abdyn::SemiImplicitEuler semi_implicit_;
   abdyn::ImplicitMidpoint midpoint_;
   abdyn::ImplicitDampingEuler implicit_damping_;
+  abdyn::ConstrainedRungeKutta4 constrained_rk_;
   std::unique_ptr<abdyn::Simulator> simulator_;
   const abdyn::ConstraintSet& set_;
   std::unique_ptr<abdyn::ConstrainedDynamicsData> constrained_;

@@ -320,3 +320,29 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
     }
   }
 }
+
+// The constrained RK4 step (four constrained solves, then both projections) and its step Jacobians allocate
+// nothing once ConstrainedRungeKutta4, ConstrainedStepJacobians and ConstrainedDynamicsData are built, on the
+// four-bar (rank-deficient Gamma) and the delta robot (a floating platform: the rate correction of the stages).
+BOOST_AUTO_TEST_CASE(constrained_step_does_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  for (const char* name : {"four_bar", "delta_robot"}) {
+    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
+    const abdyn::Model model = abdyn::loadUrdf(path);
+    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+    abdyn::Data data(model);
+    abdyn::ConstrainedDynamicsData cd(model, loops);
+    abdyn::ConstrainedRungeKutta4 rk(model);
+    abdyn::ConstrainedStepJacobians jacobians(model, loops);
+    Eigen::VectorXd q = abdyn::neutral(model);
+    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    abdyn::projectPositions(model, data, cd, loops, q);
+    Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
+    abdyn::projectVelocities(model, data, cd, loops, q, v);
+    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(model.nv());
+    long n = countAllocations([&] { rk.step(model, data, cd, loops, q, v, tau, 1e-3); });
+    BOOST_TEST(n == 0, name << ": ConstrainedRungeKutta4::step: " << n << " heap allocations");
+    n = countAllocations([&] { jacobians.rungeKutta4(model, data, cd, loops, q, v, tau, 1e-3); });
+    BOOST_TEST(n == 0, name << ": ConstrainedStepJacobians::rungeKutta4: " << n << " heap allocations");
+  }
+}

@@ -1,6 +1,7 @@
 // Analytic derivatives: of inverse and forward dynamics (C++ algorithms/derivatives.hpp), of integrate and
 // difference (model/configuration_derivatives.hpp), and the transition Jacobians of one integrator step
-// (integrators/step_derivatives.hpp). Derivatives with respect to q are taken in the tangent space, as in C++.
+// (integrators/step_derivatives.hpp, and constrained_step_derivatives.hpp for the loop-closure RK4 step).
+// Derivatives with respect to q are taken in the tangent space, as in C++.
 // Several results come back as a tuple of new arrays, like frame_jacobian_time_variation.
 
 #include "common.hpp"
@@ -66,6 +67,63 @@ void bindStepMethod(py::class_<PyStepJacobians>& c, const char* name, StepMethod
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"), py::kw_only(),
         py::arg("armature") = true, py::arg("damping") = true, doc);
+}
+
+/// abdyn.ConstrainedStepJacobians: the C++ ConstrainedStepJacobians with a constrained-dynamics workspace of its
+/// own, for one Model and ConstraintSet, used by one call at a time.
+struct PyConstrainedStepJacobians {
+  PyConstrainedStepJacobians(ModelPtr model_in, std::shared_ptr<ConstraintSet> constraints_in)
+      : model(std::move(model_in)), constraints(std::move(constraints_in)), cd(*model, *constraints),
+        jacobians(*model, *constraints) {}
+  const ModelPtr model;
+  const std::shared_ptr<ConstraintSet> constraints;
+  ConstrainedDynamicsData cd;
+  ConstrainedStepJacobians jacobians;
+  std::atomic<bool> busy{false};
+};
+
+void bindConstrainedStep(py::module_& m) {
+  py::class_<PyConstrainedStepJacobians> c(
+      m, "ConstrainedStepJacobians",
+      "Transition Jacobians of one ConstrainedRungeKutta4 step without its projections (C++\n"
+      "abdyn::ConstrainedStepJacobians): the RK4 step of forward_dynamics_constrained, state x = (q, v) perturbed\n"
+      "in the tangent space, u = tau; A = d x_next / d x (2 nv, 2 nv), B = d x_next / d u (2 nv, nv).\n"
+      "ConstrainedStepJacobians(model, constraints) allocates the workspace once. One call at a time per object.");
+  c.def(py::init([](std::shared_ptr<Model> model, std::shared_ptr<ConstraintSet> constraints) {
+          return new PyConstrainedStepJacobians(std::move(model), std::move(constraints));
+        }),
+        py::arg("model"), py::arg("constraints"));
+  c.def("runge_kutta4",
+        [](PyConstrainedStepJacobians& self, const Model& model, PyData& d, const ConstraintSet& constraints,
+           py::handle q, py::handle v, py::handle tau, double h, const ConstrainedDynamicsSettings& settings) {
+          const char* fn = "ConstrainedStepJacobians.runge_kutta4";
+          if (self.model.get() != &model || self.constraints.get() != &constraints) {
+            throw InvalidArgument(std::string("abdyn.") + fn +
+                                  ": this ConstrainedStepJacobians was made for another Model or ConstraintSet; make "
+                                  "one with abdyn.ConstrainedStepJacobians(model, constraints)");
+          }
+          bool expected = false;
+          if (!self.busy.compare_exchange_strong(expected, true)) {
+            throw Error(std::string("abdyn.") + fn + ": in use by a call in another thread");
+          }
+          struct Release {
+            std::atomic<bool>& busy;
+            ~Release() { busy.store(false); }
+          } release_busy{self.busy};
+          DataLock lock(fn, model, d);
+          readVector(fn, "q", q, model.nq(), d.q);
+          readVector(fn, "v", v, model.nv(), d.v);
+          readVector(fn, "tau", tau, model.nv(), d.u);
+          {
+            py::gil_scoped_release release;
+            self.jacobians.rungeKutta4(model, d.data, self.cd, constraints, d.q, d.v, d.u, h, settings);
+          }
+          return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
+        },
+        py::arg("model"), py::arg("data"), py::arg("constraints"), py::arg("q"), py::arg("v"), py::arg("tau"),
+        py::arg("h"), py::arg("settings") = ConstrainedDynamicsSettings{},
+        "(A, B) of the RK4 step of forward_dynamics_constrained(settings) from (q, v, tau) over h, before the\n"
+        "post-stabilisation (which the Jacobians do not include). New arrays.");
 }
 
 void bindDerivatives(py::module_& m) {
@@ -166,6 +224,7 @@ void bindDerivatives(py::module_& m) {
                  "(A, B) of SemiImplicitEuler.step: v1 = v + h qdd(q, v, tau), q1 = q (+) h v1.");
   bindStepMethod(step, "runge_kutta4", &StepJacobians::rungeKutta4,
                  "(A, B) of RungeKutta4.step (Runge-Kutta-Munthe-Kaas, four stages).");
+  bindConstrainedStep(m);
 }
 
 const Registration registration(45, bindDerivatives);

@@ -239,3 +239,62 @@ def test_constrained_derivatives_bad_arguments():
     settings.stabilisation = abdyn.Stabilisation.PREDICTED_ERROR  # needs settings.time_step
     with pytest.raises(abdyn.InvalidArgument, match="time_step"):
         abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, q, v, v, settings)
+
+
+def constrained_rk4(model, data, cdata, loops, q, v, tau, h, settings):
+    """The RK4 step of forward_dynamics_constrained without projection, written out for models whose joints
+    are all one-DoF (the four-bar, the slider-crank), where RK-Munthe-Kaas stages need no rate correction."""
+    def accel(q_, v_):
+        return abdyn.forward_dynamics_constrained(model, data, cdata, loops, q_, v_, tau, settings)
+    a1 = accel(q, v)
+    v2 = v + 0.5 * h * a1
+    a2 = accel(abdyn.integrate(model, q, v, 0.5 * h), v2)
+    v3 = v + 0.5 * h * a2
+    a3 = accel(abdyn.integrate(model, q, v2, 0.5 * h), v3)
+    v4 = v + h * a3
+    a4 = accel(abdyn.integrate(model, q, v3, h), v4)
+    return (abdyn.integrate(model, q, (v + 2 * v2 + 2 * v3 + v4) / 6, h),
+            v + h / 6 * (a1 + 2 * a2 + 2 * a3 + a4))
+
+
+@pytest.mark.parametrize("name,q_guess", [("four_bar.urdf", [0.7, -0.3, 1.1]), ("slider_crank.urdf", [1.0, 0.0, 1.0])])
+def test_constrained_step_jacobians(name, q_guess):
+    # A and B of the unprojected constrained RK4 step against fourth-order centred differences of the step
+    # written out above, in the tangent space (next state compared by difference at the unperturbed next
+    # state), step 1e-3 as tests/test_constrained_step.cpp argues; Baumgarte gains so that their terms count.
+    model = abdyn.load_urdf(MODELS / name)
+    loops = abdyn.load_urdf_loops(MODELS / name, model)
+    data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
+    q, _ = abdyn.project_positions(model, data, cdata, loops, np.array(q_guess))
+    rng = np.random.default_rng(23)
+    v = abdyn.project_velocities(model, data, cdata, loops, q, rng.standard_normal(model.nv))
+    tau = rng.standard_normal(model.nv)
+    settings = abdyn.ConstrainedDynamicsSettings()
+    settings.baumgarte_alpha, settings.baumgarte_beta = 4.0, 6.0
+    h, n = 0.01, model.nv
+    A, B = abdyn.ConstrainedStepJacobians(model, loops).runge_kutta4(model, data, loops, q, v, tau, h, settings)
+    assert A.shape == (2 * n, 2 * n) and B.shape == (2 * n, n)
+    q1, v1 = constrained_rk4(model, data, cdata, loops, q, v, tau, h, settings)
+
+    def next_state(x):
+        qq, vv = constrained_rk4(model, data, cdata, loops, abdyn.integrate(model, q, x[:n], 1.0), v + x[n:2 * n],
+                                 tau + x[2 * n:], h, settings)
+        return np.concatenate([abdyn.difference(model, q1, qq), vv - v1])
+
+    numeric = vector_fd(next_state, np.zeros(3 * n), 1e-3)
+    assert relative_error(A, numeric[:, :2 * n]) < TOL
+    assert relative_error(B, numeric[:, 2 * n:]) < TOL
+
+
+def test_constrained_step_jacobians_bad_arguments():
+    model = abdyn.load_urdf(MODELS / "four_bar.urdf")
+    loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    data, jacobians = abdyn.Data(model), abdyn.ConstrainedStepJacobians(model, loops)
+    q, v = np.array([0.7, -0.3, 1.1]), np.zeros(3)
+    with pytest.raises(abdyn.InvalidArgument, match="'tau'"):
+        jacobians.runge_kutta4(model, data, loops, q, v, np.zeros(2), 0.01)
+    with pytest.raises(abdyn.InvalidArgument, match="'h'"):
+        jacobians.runge_kutta4(model, data, loops, q, v, v, 0.0)
+    other = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    with pytest.raises(abdyn.InvalidArgument, match="another Model or ConstraintSet"):
+        jacobians.runge_kutta4(model, data, other, q, v, v, 0.01)
