@@ -885,10 +885,13 @@ class UrdfLoader {
   // are singular only where two axes line up (a point-mass link between two joints whose axes meet at
   // the neutral configuration): M is checked at a generic configuration, where a singular pivot refuses
   // the file, and at the neutral one, where it is a warning.
-  // Models beyond Data::kEagerMassMatrixDofs coordinates skip it: loading stays O(n) in memory (a dense M
-  // of a 10^4-link chain is 800 MB); their joints are still checked to move some mass.
+  // The factorisation costs O(n depth^2), n^3 / 6 on a chain: models beyond kDenseCheckDofs coordinates
+  // skip it, so loading stays fast and O(n) in memory (a 1000-link chain took seconds, and minutes under
+  // the sanitizers); their joints are still checked to move some mass. An O(n) check from ABA's pivots
+  // would cover them too.
+  static constexpr int kDenseCheckDofs = 256;
   void checkMassMatrix(const Model& model) {
-    if (model.nv() == 0 || model.nv() > Data::kEagerMassMatrixDofs) return;
+    if (model.nv() == 0 || model.nv() > kDenseCheckDofs) return;
     Data data(model);
     // A configuration in no special position: every coordinate moved by a different amount.
     Eigen::VectorXd v(model.nv());
