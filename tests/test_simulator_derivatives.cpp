@@ -188,6 +188,35 @@ BOOST_AUTO_TEST_CASE(ball_on_the_ground_sticks_or_slides) {
   }
 }
 
+// A box (0.4 x 0.3 x 0.2 m, 2 kg) flat on the ground, 2 mm in, moving at 0.1 m/s and sticking (mu = 2): four
+// corners, twelve free rows of rank six, so the impulses are not unique but v+ is (the singular, consistent
+// branch of the held system).
+BOOST_AUTO_TEST_CASE(box_flat_on_the_ground_has_redundant_rows) {
+  ModelBuilder b("box");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const Vector3 size(0.4, 0.3, 0.2);
+  const Vector3 s2 = size.cwiseProduct(size);
+  const Vector3 I = 2.0 / 12.0 * Vector3(s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]);
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), I.asDiagonal()), "box");
+  Geometry g;
+  g.name = "box_collision";
+  g.link = "box";
+  g.body = body;
+  g.shape = ShapeType::Box;
+  g.size = size;
+  b.addGeometry(g);
+  SimulatorSettings settings = tightSettings();
+  settings.ground = true;
+  settings.contact.mu = 2.0;
+  Simulator sim(b.build(), settings);
+  sim.q[2] = 0.098;
+  sim.v[3] = 0.1;
+  const std::vector<RowActivity> active = checkStep("box flat on the ground", sim, 1e-3);
+  BOOST_REQUIRE_EQUAL(active.size(), 12u);
+}
+
 // Two gears coupled by a mimic row q_f = 2 q_l + 0.1, 0.005 rad off it (the ERP bias acts), the leader driven
 // by a motor whose target it cannot reach within its effort (the motor row at its bound) or can (free).
 BOOST_AUTO_TEST_CASE(mimic_coupling_with_a_motor) {
