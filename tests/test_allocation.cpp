@@ -346,3 +346,41 @@ BOOST_AUTO_TEST_CASE(constrained_step_does_not_allocate) {
     BOOST_TEST(n == 0, name << ": ConstrainedStepJacobians::rungeKutta4: " << n << " heap allocations");
   }
 }
+
+// SimulatorStepJacobians::step (a Simulator step, then its Jacobians with the active set held) allocates
+// nothing once it has differentiated a step with as many rows and free rows: a ball on the ground (a
+// normal row and two friction rows) tied by a distance joint of rows to a point 1 m beside it.
+BOOST_AUTO_TEST_CASE(simulator_step_jacobians_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  abdyn::ModelBuilder b("ball");
+  abdyn::JointSpec free;
+  free.type = abdyn::JointType::Floating;
+  free.name = "free";
+  const int body = b.addBody(0, free, abdyn::Plx(),
+                             abdyn::RigidBodyInertia(1.0, abdyn::Vector3(0, 0, -0.05), abdyn::Matrix3::Identity() * 4e-3), "ball");
+  abdyn::Geometry g;
+  g.name = "ball_collision";
+  g.link = "ball";
+  g.body = body;
+  g.shape = abdyn::ShapeType::Sphere;
+  g.size = abdyn::Vector3(0.1, 0, 0);
+  b.addGeometry(g);
+  abdyn::SimulatorSettings settings;
+  settings.ground = true;
+  settings.contact.mu = 0.2;
+  abdyn::Simulator sim(b.build(), settings);
+  sim.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Distance, 0, 1, abdyn::Plx::translation(abdyn::Vector3(1.0, 0, 0.098)),
+                                       abdyn::Plx(), 1.0});
+  sim.reserveRows();
+  sim.q[2] = 0.098;
+  sim.v[3] = 0.3;
+  const Eigen::VectorXd q = sim.q, v = sim.v;
+  abdyn::SimulatorStepJacobians jacobians(sim);
+  jacobians.step(sim, 1e-3);
+  const std::vector<abdyn::RowActivity> activity = jacobians.activity();
+  sim.q = q;
+  sim.v = v;
+  const long n = countAllocations([&] { jacobians.step(sim, 1e-3); });
+  BOOST_TEST((jacobians.activity() == activity));
+  BOOST_TEST(n == 0, "SimulatorStepJacobians::step: " << n << " heap allocations");
+}

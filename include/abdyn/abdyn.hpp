@@ -72,6 +72,7 @@
 #include "abdyn/integrators/runge_kutta4.hpp"
 #include "abdyn/integrators/semi_implicit_euler.hpp"
 #include "abdyn/integrators/simulator.hpp"
+#include "abdyn/integrators/simulator_step_derivatives.hpp"
 #include "abdyn/integrators/step_derivatives.hpp"
 #include "abdyn/integrators/substeps.hpp"
 

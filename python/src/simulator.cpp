@@ -15,6 +15,13 @@ struct PySimulator {
   std::atomic<bool> busy{false};
 };
 
+/// abdyn.SimulatorStepJacobians: the C++ SimulatorStepJacobians, used by one call at a time.
+struct PySimulatorStepJacobians {
+  explicit PySimulatorStepJacobians(const PySimulator& s) : jacobians(s.sim) {}
+  SimulatorStepJacobians jacobians;
+  std::atomic<bool> busy{false};
+};
+
 /// Holds an object with a busy flag (a simulator, an integrator) for one call; a call from another
 /// thread meanwhile gets abdyn.Error instead of racing on its state.
 class BusyLock {
@@ -170,6 +177,41 @@ void bindSimulator(py::module_& m) {
            py::arg("h"),
            "Advances by h (s); returns the StepStatistics (a copy). Raises abdyn.Error when the state turns\n"
            "non-finite (naming the time and coordinate), abdyn.InvalidArgument for h <= 0 (C++ Simulator::step).");
+
+  py::enum_<RowActivity>(m, "RowActivity", "C++ abdyn::RowActivity: a row's role in a step's active set")
+      .value("FREE", RowActivity::Free)
+      .value("AT_LOWER", RowActivity::AtLower)
+      .value("AT_UPPER", RowActivity::AtUpper);
+  py::class_<PySimulatorStepJacobians>(m, "SimulatorStepJacobians",
+                                       "Jacobians of one Simulator step with its active set of rows held fixed (C++\n"
+                                       "abdyn::SimulatorStepJacobians, docs/derivatives.md section 8)")
+      .def(py::init([](PySimulator& s) {
+             SimulatorLock lock("SimulatorStepJacobians", s);
+             return new PySimulatorStepJacobians(s);
+           }), py::arg("simulator"))
+      .def("step",
+           [](PySimulatorStepJacobians& self, PySimulator& s, double h) {
+             BusyLock busy("SimulatorStepJacobians", "step", self.busy);
+             SimulatorLock lock("step", s);
+             {
+               py::gil_scoped_release release;
+               self.jacobians.step(s.sim, h);
+             }
+             return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
+           },
+           py::arg("simulator"), py::arg("h"),
+           "(A (2nv, 2nv), B (2nv, nv)): steps the simulator by h from its (q, v, tau), as Simulator.step, and\n"
+           "returns d (q1, v1) / d (q, v) (tangent coordinates) and d (q1, v1) / d tau of that step with its rows\n"
+           "and their roles (free, at a bound, sliding friction tied to its normal row) held fixed. New arrays.\n"
+           "Raises abdyn.InvalidArgument for another model's simulator, h <= 0, substeps != 1 or contact\n"
+           "restitution > 0, abdyn.Error when the step sits on a switch.")
+      .def_property_readonly("activity", [](const PySimulatorStepJacobians& self) { return self.jacobians.activity(); },
+                             "list of RowActivity: the roles of simulator's rows in the last step")
+      .def_property("clamp_tolerance", [](const PySimulatorStepJacobians& self) { return self.jacobians.clamp_tolerance; },
+                    [](PySimulatorStepJacobians& self, double t) { self.jacobians.clamp_tolerance = t; })
+      .def_property("configuration_step",
+                    [](const PySimulatorStepJacobians& self) { return self.jacobians.configuration_step; },
+                    [](PySimulatorStepJacobians& self, double t) { self.jacobians.configuration_step = t; });
 
   bindIntegrator<ExplicitEuler>(m, "ExplicitEuler", "Explicit Euler on the configuration manifold (C++ abdyn::ExplicitEuler).");
   bindIntegrator<SemiImplicitEuler>(m, "SemiImplicitEuler",

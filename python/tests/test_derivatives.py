@@ -298,3 +298,65 @@ def test_constrained_step_jacobians_bad_arguments():
     other = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
     with pytest.raises(abdyn.InvalidArgument, match="another Model or ConstraintSet"):
         jacobians.runge_kutta4(model, data, other, q, v, v, 0.01)
+
+
+def _pendulum_on_its_limit(model):
+    """A Simulator of the double pendulum with its first joint 2 mrad past its upper limit, pushed into it."""
+    settings = abdyn.SimulatorSettings()
+    settings.joint_limits = True
+    settings.solver.tolerance = 1e-14
+    settings.solver.max_iterations = 5000
+    sim = abdyn.Simulator(model, settings)
+    sim.q = np.array([np.pi + 0.002, 0.4])
+    sim.v = np.array([0.1, -0.5])
+    sim.tau = np.array([5.0, 0.2])
+    return sim
+
+
+def test_simulator_step_jacobians():
+    """SimulatorStepJacobians against second-order centred differences (1e-5, as in
+    tests/test_simulator_derivatives.cpp: the step is smooth on its branch and the solver converged to 1e-14) of
+    Simulator.step from fresh simulators, in the tangent space, on the double pendulum resting on its limit
+    (the limit row free); every perturbed step keeps the one limit row; relative to [A - 1, B], asked 1e-6."""
+    model = abdyn.load_urdf(MODELS / "double_pendulum.urdf")
+    n, h = model.nv, 1e-3
+    sim = _pendulum_on_its_limit(model)
+    jacobians = abdyn.SimulatorStepJacobians(sim)
+    A, B = jacobians.step(sim, h)
+    assert list(jacobians.activity) == [abdyn.RowActivity.FREE]
+    q1 = sim.q
+    start = _pendulum_on_its_limit(model)
+    q0, v0, tau0 = start.q, start.v, start.tau
+
+    def next_state(dq, dv, dtau):
+        s = _pendulum_on_its_limit(model)
+        s.q, s.v, s.tau = abdyn.integrate(model, q0, dq, 1.0), v0 + dv, tau0 + dtau
+        s.step(h)
+        assert s.statistics.rows == 1
+        return np.concatenate([abdyn.difference(model, q1, s.q), s.v])
+
+    eye, zero = np.eye(n), np.zeros(n)
+    columns = []
+    for part in range(3):
+        for k in range(n):
+            e = [zero, zero, zero]
+            e[part] = STEP * eye[k]
+            minus = [-x for x in e]
+            columns.append((next_state(*e) - next_state(*minus)) / (2 * STEP))
+    fd = np.array(columns).T
+    analytic = np.hstack([A, B])
+    scale = np.linalg.norm(np.hstack([A - np.eye(2 * n), B]))
+    assert np.linalg.norm(analytic - fd) / scale < TOL
+
+
+def test_simulator_step_jacobians_bad_arguments(arm):
+    model = abdyn.load_urdf(MODELS / "double_pendulum.urdf")
+    sim = _pendulum_on_its_limit(model)
+    jacobians = abdyn.SimulatorStepJacobians(sim)
+    with pytest.raises(abdyn.InvalidArgument, match="not the model"):
+        jacobians.step(abdyn.Simulator(arm), 1e-3)
+    with pytest.raises(abdyn.InvalidArgument, match="'h'"):
+        jacobians.step(sim, -1.0)
+    sim.settings.substeps = 2
+    with pytest.raises(abdyn.InvalidArgument, match="substeps"):
+        jacobians.step(sim, 1e-3)

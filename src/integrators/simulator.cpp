@@ -61,24 +61,38 @@ Simulator::Simulator(Model model, const SimulatorSettings& settings)
       v_start_(model_.nv()) {}
 
 void Simulator::buildRows(double h) {
+  statistics_.contacts = appendRows(q, v_start_, h, data_, rows_);
+  statistics_.rows = rows_.size();
+}
+
+int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
+                          RowSet& rows) const {
   const SimulatorSettings& s = settings_;
   const double erp = substepErp(s.erp, s.substeps);
   GroundContactSettings contact = s.contact;
   contact.erp = substepErp(s.contact.erp, s.substeps);
-  jointJacobians(model_, data_);  // the world columns every row's J is read from (rows.hpp)
-  rows_.clear();
+  jointJacobians(model_, data);  // the world columns every row's J is read from (rows.hpp)
+  rows.clear();
   for (std::size_t k = 0; k < joints.size(); ++k) {
-    addRowJoint(rows_, model_, data_, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
+    addRowJoint(rows, model_, data, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
   }
-  if (s.joint_limits) addJointLimitRows(rows_, model_, q, s.limit_margin, erp, h, kLimitKeys);
-  for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows_, model_, motors[k], h, kMotorKeys + std::int64_t(k));
-  if (s.joint_friction) addJointFrictionRows(rows_, model_, h, kFrictionKeys);
-  if (s.mimic) addMimicRows(rows_, model_, q, erp, h, kMimicKeys);
-  statistics_.contacts = s.ground ? addGroundContactRows(rows_, model_, data_, v_start_, contact, h, kContactKeys) : 0;
-  if (s.body_contacts) {
-    statistics_.contacts += addBodyContactRows(rows_, model_, data_, v_start_, contact, h, kBodyContactKeys);
-  }
-  statistics_.rows = rows_.size();
+  if (s.joint_limits) addJointLimitRows(rows, model_, q_rows, s.limit_margin, erp, h, kLimitKeys);
+  for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows, model_, motors[k], h, kMotorKeys + std::int64_t(k));
+  if (s.joint_friction) addJointFrictionRows(rows, model_, h, kFrictionKeys);
+  if (s.mimic) addMimicRows(rows, model_, q_rows, erp, h, kMimicKeys);
+  int contacts = s.ground ? addGroundContactRows(rows, model_, data, v_start, contact, h, kContactKeys) : 0;
+  if (s.body_contacts) contacts += addBodyContactRows(rows, model_, data, v_start, contact, h, kBodyContactKeys);
+  return contacts;
+}
+
+int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
+                           RowSet& rows) const {
+  internal::checkConfiguration(model_, q_rows, "abdyn::Simulator::buildRowsAt");
+  internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::buildRowsAt", "v_start");
+  internal::checkTimeStep(h, "abdyn::Simulator::buildRowsAt");
+  internal::checkData(model_, data, "abdyn::Simulator::buildRowsAt");
+  forwardKinematics(model_, data, q_rows);
+  return appendRows(q_rows, v_start, h, data, rows);
 }
 
 void Simulator::substep(double h, double t_end) {

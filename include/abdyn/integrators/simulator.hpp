@@ -86,10 +86,17 @@ class Simulator {
   /// is left zero.
   const RowSet& rows() const { return rows_; }
   double time() const { return time_; }
+  /// Builds into `rows` the rows that a sub-step of length h with the current settings, joints and motors
+  /// builds at configuration q, judging restitution by the velocity v_start, with `data` (a Data of this
+  /// model) for the kinematics; returns the number of contact points. The rows carry the same keys as a
+  /// step's, zero impulses and no solver fields. SimulatorStepJacobians differentiates them along q with it.
+  int buildRowsAt(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
 
  private:
   void substep(double h, double t_end);  // t_end: the time at its end, for messages
   void buildRows(double h);
+  // The rows at q into `rows`, with data.X_world at q already; returns the number of contact points.
+  int appendRows(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
 
   Model model_;
   SimulatorSettings settings_;
