@@ -6,6 +6,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/rotation.hpp"
 #include "internal/checks.hpp"
+#include "internal/constraint_passes.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -285,7 +286,7 @@ void constraintJacobian(const Model& model, Data& data, const ConstraintSet& con
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
     throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
   }
-  forwardKinematics(model, data, q);
+  internal::forwardKinematicsUnchecked(model, data, q);
   internal::evaluateConstraints(model, data, constraints, ck, q, false, true);
 }
 
@@ -297,7 +298,7 @@ void constraintKinematics(const Model& model, Data& data, const ConstraintSet& c
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
     throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
   }
-  forwardKinematics(model, data, q, v, ck.zero_nv);
+  internal::forwardKinematicsUnchecked(model, data, q, v, ck.zero_nv);
   internal::evaluateConstraints(model, data, constraints, ck, q, true, true);
 }
 

@@ -20,9 +20,7 @@ void ConstrainedRungeKutta4::step(const Model& model, Data& data, ConstrainedDyn
   internal::checkVector(tau, model.nv(), fn, "tau");
   internal::checkTimeStep(h, fn);
   internal::checkConstrainedSettings(settings.dynamics, fn);
-  if (cd.qdd.size() != model.nv() || cd.lambda.size() != constraints.rows()) {
-    throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
-  }
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   if (!(settings.position_tolerance > 0.0) || !std::isfinite(settings.position_tolerance)) {
     throw InvalidArgument(std::string(fn) + ": settings.position_tolerance = " + std::to_string(settings.position_tolerance) +
                           " must be positive and finite");

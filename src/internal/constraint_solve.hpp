@@ -11,6 +11,10 @@
 
 namespace abdyn::internal {
 
+/// Throws abdyn::InvalidArgument naming `function` when cd was built for other constraints or another model.
+void checkConstrainedWorkspace(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints,
+                               const char* function);
+
 /// Throws abdyn::InvalidArgument naming `function` and the setting out of range.
 void checkConstrainedSettings(const ConstrainedDynamicsSettings& settings, const char* function);
 
