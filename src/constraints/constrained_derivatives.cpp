@@ -6,6 +6,7 @@
 #include "abdyn/error.hpp"
 #include "internal/checks.hpp"
 #include "internal/constraint_solve.hpp"
+#include "internal/dense_solve.hpp"
 #include "internal/constraint_passes.hpp"
 #include "internal/shared_passes.hpp"
 

@@ -13,9 +13,10 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
-#include "internal/constraint_solve.hpp"
-#include "internal/flatten.hpp"
 #include "internal/constraint_passes.hpp"
+#include "internal/constraint_solve.hpp"
+#include "internal/dense_solve.hpp"
+#include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -34,35 +35,6 @@ std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSetti
       break;
   }
   return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
-}
-
-// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
-// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
-//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
-//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
-// work has A's row count, y and x its column count.
-void internal::minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
-                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
-  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
-  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
-  work = b;
-  for (Eigen::Index k = 0; k < r; ++k) {
-    const auto essential = QTZ.col(k).tail(rows - k - 1);
-    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
-    work[k] -= cod.hCoeffs()[k] * s;
-    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
-  }
-  y.setZero();
-  y.head(r) = work.head(r);
-  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
-  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
-    const auto essential = QTZ.row(k).tail(cols - r).transpose();
-    const double s = y[k] + essential.dot(y.tail(cols - r));
-    y[k] -= cod.zCoeffs()[k] * s;
-    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
-  }
-  const auto& perm = cod.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
 }
 
 namespace {
@@ -119,53 +91,15 @@ void throwInconsistent(const Model& model, double residual) {
               " of the multiplier system): they contradict each other at this state");
 }
 
-// Gamma = R^T R (R upper triangular, in cd.Gamma_factor) when every pivot exceeds tolerance times Gamma's
-// largest diagonal entry; false otherwise (Gamma numerically singular or not positive definite).
-bool choleskyFactor(ConstrainedDynamicsData& cd, double tolerance) {
-  Eigen::MatrixXd& R = cd.Gamma_factor;
-  R = cd.Gamma;
-  const Eigen::Index m = R.rows();
-  const double floor = m > 0 ? tolerance * cd.Gamma.diagonal().maxCoeff() : 0.0;
-  for (Eigen::Index j = 0; j < m; ++j) {
-    double d = R(j, j);
-    for (Eigen::Index k = 0; k < j; ++k) d -= R(k, j) * R(k, j);
-    if (!(d > floor)) return false;
-    const double rjj = std::sqrt(d);
-    R(j, j) = rjj;
-    for (Eigen::Index i = j + 1; i < m; ++i) {
-      double sum = R(j, i);
-      for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * R(k, i);
-      R(j, i) = sum / rjj;
-    }
-  }
-  return true;
-}
-
-// lambda = Gamma^-1 eta with Gamma = R^T R from choleskyFactor; rank m.
-void choleskySolve(ConstrainedDynamicsData& cd) {
-  const Eigen::MatrixXd& R = cd.Gamma_factor;
-  const Eigen::Index m = R.rows();
-  cd.lambda = cd.eta;
-  for (Eigen::Index j = 0; j < m; ++j) {  // R^T z = eta
-    double sum = cd.lambda[j];
-    for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * cd.lambda[k];
-    cd.lambda[j] = sum / R(j, j);
-  }
-  for (Eigen::Index j = m - 1; j >= 0; --j) {  // R lambda = z
-    double sum = cd.lambda[j];
-    for (Eigen::Index k = j + 1; k < m; ++k) sum -= R(j, k) * cd.lambda[k];
-    cd.lambda[j] = sum / R(j, j);
-  }
-  cd.rank = static_cast<int>(m);
-}
-
 // lambda from Gamma lambda = eta, with cd.Gamma (cfm included) already filled: Cholesky when Gamma is
 // regular, else the minimum-norm solution through the rank-revealing factorisation, with its rank and
 // the consistency check.
 void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const ConstrainedDynamicsSettings& settings) {
   const Eigen::Index m = cd.lambda.size();
-  if (choleskyFactor(cd, settings.rank_tolerance)) {
-    choleskySolve(cd);
+  if (internal::choleskyFactor(cd.Gamma, settings.rank_tolerance, cd.Gamma_factor)) {
+    cd.lambda = cd.eta;
+    internal::choleskySolve(cd.Gamma_factor, cd.lambda);
+    cd.rank = static_cast<int>(m);
     return;
   }
   cd.gamma_solver.setThreshold(settings.rank_tolerance);
