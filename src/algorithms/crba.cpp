@@ -71,8 +71,8 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    if (p == 0 && j.type == JointType::Floating) {
-      // A floating base's axes in its own coordinates are the unit vectors: its block is Ic itself,
+    if (p == 0 && j.identitySubspace()) {
+      // A floating base's axes in its own coordinates (S = 1) are the unit vectors: its block is Ic itself,
       // mirrored from the upper triangle so that M is symmetric to the last bit.
       auto block = data.M.block<6, 6>(j.idx_v, j.idx_v);
       block = data.I_composite[i].matrix();
@@ -89,7 +89,7 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
         int start = model.dofRunStart(l);
         const int run_start = start;
         const int top = model.dofBody(start);
-        if (model.parent(top) == 0 && model.joint(top).type == JointType::Floating) {
+        if (model.parent(top) == 0 && model.joint(top).identitySubspace()) {
           // The same unit axes: the floating base's entries are F's.
           const int length = std::min(l - start + 1, 6);
           data.M.col(k).segment(start, length) = F.head(length);

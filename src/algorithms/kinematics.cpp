@@ -72,6 +72,15 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
   internal::checkConfiguration(model, q, "abdyn::forwardKinematics");
   internal::checkVector(v, model.nv(), "abdyn::forwardKinematics", "v");
   internal::checkVector(qdd, model.nv(), "abdyn::forwardKinematics", "qdd");
+  internal::forwardKinematicsUnchecked(model, data, q, v, qdd);
+}
+
+void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  positions(model, data, q);
+}
+
+void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                          const Eigen::VectorXd& v, const Eigen::VectorXd& qdd) {
   positions(model, data, q);
   data.v[0] = Motion::Zero();
   data.a[0] = Motion::Zero();

@@ -3,6 +3,7 @@
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -73,6 +74,11 @@ const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Ei
                                         const Eigen::VectorXd& v, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::nonlinearEffects");
   checkInputs(model, q, v, "abdyn::nonlinearEffects");
+  return internal::nonlinearEffectsUnchecked(model, data, q, v, options);
+}
+
+const Eigen::VectorXd& internal::nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                           const Eigen::VectorXd& v, const DynamicsOptions& options) {
   rnea(model, data, q, &v, nullptr, nullptr, options);
   return data.tau;
 }

@@ -6,6 +6,8 @@
 #include "abdyn/error.hpp"
 #include "internal/checks.hpp"
 #include "internal/constraint_solve.hpp"
+#include "internal/dense_solve.hpp"
+#include "internal/constraint_passes.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -221,7 +223,8 @@ void forwardDynamicsConstrainedDerivatives(const Model& model, Data& data, Const
   internal::checkVector(tau, model.nv(), fn, "tau");
   checkOut(model, constraints, out, fn);
   internal::checkConstrainedSettings(settings, fn);
-  forwardDynamicsConstrained(model, data, cd, constraints, q, v, tau, settings);  // checks cd
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
+  internal::forwardDynamicsConstrainedUnchecked(model, data, cd, constraints, q, v, tau, settings);
 
   const int nv = model.nv();
   ConstrainedDerivatives::Workspace& w = out.work;

@@ -13,7 +13,9 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
+#include "internal/constraint_passes.hpp"
 #include "internal/constraint_solve.hpp"
+#include "internal/dense_solve.hpp"
 #include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
 
@@ -33,35 +35,6 @@ std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSetti
       break;
   }
   return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
-}
-
-// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
-// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
-//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
-//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
-// work has A's row count, y and x its column count.
-void internal::minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
-                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
-  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
-  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
-  work = b;
-  for (Eigen::Index k = 0; k < r; ++k) {
-    const auto essential = QTZ.col(k).tail(rows - k - 1);
-    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
-    work[k] -= cod.hCoeffs()[k] * s;
-    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
-  }
-  y.setZero();
-  y.head(r) = work.head(r);
-  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
-  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
-    const auto essential = QTZ.row(k).tail(cols - r).transpose();
-    const double s = y[k] + essential.dot(y.tail(cols - r));
-    y[k] -= cod.zCoeffs()[k] * s;
-    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
-  }
-  const auto& perm = cod.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
 }
 
 namespace {
@@ -93,13 +66,14 @@ void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, co
   }
 }
 
-namespace {
-
-void checkSizes(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints, const char* fn) {
+void internal::checkConstrainedWorkspace(const ConstrainedDynamicsData& cd, const Model& model,
+                                         const ConstraintSet& constraints, const char* fn) {
   if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
     throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
   }
 }
+
+namespace {
 
 // Wrench on body b at each closure, from the multipliers of its rows.
 void closureWrenches(const ConstraintSet& constraints, ConstrainedDynamicsData& cd) {
@@ -117,53 +91,15 @@ void throwInconsistent(const Model& model, double residual) {
               " of the multiplier system): they contradict each other at this state");
 }
 
-// Gamma = R^T R (R upper triangular, in cd.Gamma_factor) when every pivot exceeds tolerance times Gamma's
-// largest diagonal entry; false otherwise (Gamma numerically singular or not positive definite).
-bool choleskyFactor(ConstrainedDynamicsData& cd, double tolerance) {
-  Eigen::MatrixXd& R = cd.Gamma_factor;
-  R = cd.Gamma;
-  const Eigen::Index m = R.rows();
-  const double floor = m > 0 ? tolerance * cd.Gamma.diagonal().maxCoeff() : 0.0;
-  for (Eigen::Index j = 0; j < m; ++j) {
-    double d = R(j, j);
-    for (Eigen::Index k = 0; k < j; ++k) d -= R(k, j) * R(k, j);
-    if (!(d > floor)) return false;
-    const double rjj = std::sqrt(d);
-    R(j, j) = rjj;
-    for (Eigen::Index i = j + 1; i < m; ++i) {
-      double sum = R(j, i);
-      for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * R(k, i);
-      R(j, i) = sum / rjj;
-    }
-  }
-  return true;
-}
-
-// lambda = Gamma^-1 eta with Gamma = R^T R from choleskyFactor; rank m.
-void choleskySolve(ConstrainedDynamicsData& cd) {
-  const Eigen::MatrixXd& R = cd.Gamma_factor;
-  const Eigen::Index m = R.rows();
-  cd.lambda = cd.eta;
-  for (Eigen::Index j = 0; j < m; ++j) {  // R^T z = eta
-    double sum = cd.lambda[j];
-    for (Eigen::Index k = 0; k < j; ++k) sum -= R(k, j) * cd.lambda[k];
-    cd.lambda[j] = sum / R(j, j);
-  }
-  for (Eigen::Index j = m - 1; j >= 0; --j) {  // R lambda = z
-    double sum = cd.lambda[j];
-    for (Eigen::Index k = j + 1; k < m; ++k) sum -= R(j, k) * cd.lambda[k];
-    cd.lambda[j] = sum / R(j, j);
-  }
-  cd.rank = static_cast<int>(m);
-}
-
 // lambda from Gamma lambda = eta, with cd.Gamma (cfm included) already filled: Cholesky when Gamma is
 // regular, else the minimum-norm solution through the rank-revealing factorisation, with its rank and
 // the consistency check.
 void solveMultipliers(const Model& model, ConstrainedDynamicsData& cd, const ConstrainedDynamicsSettings& settings) {
   const Eigen::Index m = cd.lambda.size();
-  if (choleskyFactor(cd, settings.rank_tolerance)) {
-    choleskySolve(cd);
+  if (internal::choleskyFactor(cd.Gamma, settings.rank_tolerance, cd.Gamma_factor)) {
+    cd.lambda = cd.eta;
+    internal::choleskySolve(cd.Gamma_factor, cd.lambda);
+    cd.rank = static_cast<int>(m);
     return;
   }
   cd.gamma_solver.setThreshold(settings.rank_tolerance);
@@ -190,11 +126,11 @@ void solveKkt(const Model& model, ConstrainedDynamicsData& cd, const Constrained
   if (residual > settings.consistency_tolerance) throwInconsistent(model, residual);
 }
 
-// The KKT matrix [M -G^T; G cfm 1] at q.
+// The KKT matrix [M -G^T; G cfm 1] at the joint transforms data.X_up of the kinematics pass that gave G.
 void assembleKkt(const Model& model, Data& data, ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G,
-                 const Eigen::VectorXd& q, const ConstrainedDynamicsSettings& settings) {
+                 const ConstrainedDynamicsSettings& settings) {
   const int nv = model.nv(), m = static_cast<int>(G.rows());
-  cd.kkt.topLeftCorner(nv, nv) = massMatrix(model, data, q, settings.dynamics);
+  cd.kkt.topLeftCorner(nv, nv) = internal::massMatrixAtTransforms(model, data, settings.dynamics);
   cd.kkt.topRightCorner(nv, m) = -G.transpose();
   cd.kkt.bottomLeftCorner(m, nv) = G;
   cd.kkt.bottomRightCorner(m, m).setIdentity();
@@ -222,11 +158,18 @@ void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, dou
   cd.Gamma.diagonal().array() += cfm;
 }
 
+// C and G at q (G_exact too with exact_jacobian) from one kinematics pass, whose joint transforms the
+// mass matrix can then reuse.
+void constraintsAt(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
+                   const Eigen::VectorXd& q, bool exact_jacobian) {
+  internal::forwardKinematicsUnchecked(model, data, q);
+  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, exact_jacobian);
+}
+
 // C and G at q, M at q and its factor in data.factor_L, data.factor_D, from one pass of joint transforms.
 void jacobianAndFactor(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                        const Eigen::VectorXd& q, const DynamicsOptions& options) {
-  forwardKinematics(model, data, q);
-  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, false);
+  constraintsAt(model, data, cd, constraints, q, false);
   internal::massMatrixAtTransforms(model, data, options);
   internal::factorizeAtMassMatrix(model, data);
 }
@@ -382,23 +325,35 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstraintSet& constraints, const Eigen::VectorXd& q,
                                                   const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                                   const ConstrainedDynamicsSettings& settings) {
-  internal::checkData(model, data, "abdyn::forwardDynamicsConstrained");
   const char* fn = "abdyn::forwardDynamicsConstrained";
-  checkSizes(cd, model, constraints, fn);
+  internal::checkData(model, data, fn);
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::checkConstrainedSettings(settings, fn);
+  internal::checkConfiguration(model, q, fn);
+  internal::checkVector(v, model.nv(), fn, "v");
   internal::checkVector(tau, model.nv(), fn, "tau");
+  return internal::forwardDynamicsConstrainedUnchecked(model, data, cd, constraints, q, v, tau, settings);
+}
+
+const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model& model, Data& data,
+                                                                     ConstrainedDynamicsData& cd,
+                                                                     const ConstraintSet& constraints,
+                                                                     const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                                                     const Eigen::VectorXd& tau,
+                                                                     const ConstrainedDynamicsSettings& settings) {
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
   const ConstrainedSolver solver = chooseSolver(cd, settings.solver);
   const bool factorized = solver == ConstrainedSolver::Factorized;
-  if (factorized) {
+  if (solver != ConstrainedSolver::Articulated) {
     // One RNEA pass gives h (in data.tau) and the transforms, velocities and bias accelerations that
     // the closures and CRBA reuse.
-    nonlinearEffects(model, data, q, v, settings.dynamics);
+    internal::nonlinearEffectsUnchecked(model, data, q, v, settings.dynamics);
     internal::worldTransformsAtTransforms(model, data);
     internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, false);
   } else {
-    constraintKinematics(model, data, constraints, cd.kinematics, q, v);
+    internal::forwardKinematicsUnchecked(model, data, q, v, cd.kinematics.zero_nv);
+    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, true);
   }
   const auto [a, b] = internal::feedbackGains(settings);
   cd.eta.noalias() = k.G * v;
@@ -428,8 +383,8 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   } else {
     // [M  -G^T] [qdd   ]   [tau - h]
     // [G  cfm 1] [lambda] = [rhs    ]
-    assembleKkt(model, data, cd, k.G, q, settings);
-    cd.kkt_rhs.head(nv) = tau - nonlinearEffects(model, data, q, v, settings.dynamics);
+    assembleKkt(model, data, cd, k.G, settings);
+    cd.kkt_rhs.head(nv) = tau - data.tau;
     cd.kkt_rhs.tail(k.G.rows()) = cd.rhs;
     solveKkt(model, cd, settings);
     cd.qdd = cd.kkt_solution.head(nv);
@@ -443,10 +398,11 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
                                          const ConstraintSet& constraints, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& v_minus, double restitution,
                                          const ConstrainedDynamicsSettings& settings) {
-  internal::checkData(model, data, "abdyn::constrainedImpact");
   const char* fn = "abdyn::constrainedImpact";
-  checkSizes(cd, model, constraints, fn);
+  internal::checkData(model, data, fn);
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::checkConstrainedSettings(settings, fn);
+  internal::checkConfiguration(model, q, fn);
   internal::checkVector(v_minus, model.nv(), fn, "v_minus");
   if (!(restitution >= 0.0 && restitution <= 1.0)) {
     throw InvalidArgument(std::string(fn) + ": restitution = " + number(restitution) + " must lie in [0, 1]");
@@ -465,7 +421,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
     finishSolve(model, data, cd.column);
     cd.v_plus = v_minus + cd.column;
   } else if (solver == ConstrainedSolver::Articulated) {
-    constraintJacobian(model, data, constraints, cd.kinematics, q);
+    constraintsAt(model, data, cd, constraints, q, true);
     // ABA at zero velocity and torque only for its articulated-body inertias at q.
     forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
     articulatedResponse(model, data, cd, G);
@@ -478,8 +434,8 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   } else {
     // [M  -G^T] [v+    ]   [M v-    ]
     // [G  cfm 1] [lambda] = [-e G v-]
-    constraintJacobian(model, data, constraints, cd.kinematics, q);
-    assembleKkt(model, data, cd, G, q, settings);
+    constraintsAt(model, data, cd, constraints, q, true);
+    assembleKkt(model, data, cd, G, settings);
     cd.kkt_rhs.head(nv).noalias() = cd.kkt.topLeftCorner(nv, nv) * v_minus;
     cd.kkt_rhs.tail(G.rows()).noalias() = G * v_minus;
     cd.kkt_rhs.tail(G.rows()) *= -restitution;
@@ -493,15 +449,16 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
 
 int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                      Eigen::VectorXd& q, double tolerance, int max_iterations) {
-  internal::checkData(model, data, "abdyn::projectPositions");
   const char* fn = "abdyn::projectPositions";
-  checkSizes(cd, model, constraints, fn);
+  internal::checkData(model, data, fn);
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
+  internal::checkConfiguration(model, q, fn);
   if (!(tolerance > 0.0) || max_iterations < 1) {
     throw InvalidArgument(std::string(fn) + ": need tolerance > 0 and max_iterations >= 1");
   }
   ConstraintKinematics& k = cd.kinematics;
   for (int it = 0; it <= max_iterations; ++it) {
-    constraintJacobian(model, data, constraints, k, q);
+    constraintsAt(model, data, cd, constraints, q, true);
     const double error = k.C.size() ? k.C.cwiseAbs().maxCoeff() : 0.0;
     if (error <= tolerance) return it;
     if (it == max_iterations) {
@@ -520,9 +477,10 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
 
 void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                        const Eigen::VectorXd& q, Eigen::VectorXd& v, const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::projectVelocities");
   const char* fn = "abdyn::projectVelocities";
-  checkSizes(cd, model, constraints, fn);
+  internal::checkData(model, data, fn);
+  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
+  internal::checkConfiguration(model, q, fn);
   internal::checkVector(v, model.nv(), fn, "v");
   jacobianAndFactor(model, data, cd, constraints, q, options);
   factorizedSchur(model, data, cd, cd.kinematics.G, 0.0);

@@ -6,6 +6,8 @@
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/rotation.hpp"
 #include "internal/checks.hpp"
+#include "internal/constraint_passes.hpp"
+#include "internal/orthonormal_complement.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -23,13 +25,6 @@ LoopClosure make(std::string name, int body_a, const Plx& X_Fa_a, int body_b, co
   c.R_b = X_Fb_b.E().transpose();
   c.p_b = X_Fb_b.r();
   return c;
-}
-
-// Two unit vectors completing the unit vector n to an orthonormal basis.
-void complement(const Vector3& n, Vector3& t1, Vector3& t2) {
-  const Vector3 seed = std::abs(n.x()) < 0.9 ? Vector3::UnitX() : Vector3::UnitY();
-  t1 = n.cross(seed).normalized();
-  t2 = n.cross(t1);
 }
 
 Vector3 unitAxis(const Vector3& axis, const std::string& name) {
@@ -188,7 +183,7 @@ LoopClosure LoopClosure::revolute(std::string name, int body_a, const Plx& X_Fa_
                                   const Vector3& axis) {
   LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
   Vector3 t1, t2;
-  complement(unitAxis(axis, c.name), t1, t2);
+  internal::orthonormalComplement(unitAxis(axis, c.name), t1, t2);
   c.directions.resize(5, 6);
   c.directions << angularRow(t1), angularRow(t2), linearRow(Vector3::UnitX()), linearRow(Vector3::UnitY()),
       linearRow(Vector3::UnitZ());
@@ -199,7 +194,7 @@ LoopClosure LoopClosure::prismatic(std::string name, int body_a, const Plx& X_Fa
                                    const Vector3& axis) {
   LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
   Vector3 t1, t2;
-  complement(unitAxis(axis, c.name), t1, t2);
+  internal::orthonormalComplement(unitAxis(axis, c.name), t1, t2);
   c.directions.resize(5, 6);
   c.directions << angularRow(Vector3::UnitX()), angularRow(Vector3::UnitY()), angularRow(Vector3::UnitZ()),
       linearRow(t1), linearRow(t2);
@@ -285,7 +280,7 @@ void constraintJacobian(const Model& model, Data& data, const ConstraintSet& con
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
     throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
   }
-  forwardKinematics(model, data, q);
+  internal::forwardKinematicsUnchecked(model, data, q);
   internal::evaluateConstraints(model, data, constraints, ck, q, false, true);
 }
 
@@ -297,7 +292,7 @@ void constraintKinematics(const Model& model, Data& data, const ConstraintSet& c
   if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
     throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
   }
-  forwardKinematics(model, data, q, v, ck.zero_nv);
+  internal::forwardKinematicsUnchecked(model, data, q, v, ck.zero_nv);
   internal::evaluateConstraints(model, data, constraints, ck, q, true, true);
 }
 

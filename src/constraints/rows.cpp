@@ -2,6 +2,7 @@
 
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "internal/orthonormal_complement.hpp"
 
 namespace abdyn {
 
@@ -81,12 +82,6 @@ ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data,
   return addPairRow(rows, model, data, body_a, body_b, Force(a_world, Vector3::Zero()), "abdyn::addAngularRow");
 }
 
-void orthonormalComplement(const Vector3& n, Vector3& t1, Vector3& t2) {
-  // Cross n with the world axis it is least aligned with, so the product is never near zero.
-  Eigen::Index smallest = 0;
-  n.cwiseAbs().minCoeff(&smallest);
-  t1 = n.cross(Vector3::Unit(smallest)).normalized();
-  t2 = n.cross(t1);
-}
+void orthonormalComplement(const Vector3& n, Vector3& t1, Vector3& t2) { internal::orthonormalComplement(n, t1, t2); }
 
 }  // namespace abdyn

@@ -108,7 +108,7 @@ Vector4 readQuaternion(const StateLayout& layout, const Eigen::VectorXd& in, con
 
 // Orientation R_world_body of a floating joint from abdyn's q.
 Matrix3 floatingRotation(const Eigen::VectorXd& q_abdyn, const Joint& joint) {
-  const double* c = q_abdyn.data() + joint.idx_q + 3;
+  const double* c = q_abdyn.data() + joint.quaternionIndex();
   return Quaternion(c[0], c[1], c[2], c[3]).toRotationMatrix();
 }
 
@@ -123,19 +123,20 @@ State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layo
   for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
     const int n = j.nv;
-    if (j.type == JointType::Spherical) {
-      writeQuaternion(layout, a.q.data() + j.idx_q, s, s.q, o.q);
-    } else if (j.type == JointType::Floating) {
-      o.q.segment<3>(s.q) = a.q.segment<3>(j.idx_q);
-      writeQuaternion(layout, a.q.data() + j.idx_q + 3, s, s.q + 3, o.q);
+    if (j.hasQuaternion()) {
+      // The coordinates before the quaternion (a floating joint's position) keep their order.
+      const int before = j.quaternionIndex() - j.idx_q;
+      o.q.segment(s.q, before) = a.q.segment(j.idx_q, before);
+      writeQuaternion(layout, a.q.data() + j.quaternionIndex(), s, s.q + before, o.q);
     } else if (s.cos_sin) {
       o.q(s.q) = std::cos(a.q(j.idx_q));
       o.q(s.q + 1) = std::sin(a.q(j.idx_q));
     } else {
       o.q.segment(s.q, j.nq) = a.q.segment(j.idx_q, j.nq);
     }
-    // Spherical and one-DoF joints: v, qdd and tau are in the same frame and order everywhere.
-    if (j.type != JointType::Floating || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
+    // Only a free joint's v (S = 1: the body's spatial velocity) differs in frame and order between the
+    // libraries; every other joint's v, qdd and tau are the same everywhere.
+    if (!j.identitySubspace() || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
       if (a.v.size()) o.v.segment(s.v, n) = a.v.segment(j.idx_v, n);
       if (a.qdd.size()) o.qdd.segment(s.v, n) = a.qdd.segment(j.idx_v, n);
       if (a.tau.size()) o.tau.segment(s.v, n) = a.tau.segment(j.idx_v, n);
@@ -171,17 +172,16 @@ State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout
   for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
     const int n = j.nv;
-    if (j.type == JointType::Spherical) {
-      a.q.segment<4>(j.idx_q) = readQuaternion(layout, o.q, s, s.q);
-    } else if (j.type == JointType::Floating) {
-      a.q.segment<3>(j.idx_q) = o.q.segment<3>(s.q);
-      a.q.segment<4>(j.idx_q + 3) = readQuaternion(layout, o.q, s, s.q + 3);
+    if (j.hasQuaternion()) {
+      const int before = j.quaternionIndex() - j.idx_q;
+      a.q.segment(j.idx_q, before) = o.q.segment(s.q, before);
+      a.q.segment<4>(j.quaternionIndex()) = readQuaternion(layout, o.q, s, s.q + before);
     } else if (s.cos_sin) {
       a.q(j.idx_q) = std::atan2(o.q(s.q + 1), o.q(s.q));
     } else {
       a.q.segment(j.idx_q, j.nq) = o.q.segment(s.q, j.nq);
     }
-    if (j.type != JointType::Floating || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
+    if (!j.identitySubspace() || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
       if (o.v.size()) a.v.segment(j.idx_v, n) = o.v.segment(s.v, n);
       if (o.qdd.size()) a.qdd.segment(j.idx_v, n) = o.qdd.segment(s.v, n);
       if (o.tau.size()) a.tau.segment(j.idx_v, n) = o.tau.segment(s.v, n);

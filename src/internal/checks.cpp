@@ -86,7 +86,7 @@ void checkQuaternions(const Model& model, const Eigen::VectorXd& q, const char* 
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     if (!j.hasQuaternion()) continue;
-    const int start = j.idx_q + (j.type == JointType::Floating ? 3 : 0);
+    const int start = j.quaternionIndex();
     const double norm = q.segment<4>(start).norm();
     if (std::abs(norm - 1.0) > 1e-6) {
       throw InvalidArgument(std::string(function) + ": argument 'q': the quaternion of joint '" + j.name +

@@ -1,12 +1,12 @@
 #pragma once
 // Pieces of the algorithms shared between them: later passes for callers that already hold the joint
 // transforms data.X_up at q (from RNEA, say), so that one kinematics pass serves several algorithms, and
-// the helpers the constraint solvers share.
+// the helpers the constraint solvers share. The passes here check no arguments: a public function checks
+// its arguments once, at its door, and then calls them.
 
 #include <vector>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
-#include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/model/data.hpp"
 
 namespace abdyn::internal {
@@ -17,6 +17,17 @@ void reserveMassMatrix(const Model& model, Data& data);
 // The nv x nv derivative matrices of Data (dtau_dq, ...), allocated by the first derivative call when Data
 // did not allocate them (nv > Data::kEagerMassMatrixDofs).
 void reserveDerivatives(const Model& model, Data& data);
+
+/// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_world at q, and
+/// with v and qdd data.v and data.a (without gravity).
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q);
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& qdd);
+
+/// nonlinearEffects (rnea.hpp) without its argument checks: h in data.tau, and data.X_up, data.v and
+/// data.a (with a[0] = -gravity) at (q, v) for the passes that follow.
+const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                 const Eigen::VectorXd& v, const DynamicsOptions& options);
 
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
@@ -35,11 +46,6 @@ void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::Ve
 /// x = M^-1 x with the factor of factorizeMassMatrix, without solveMassMatrix's argument checks: inside
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
-
-/// C and G (and gamma with with_bias, G_exact with exact_jacobian) of the constraints from data.X_world,
-/// and data.v and data.a at qdd = 0 (with_bias); data.a may include a base acceleration data.a[0].
-void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
-                         const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
 
 /// Velocity coordinate k's motion-subspace column in world coordinates about the world origin:
 /// X_world[i]^-1 S_k for the body i that k moves (needs data.X_world).

@@ -44,8 +44,7 @@ Eigen::VectorXd neutral(const Model& model) {
   Eigen::VectorXd q = Eigen::VectorXd::Zero(model.nq());
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
-    if (j.type == JointType::Spherical) q[j.idx_q] = 1.0;
-    if (j.type == JointType::Floating) q[j.idx_q + 3] = 1.0;
+    if (j.hasQuaternion()) q[j.quaternionIndex()] = 1.0;
     if (j.nq == 1) q[j.idx_q] = std::min(std::max(0.0, model.lowerPositionLimit()[j.idx_q]), model.upperPositionLimit()[j.idx_q]);
   }
   return q;
@@ -67,17 +66,18 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
         break;
       }
       case JointType::Floating: {
+        const Quaternion r0 = Quaternion::fromWxyz(q.data() + j.quaternionIndex());
         Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-        T.linear() = Quaternion::fromWxyz(qi + 3).toRotationMatrix();
+        T.linear() = r0.toRotationMatrix();
         T.translation() = Vector3(qi[0], qi[1], qi[2]);
         const Eigen::Isometry3d step = expSE3(Motion(Vector3(vi[0], vi[1], vi[2]) * dt, Vector3(vi[3], vi[4], vi[5]) * dt));
         // Compose the orientation as quaternions so that q_out keeps q's sign convention and precision;
         // exp of the rotation vector is step.linear() without a matrix-to-quaternion conversion, and stays
         // a number (NaN, for the callers' finiteness checks) rather than throwing when w dt overflows.
-        const Quaternion r = Quaternion::fromWxyz(qi + 3) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
+        const Quaternion r = r0 * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
         const Vector3 p = T.translation() + T.linear() * step.translation();
         qo[0] = p.x(), qo[1] = p.y(), qo[2] = p.z();
-        writeQuaternion(r, qo + 3);
+        writeQuaternion(r, q_out.data() + j.quaternionIndex());
         break;
       }
       case JointType::Planar: {
@@ -117,9 +117,11 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0, const 
         break;
       }
       case JointType::Floating: {
-        const Matrix3 R0 = Quaternion::fromWxyz(a + 3).toRotationMatrix();
+        const Quaternion r0 = Quaternion::fromWxyz(q0.data() + j.quaternionIndex());
+        const Quaternion r1 = Quaternion::fromWxyz(q1.data() + j.quaternionIndex());
+        const Matrix3 R0 = r0.toRotationMatrix();
         Eigen::Isometry3d rel = Eigen::Isometry3d::Identity();
-        rel.linear() = (Quaternion::fromWxyz(a + 3).inverse() * Quaternion::fromWxyz(b + 3)).toRotationMatrix();
+        rel.linear() = (r0.inverse() * r1).toRotationMatrix();
         rel.translation() = R0.transpose() * (Vector3(b[0], b[1], b[2]) - Vector3(a[0], a[1], a[2]));
         const Motion xi = logSE3(rel);
         v.segment<6>(j.idx_v) = xi.vector();
@@ -199,7 +201,7 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
         break;
       case JointType::Floating:
         qi[0] = unit(rng), qi[1] = unit(rng), qi[2] = unit(rng);
-        randomQuaternion(qi + 3);
+        randomQuaternion(q.data() + j.quaternionIndex());
         break;
       case JointType::Planar:
         qi[0] = unit(rng), qi[1] = unit(rng), qi[2] = angle(rng);
@@ -224,7 +226,7 @@ void normalize(const Model& model, Eigen::VectorXd& q) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     if (!j.hasQuaternion()) continue;
-    double* r = q.data() + j.idx_q + (j.type == JointType::Floating ? 3 : 0);
+    double* r = q.data() + j.quaternionIndex();
     const double n = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
     if (!(n > 0.0) || !std::isfinite(n)) {
       throw InvalidArgument("abdyn::normalize: the quaternion of joint '" + j.name + "' is zero or not finite");

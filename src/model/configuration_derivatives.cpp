@@ -141,9 +141,9 @@ void differenceJacobians(const Model& model, const Eigen::VectorXd& q0, const Ei
         break;
       }
       case JointType::Floating: {
-        const Quaternion r0 = Quaternion::fromWxyz(a + 3);
+        const Quaternion r0 = Quaternion::fromWxyz(q0.data() + j.quaternionIndex());
         Eigen::Isometry3d rel = Eigen::Isometry3d::Identity();
-        rel.linear() = (r0.inverse() * Quaternion::fromWxyz(b + 3)).toRotationMatrix();
+        rel.linear() = (r0.inverse() * Quaternion::fromWxyz(q1.data() + j.quaternionIndex())).toRotationMatrix();
         rel.translation() = r0.toRotationMatrix().transpose() * (Vector3(b[0], b[1], b[2]) - Vector3(a[0], a[1], a[2]));
         const Motion xi = logSE3(rel);
         const double t = xi.angular().norm();

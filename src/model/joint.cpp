@@ -46,20 +46,8 @@ std::ostream& operator<<(std::ostream& os, JointType type) {
 }
 
 void jointSizes(JointType type, int& nq, int& nv) {
-  switch (type) {
-    case JointType::Spherical:
-      nq = 4, nv = 3;
-      return;
-    case JointType::Planar:
-      nq = 3, nv = 3;
-      return;
-    case JointType::Floating:
-      nq = 7, nv = 6;
-      return;
-    default:
-      nq = 1, nv = 1;
-      return;
-  }
+  nq = jointLayout(type).nq;
+  nv = jointLayout(type).nv;
 }
 
 Eigen::Matrix<double, 6, Eigen::Dynamic> Joint::motionSubspace() const {

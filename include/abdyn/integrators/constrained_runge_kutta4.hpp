@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 
 #include "abdyn/constraints/constrained_dynamics.hpp"
+#include "abdyn/integrators/runge_kutta4.hpp"
 
 namespace abdyn {
 
@@ -37,7 +38,7 @@ class ConstrainedRungeKutta4 {
             const ConstrainedStepSettings& settings = {});
 
  private:
-  Eigen::VectorXd q_stage_, v_stage_, theta_, k_sum_, a_sum_, k_, a_;
+  detail::RungeKutta4Stages stages_;
 };
 
 }  // namespace abdyn

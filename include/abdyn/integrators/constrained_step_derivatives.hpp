@@ -13,6 +13,7 @@
 
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/integrators/constrained_runge_kutta4.hpp"
+#include "abdyn/integrators/step_derivatives.hpp"
 
 namespace abdyn {
 
@@ -32,9 +33,7 @@ class ConstrainedStepJacobians {
 
  private:
   ConstrainedDerivatives derivatives_;
-  Eigen::MatrixXd Jq_, Jv_, Rt_, Rv_;
-  Eigen::MatrixXd d_theta_, d_v_, d_q_, d_a_, d_k_, d_ksum_, d_asum_;  // nv x 3 nv: d / d (dq, dv, dtau)
-  Eigen::VectorXd q_stage_, v_stage_, theta_, k_, a_, k_sum_, a_sum_;
+  detail::StepJacobianWorkspace w_;
 };
 
 }  // namespace abdyn

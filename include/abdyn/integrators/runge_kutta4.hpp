@@ -11,6 +11,15 @@
 
 namespace abdyn {
 
+namespace detail {
+/// The stage vectors of one Runge-Kutta-Munthe-Kaas step, allocated once by the integrator that owns them
+/// (src/internal/runge_kutta4_stages.hpp runs the stages).
+struct RungeKutta4Stages {
+  explicit RungeKutta4Stages(const Model& model);
+  Eigen::VectorXd q_stage, v_stage, theta, k_sum, a_sum, k, a;
+};
+}  // namespace detail
+
 class RungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.
@@ -21,7 +30,7 @@ class RungeKutta4 {
             const DynamicsOptions& options = {});
 
  private:
-  Eigen::VectorXd q_stage_, v_stage_, theta_, k_sum_, a_sum_, k_, a_;
+  detail::RungeKutta4Stages stages_;
 };
 
 }  // namespace abdyn

@@ -13,6 +13,17 @@
 
 namespace abdyn {
 
+namespace detail {
+/// Integration Jacobians and, for RK4, the stage state and the derivatives of each stage's quantities with
+/// respect to (dq, dv, dtau) as nv x 3 nv matrices (src/internal/runge_kutta4_stages.hpp).
+struct StepJacobianWorkspace {
+  explicit StepJacobianWorkspace(const Model& model);
+  Eigen::MatrixXd Jq, Jv, Rt, Rv;
+  Eigen::MatrixXd d_theta, d_v, d_q, d_a, d_k, d_ksum, d_asum;
+  Eigen::VectorXd q_stage, v_stage, theta, k, a, k_sum, a_sum;
+};
+}  // namespace detail
+
 class StepJacobians {
  public:
   /// Allocates A, B and the workspace for this model; the calls below allocate nothing.
@@ -35,11 +46,7 @@ class StepJacobians {
   void check(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
              double h, const char* function) const;
 
-  // Integration Jacobians and, for RK4, the stage state and the derivatives of each stage's quantities with
-  // respect to (dq, dv, dtau) as nv x 3 nv matrices.
-  Eigen::MatrixXd Jq_, Jv_, Rt_, Rv_;
-  Eigen::MatrixXd d_theta_, d_v_, d_q_, d_a_, d_k_, d_ksum_, d_asum_;
-  Eigen::VectorXd q_stage_, v_stage_, theta_, k_, a_, k_sum_, a_sum_;
+  detail::StepJacobianWorkspace w_;
 };
 
 }  // namespace abdyn

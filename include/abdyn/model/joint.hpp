@@ -41,6 +41,28 @@ enum class JointType {
   Floating,
 };
 
+/// The table above as data: the facts algorithms ask of a joint instead of testing its type.
+struct JointLayout {
+  int nq;
+  int nv;
+  int quaternion;          // offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
+  bool identity_subspace;  // S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
+};
+
+/// The row of the table for a joint type.
+constexpr JointLayout jointLayout(JointType type) {
+  switch (type) {
+    case JointType::Spherical:
+      return {4, 3, 0, false};
+    case JointType::Planar:
+      return {3, 3, -1, false};
+    case JointType::Floating:
+      return {7, 6, 3, true};  // q = (position, quaternion)
+    default:
+      return {1, 1, -1, false};
+  }
+}
+
 /// A short lower-case name ("revolute", "prismatic", ...), the same for all axis variants.
 const char* jointTypeName(JointType type);
 
@@ -58,7 +80,11 @@ struct Joint {
 
   /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
   Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;
-  bool hasQuaternion() const { return type == JointType::Spherical || type == JointType::Floating; }
+  bool hasQuaternion() const { return jointLayout(type).quaternion >= 0; }
+  /// Index in q of the quaternion's w (joints with hasQuaternion() only).
+  int quaternionIndex() const { return idx_q + jointLayout(type).quaternion; }
+  /// Whether S is the identity, so that S's columns are the unit vectors in the child frame.
+  bool identitySubspace() const { return jointLayout(type).identity_subspace; }
 };
 
 /// Prints the type name, with the axis for fast-path variants ("revolute_z").

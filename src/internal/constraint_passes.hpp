@@ -1,0 +1,23 @@
+#pragma once
+// The constraints layer's own passes, shared by its solvers: the closures evaluated from a kinematics pass
+// that already ran at q (the algorithms layer's shared passes, shared_passes.hpp, produce it), and the
+// constrained forward dynamics behind its public door's argument checks.
+
+#include "abdyn/constraints/constrained_dynamics.hpp"
+#include "abdyn/constraints/loop_closure.hpp"
+#include "abdyn/model/data.hpp"
+
+namespace abdyn::internal {
+
+/// C and G (and gamma with with_bias, G_exact with exact_jacobian) of the constraints from data.X_world,
+/// and data.v and data.a at qdd = 0 (with_bias); data.a may include a base acceleration data.a[0].
+void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
+                         const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
+
+/// forwardDynamicsConstrained without its argument checks, for the callers that checked them at their door.
+const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, Data& data, ConstrainedDynamicsData& cd,
+                                                           const ConstraintSet& constraints, const Eigen::VectorXd& q,
+                                                           const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                                           const ConstrainedDynamicsSettings& settings);
+
+}  // namespace abdyn::internal

@@ -1,0 +1,24 @@
+#pragma once
+// Small dense solves of the constraint solvers, written by hand so that they allocate nothing: a Cholesky
+// factor with a regularity test and its solve, for the regular multiplier systems, and the minimum-norm
+// solve from a complete orthogonal decomposition, for the singular ones.
+
+#include <Eigen/Core>
+#include <Eigen/QR>
+
+namespace abdyn::internal {
+
+/// R upper triangular with R^T R = A (A symmetric, only its upper triangle is read) when every pivot
+/// exceeds tolerance times A's largest diagonal entry; false otherwise (A numerically singular or not
+/// positive definite), R then partly written. R has A's size.
+bool choleskyFactor(const Eigen::MatrixXd& A, double tolerance, Eigen::MatrixXd& R);
+
+/// x = A^-1 x with R from choleskyFactor: R^T z = x, then R x = z.
+void choleskySolve(const Eigen::MatrixXd& R, Eigen::Ref<Eigen::VectorXd> x);
+
+/// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition, without
+/// heap temporaries. work has A's row count, y and x its column count.
+void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
+                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x);
+
+}  // namespace abdyn::internal
