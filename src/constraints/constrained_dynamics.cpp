@@ -226,7 +226,7 @@ void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, dou
 void jacobianAndFactor(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                        const Eigen::VectorXd& q, const DynamicsOptions& options) {
   forwardKinematics(model, data, q);
-  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, false);
+  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, nullptr, false);
   internal::massMatrixAtTransforms(model, data, options);
   internal::factorizeAtMassMatrix(model, data);
 }
@@ -396,7 +396,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
     // the closures and CRBA reuse.
     nonlinearEffects(model, data, q, v, settings.dynamics);
     internal::worldTransformsAtTransforms(model, data);
-    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, false);
+    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, &data.a_with_gravity, false);
   } else {
     constraintKinematics(model, data, constraints, cd.kinematics, q, v);
   }

@@ -21,7 +21,7 @@ void reserveDerivatives(const Model& model, Data& data);
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
 
-/// data.X_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
+/// data.X_body_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
 void worldTransformsAtTransforms(const Model& model, Data& data);
 
 /// factorizeMassMatrix and the products and solves with L (crba.hpp) without their argument checks, for
@@ -36,15 +36,16 @@ void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::Ve
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 
-/// C and G (and gamma with with_bias, G_exact with exact_jacobian) of the constraints from data.X_world,
-/// and data.v and data.a at qdd = 0 (with_bias); data.a may include a base acceleration data.a[0].
+/// C and G (and G_exact with exact_jacobian) of the constraints from data.X_body_world; with a_bias also gamma,
+/// from data.v and the body accelerations at qdd = 0 a_bias: data.a after forwardKinematics, or
+/// data.a_with_gravity after RNEA (its base acceleration a_bias[0] is taken out).
 void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
-                         const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
+                         const Eigen::VectorXd& q, const std::vector<Motion>* a_bias, bool exact_jacobian);
 
 /// Velocity coordinate k's motion-subspace column in world coordinates about the world origin:
-/// X_world[i]^-1 S_k for the body i that k moves (needs data.X_world).
+/// X_body_world[i]^-1 S_k for the body i that k moves (needs data.X_body_world).
 inline Motion worldMotionColumn(const Model& model, const Data& data, int k) {
-  return data.X_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
+  return data.X_body_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
 }
 
 /// Sets mask[k] for every velocity coordinate that moves `body` (its joint's and its ancestors' joints').

@@ -1,0 +1,135 @@
+#pragma once
+// The articulated-body step of one joint (RBDA sec. 7.3), written once for its three users: the
+// articulated-body algorithm (aba.cpp), the impulse propagation of RowResponse::applyInverseMass
+// (row_response.cpp) and inverseMassMatrix (forward_dynamics_crba.cpp: ABA with nv right-hand sides).
+//
+// For joint i with motion subspace S (6 x N) and articulated inertia IA of its subtree:
+//   factor    U = IA S;  D = S^T IA S (+ armature, + h damping);  D^-1
+//   bias      u = tau - S^T pA
+//   solve     x = D^-1 u                       the joint's acceleration if its parent stood still
+//   project   Ia = IA - U D^-1 U^T;  pa = pA + Ia c + U x;  both moved to the parent by X_up^T
+//   correct   qdd = x - D^-1 U^T a = D^-1 (u - U^T a)   once the parent's acceleration a is known
+//   motion    a_i = a + S qdd
+// The right-hand sides (tau, pA, u, x, a) have one column for ABA and the row response and one per
+// velocity coordinate for inverseMassMatrix; every step takes either.
+//
+// N is the joint's number of velocity coordinates, fixed at compile time for one-DoF joints (N = 1:
+// revolute, prismatic, helical; scalars and 6-vectors on the stack) and Eigen::Dynamic (at most 6:
+// spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N.
+
+#include <string>
+
+#include <Eigen/Cholesky>
+
+#include "abdyn/algorithms/dynamics_options.hpp"
+#include "abdyn/error.hpp"
+#include "abdyn/model/data.hpp"
+
+namespace abdyn::internal {
+
+template <int N>
+class ArticulatedStep {
+ public:
+  static constexpr int kMaxN = N == Eigen::Dynamic ? 6 : N;
+  using Square = Eigen::Matrix<double, N, N, 0, kMaxN, kMaxN>;  // N x N: D, D^-1
+  using Rows = Eigen::Matrix<double, N, 1, 0, kMaxN, 1>;        // N: one right-hand side's u, x
+
+  /// Joint j's views of model.motionSubspace() and of data.U and data.Dinv (written by factor).
+  ArticulatedStep(const Model& model, const Data& data, const Joint& j)
+      : S(model.motionSubspace(), 0, j.idx_v, 6, j.nv),
+        U(data.U, 0, j.idx_v, 6, j.nv),
+        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv) {}
+
+  /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
+  /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
+  /// positive definite (a massless body whose motion another joint duplicates).
+  static void factor(const Model& model, const Joint& j, const Matrix6& IA, const DynamicsOptions& options, Data& data,
+                     const char* function) {
+    const Eigen::Block<const Matrix6X, 6, N> Sj(model.motionSubspace(), 0, j.idx_v, 6, j.nv);
+    Eigen::Block<Matrix6X, 6, N> Uj(data.U, 0, j.idx_v, 6, j.nv);
+    Uj.noalias() = IA * Sj;
+    Square D(j.nv, j.nv);
+    D.noalias() = Sj.transpose() * Uj;
+    if (options.armature) D.diagonal() += rows(model.armature(), j);
+    if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
+    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
+    if constexpr (N == 1) {
+      if (!(D(0, 0) > 0.0)) throwSingular(model, j, D(0, 0), function);
+      Dinv(0, 0) = 1.0 / D(0, 0);
+    } else {
+      const Eigen::LLT<Square> llt(D);
+      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
+      Dinv = llt.solve(Square::Identity(j.nv, j.nv));
+    }
+  }
+
+  /// Joint j's rows of an nv-vector (tau, v, u, qdd, the armature).
+  template <class Vector>
+  static Eigen::VectorBlock<Vector, N> rows(Vector& x, const Joint& j) {
+    return Eigen::VectorBlock<Vector, N>(x, j.idx_v, j.nv);
+  }
+
+  /// u = tau - S^T p.
+  template <class Tau, class P, class Out>
+  void bias(const Tau& tau, const P& p, Out&& u) const {
+    u = tau;
+    u.noalias() -= S.transpose() * p;
+  }
+
+  /// x = D^-1 u.
+  template <class In, class Out>
+  void solve(const In& u, Out&& x) const {
+    x.noalias() = Dinv * u;
+  }
+
+  /// Ia = IA - U D^-1 U^T: the inertia the parent feels through the joint.
+  Matrix6 projectedInertia(const Matrix6& IA) const {
+    const Eigen::Matrix<double, 6, N, 0, 6, kMaxN> UDinv = U * Dinv;
+    Matrix6 Ia = IA;
+    Ia.noalias() -= UDinv * U.transpose();
+    return Ia;
+  }
+
+  /// p += U x: the force through the joint that gives it the acceleration x.
+  template <class X, class P>
+  void addResponse(const X& x, P&& p) const {
+    p.noalias() += U * x;
+  }
+
+  /// x -= D^-1 U^T a: the joint's acceleration once its parent's acceleration a is known. `scratch`
+  /// (N rows, as many columns as a) holds U^T a.
+  template <class A, class Scratch, class X>
+  void correct(const A& a, Scratch&& scratch, X&& x) const {
+    scratch.noalias() = U.transpose() * a;
+    x.noalias() -= Dinv * scratch;
+  }
+
+  /// a += S x.
+  template <class X, class A>
+  void addMotion(const X& x, A&& a) const {
+    a.noalias() += S * x;
+  }
+
+  const Eigen::Block<const Matrix6X, 6, N> S;               // motion subspace, body coordinates
+  const Eigen::Block<const Matrix6X, 6, N> U;               // IA S
+  const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv;     // (S^T IA S)^-1
+
+ private:
+  [[noreturn]] static void throwSingular(const Model& model, const Joint& j, double D, const char* function) {
+    throw Error(std::string(function) + ": joint '" + j.name + "' of model '" + model.name() +
+                "' has no articulated inertia to move (S^T IA S = " + std::to_string(D) +
+                "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
+  }
+};
+
+/// Calls f(std::integral_constant<int, N>{}) with N = 1 for a one-DoF joint, else Eigen::Dynamic.
+template <class F>
+ABDYN_ALWAYS_INLINE void visitJointDofs(const Joint& j, F&& f) {
+  if (j.nv == 1) {
+    f(std::integral_constant<int, 1>{});
+  } else {
+    f(std::integral_constant<int, Eigen::Dynamic>{});
+  }
+}
+
+}  // namespace abdyn::internal
