@@ -55,7 +55,7 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       const Matrix6 Ia = step.projectedInertia(IA);                          // Ia = IA - U D^-1 U^T
       Vector6 pa = data.pA[i].vector() + Ia * data.c[i].vector();
       step.addResponse(qdd, pa);                                             // pa = pA + Ia c + U D^-1 u
-      data.IA[p] += data.X_up[i].applyInverse(ArticulatedBodyInertia::fromMatrixUnchecked(Ia));  // IA_p += X_up^T Ia X_up
+      data.IA[p] += internal::inertiaToParent(data.X_up[i], Ia);  // IA_p += X_up^T Ia X_up
       data.pA[p] += data.X_up[i].applyInverse(Force(pa));                    // pA_p += X_up^T pa
     });
   }
