@@ -357,7 +357,7 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   double lowest = std::numeric_limits<double>::infinity();
   for (const abdyn::Geometry& g : model.geometries()) {
     if (g.role != abdyn::GeometryRole::Collision || g.shape == abdyn::ShapeType::Mesh) continue;
-    const abdyn::Plx X_shape_world = g.X_geometry_body * data.X_world[g.body];
+    const abdyn::Plx X_shape_world = g.X_geometry_body * data.X_body_world[g.body];
     const abdyn::Matrix3& E = X_shape_world.E();  // row k: the shape's axis k in world coordinates
     double z = X_shape_world.r().z();
     if (g.shape == abdyn::ShapeType::Sphere) {
@@ -375,7 +375,7 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   }
   if (std::isinf(lowest)) {
     for (int i = 1; i < model.nbodies(); ++i) {
-      const double z = data.X_world[i].r().z();
+      const double z = data.X_body_world[i].r().z();
       if (z < lowest) {
         lowest = z;
         what = "body '" + model.bodyName(i) + "' (the model has no collision geometry)";
@@ -725,7 +725,7 @@ int simulate(Arguments args) {
     abdyn::Data scratch(model);
     abdyn::forwardKinematics(model, scratch, q_start);
     for (int i = 1; i < model.nbodies(); ++i) {
-      size = std::max(size, (scratch.X_world[i].r() - scratch.X_world[1].r()).norm());
+      size = std::max(size, (scratch.X_body_world[i].r() - scratch.X_body_world[1].r()).norm());
     }
   }
   const double scale = std::max({std::abs(E0), std::abs(E1), peak_kinetic,

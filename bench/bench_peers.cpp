@@ -93,7 +93,7 @@ void weldFeet(const abdyn::Model& model, abdyn::Data& data, const std::string&, 
   abdyn::forwardKinematics(model, data, q);
   for (const char* foot : {"left_foot", "right_foot"}) {
     const int body = model.bodyId(foot);
-    constraints.loops.push_back(abdyn::LoopClosure::fixed(foot, 0, data.X_world[body], body, abdyn::Plx()));
+    constraints.loops.push_back(abdyn::LoopClosure::fixed(foot, 0, data.X_body_world[body], body, abdyn::Plx()));
   }
 }
 

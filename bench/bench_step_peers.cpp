@@ -367,7 +367,7 @@ double penetration(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   double lowest = INFINITY;
   for (const abdyn::Geometry& g : model.geometries()) {
     if (g.role != abdyn::GeometryRole::Collision || g.shape == abdyn::ShapeType::Mesh) continue;
-    const Eigen::Isometry3d pose = data.X_world[g.body].toPose() * g.X_geometry_body.toPose();
+    const Eigen::Isometry3d pose = data.X_body_world[g.body].toPose() * g.X_geometry_body.toPose();
     const Eigen::Matrix3d& R = pose.linear();
     double z = pose.translation().z();
     if (g.shape == abdyn::ShapeType::Box) {

@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   // direct block.
   abdyn::Data pose(sim.model());
   abdyn::forwardKinematics(sim.model(), pose, sim.q);
-  sim.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Hinge, 1, 0, abdyn::Plx(), pose.X_world[1]});
+  sim.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Hinge, 1, 0, abdyn::Plx(), pose.X_body_world[1]});
   sim.step(1e-3);
   const Eigen::VectorXd q_sim = sim.q, v_sim = sim.v;
   sim.step(1e-3);

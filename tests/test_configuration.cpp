@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(integrate_is_a_one_parameter_group) {
   forwardKinematics(model, a, twice);
   forwardKinematics(model, b, once);
   for (int i = 1; i < model.nbodies(); ++i) {
-    ABDYN_CHECK_REL(a.X_world[i].matrix(), b.X_world[i].matrix(), 1e-12);
+    ABDYN_CHECK_REL(a.X_body_world[i].matrix(), b.X_body_world[i].matrix(), 1e-12);
   }
 }
 

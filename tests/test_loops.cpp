@@ -94,7 +94,7 @@ struct RandomClosedModel {
     q0 = randomConfiguration(model, rng);
     Data data(model);
     forwardKinematics(model, data, q0);
-    const auto pose = [&](int body) { return body == 0 ? Plx() : data.X_world[body]; };
+    const auto pose = [&](int body) { return body == 0 ? Plx() : data.X_body_world[body]; };
     std::uniform_int_distribution<int> pick(1, model.nbodies() - 1);
     for (int k = 0; k < 2; ++k) {
       int A = pick(rng), B = pick(rng);
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(automatic_solver_follows_the_shape_of_the_tree) {
     for (int i = 1; i < model.nbodies(); ++i) {
       if (depth(i) > depth(tip)) tip = i;
     }
-    loops.loops.push_back(LoopClosure::spherical("ball", tip, Plx(), 0, data.X_world[tip]));
+    loops.loops.push_back(LoopClosure::spherical("ball", tip, Plx(), 0, data.X_body_world[tip]));
     ConstrainedDynamicsData cd(model, loops);
     Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
     projectVelocities(model, data, cd, loops, q0, v);

@@ -87,8 +87,8 @@ double compareWithMujoco(const std::string& path, const UrdfOptions& options, st
       f_ext[i] = Force(uniform(6));
       const int b = mj_name2id(m, mjOBJ_BODY, model.bodyName(i).c_str());
       BOOST_REQUIRE(b >= 0);
-      const Vector3 com_body = data.X_world[i].applyToPoint(Eigen::Map<const Vector3>(d->xipos + 3 * b));
-      Eigen::Map<Vector6>(d->xfrc_applied + 6 * b) = mujoco::xfrcAppliedFromAbdyn(data.X_world[i], com_body, f_ext[i]);
+      const Vector3 com_body = data.X_body_world[i].applyToPoint(Eigen::Map<const Vector3>(d->xipos + 3 * b));
+      Eigen::Map<Vector6>(d->xfrc_applied + 6 * b) = mujoco::xfrcAppliedFromAbdyn(data.X_body_world[i], com_body, f_ext[i]);
     }
     mj_forward(m, d);
     State back = o;

@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(row_joints_and_motors_reach_the_workers) {
   const Eigen::VectorXd q_hold = abdyn::neutral(model);
   abdyn::forwardKinematics(model, data, q_hold);
   const int tip = model.nbodies() - 1;
-  prototype.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Ball, tip, 0, abdyn::Plx(), data.X_world[tip]});
+  prototype.joints.push_back(abdyn::RowJoint{abdyn::RowJointType::Ball, tip, 0, abdyn::Plx(), data.X_body_world[tip]});
   prototype.motors.push_back(abdyn::JointMotor{0, 0.5, 20.0});
   Batch b = randomBatch(model, 5, 40, 5.0, 12);
   for (int n = 0; n < b.q0.rows(); ++n) b.q0.row(n) = q_hold.transpose();  // start on the closure

@@ -32,12 +32,12 @@ namespace {
 // World position of a point fixed in `body` (given in body coordinates) at configuration q.
 Vector3 pointInWorld(const Model& model, Data& data, const Eigen::VectorXd& q, int body, const Vector3& p_body) {
   forwardKinematics(model, data, q);
-  return data.X_world[body].applyInverseToPoint(p_body);
+  return data.X_body_world[body].applyInverseToPoint(p_body);
 }
 // World rotation of `body` at q.
 Matrix3 rotationInWorld(const Model& model, Data& data, const Eigen::VectorXd& q, int body) {
   forwardKinematics(model, data, q);
-  return data.X_world[body].E().transpose();
+  return data.X_body_world[body].E().transpose();
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(row_jacobians_match_finite_differences) {
   const int a = 5, b = 3;
   const Vector3 p_a_body = randomVector3(rng), n = randomVector3(rng).normalized(), axis = randomVector3(rng).normalized();
   const Vector3 p_world = pointInWorld(model, data, q, a, p_a_body);
-  const Vector3 p_b_body = data.X_world[b].applyToPoint(p_world);  // the same world point, fixed in B
+  const Vector3 p_b_body = data.X_body_world[b].applyToPoint(p_world);  // the same world point, fixed in B
   forwardKinematics(model, data, q);
   jointJacobians(model, data);
   RowSet rows(model);
@@ -84,7 +84,7 @@ namespace {
 Eigen::VectorXd propagatedRow(const Model& model, const Data& data, int body, const Force& f_world) {
   Eigen::VectorXd J = Eigen::VectorXd::Zero(model.nv());
   if (body == 0) return J;
-  Force f = data.X_world[body].apply(f_world);
+  Force f = data.X_body_world[body].apply(f_world);
   for (int i = body; i > 0; i = model.parent(i)) {
     const Joint& j = model.joint(i);
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) J[k] = model.motionSubspace().col(k).dot(f.vector());
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(rows_from_world_columns_match_propagation_and_frame_jacobia
   }
 }
 
-// The row builders refuse data.S_world that does not belong to data.X_world, unfilled (forwardKinematics
+// The row builders refuse data.S_world that does not belong to data.X_body_world, unfilled (forwardKinematics
 // only) or stale (forwardKinematics again after jointJacobians), with abdyn::InvalidArgument naming the
 // builder and jointJacobians, before adding a row.
 BOOST_AUTO_TEST_CASE(row_builders_refuse_stale_world_columns) {
@@ -514,7 +514,7 @@ BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
                             RowJointType::Distance}) {
     // Body 3's frame, expressed as a frame on body 2 where they coincide now.
     const Plx X_frame_a = Plx(randomRotation(rng), randomVector3(rng));
-    const Plx X_frame_b = X_frame_a * data.X_world[3] * data.X_world[2].inverse();
+    const Plx X_frame_b = X_frame_a * data.X_body_world[3] * data.X_body_world[2].inverse();
     RowJoint joint{type, 3, 2, X_frame_a, X_frame_b, 0.0};
     if (type == RowJointType::Distance) joint.X_frame_b = Plx::translation(Vector3(0.3, 0, 0)), joint.length = 0.0;
     RowSet rows(model);

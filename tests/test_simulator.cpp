@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(humanoid_ragdoll_falls_and_settles) {
   double lowest = HUGE_VAL;
   for (const Geometry& g : sim.model().geometries()) {
     if (g.role != GeometryRole::Collision || g.body == 0) continue;
-    lowest = std::min(lowest, (g.X_geometry_body * data.X_world[g.body]).r().z() - g.size.maxCoeff());
+    lowest = std::min(lowest, (g.X_geometry_body * data.X_body_world[g.body]).r().z() - g.size.maxCoeff());
   }
   sim.q[2] += 0.05 - lowest;
   sim.v.head<3>() << 0.8, 0.5, 0.2;  // angular velocity of the pelvis: tips it over

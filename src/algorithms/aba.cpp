@@ -1,7 +1,6 @@
 #include "abdyn/algorithms/aba.hpp"
 
-#include <Eigen/Cholesky>
-
+#include "internal/articulated_step.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
@@ -9,104 +8,72 @@
 namespace abdyn {
 namespace {
 
-using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
-
-[[noreturn]] void throwSingular(const Model& model, const Joint& j, double D) {
-  throw Error("abdyn::forwardDynamics: joint '" + j.name + "' of model '" + model.name() +
-              "' has no articulated inertia to move (S^T IA S = " + std::to_string(D) +
-              "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
-}
-
-// The articulated-body algorithm, in body coordinates. Symbols (RBDA ch. 7):
-//   X_up   X_i_lambda(i), parent to body coordinates     S    motion subspace (constant in body coordinates)
-//   v, c   body velocity; velocity-product acceleration v x (S qd)
+// The articulated-body algorithm (Featherstone, RBDA sec. 7.3, spatial_v2's FDab), in body coordinates.
+// Glossary:
+//   X_up   X_i_lambda(i): parent-body coordinates to body-i coordinates      S   motion subspace of joint i
+//   v, c   body velocity; velocity-product acceleration c = v x vJ (vJ = S qd)
 //   IA, pA articulated-body inertia and bias force of the subtree at body i
-//   U, D   IA S and S^T IA S;  u = tau - S^T pA
-//   a      body acceleration, starting from a_0 = -gravity so that gravity needs no other term
+//   U, D   U = IA S, D = S^T IA S (+ armature, + h damping);  u = tau - S^T pA
+//   Ia, pa what the parent feels through joint i: IA - U D^-1 U^T and pA + Ia c + U D^-1 u
+//   a      body acceleration, from a_0 = -gravity so that gravity needs no other term
+// The per-joint steps (U, D, u, Ia, pa, qdd) are internal/articulated_step.hpp's, shared with the row
+// response and inverseMassMatrix.
 ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
          const std::vector<Force>* f_ext, const DynamicsOptions& options) {
-  const auto& S = model.motionSubspace();
   const int n = model.nbodies();
 
-  // Pass 1, root to leaves: transforms, velocities, velocity products and the rigid-body start of IA, pA.
+  // Pass 1, root to leaves.
   data.v[0] = Motion::Zero();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    const Motion vJ = internal::jointMotion(model, j, v);
-    data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
-    data.c[i] = data.v[i].cross(vJ);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));  // X_up = X_J(q) X_T
+    const Motion vJ = internal::jointMotion(model, j, v);                        // vJ = S qd
+    data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;                              // v_i = X_up v_p + vJ
+    data.c[i] = data.v[i].cross(vJ);                                             // c_i = v_i x vJ
     const RigidBodyInertia& I = model.inertia(i);
-    data.IA[i] = ArticulatedBodyInertia::fromMatrixUnchecked(model.inertiaMatrix(i));
-    data.pA[i] = data.v[i].crossDual(I * data.v[i]);
-    if (f_ext) data.pA[i] -= (*f_ext)[i];
+    data.IA[i] = ArticulatedBodyInertia::fromMatrixUnchecked(model.inertiaMatrix(i));  // IA_i = I_i
+    data.pA[i] = data.v[i].crossDual(I * data.v[i]);                             // pA_i = v_i x* I_i v_i
+    if (f_ext) data.pA[i] -= (*f_ext)[i];                                        //        - f_ext_i
   }
 
-  // Pass 2, leaves to root: project each subtree's inertia and bias through its joint onto the parent.
+  // Pass 2, leaves to root.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    const Matrix6& IA = data.IA[i].matrix();
-    if (j.nv == 1) {
-      const int k = j.idx_v;
-      const Vector6 U = IA * S.col(k);
-      double D = S.col(k).dot(U);
-      if (options.armature) D += model.armature()[k];
-      if (options.damping) D += options.implicit_damping_step * model.damping()[k];
-      if (!(D > 0.0)) throwSingular(model, j, D);
-      double u = tau[k] - S.col(k).dot(data.pA[i].vector());
-      if (options.damping) u -= model.damping()[k] * v[k];
-      data.U.col(k) = U;
-      data.D[k] = 1.0 / D;  // stored inverted
-      data.u[k] = u;
-      if (p > 0) {
-        ArticulatedBodyInertia Ia = data.IA[i];
-        Ia.subtractRankOne(U, 1.0 / D);
-        const Force pa = data.pA[i] + Ia * data.c[i] + Force(U * (u / D));
-        data.IA[p] += data.X_up[i].applyInverse(Ia);
-        data.pA[p] += data.X_up[i].applyInverse(pa);
-      }
-    } else {
-      const auto Sj = S.middleCols(j.idx_v, j.nv);
-      auto U = data.U.middleCols(j.idx_v, j.nv);
-      U.noalias() = IA * Sj;
-      SmallMatrix D = Sj.transpose() * U;
-      if (options.armature) D.diagonal() += model.armature().segment(j.idx_v, j.nv);
-      if (options.damping) D.diagonal() += options.implicit_damping_step * model.damping().segment(j.idx_v, j.nv);
-      SmallVector u = tau.segment(j.idx_v, j.nv) - Sj.transpose() * data.pA[i].vector();
-      if (options.damping) u -= model.damping().segment(j.idx_v, j.nv).cwiseProduct(v.segment(j.idx_v, j.nv));
-      const Eigen::LLT<SmallMatrix> llt(D);
-      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff());
-      const SmallMatrix Dinv = llt.solve(SmallMatrix::Identity(j.nv, j.nv));
-      data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) = Dinv;
-      data.u.segment(j.idx_v, j.nv) = u;
-      if (p > 0) {
-        const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UDinv = U * Dinv;
-        const Matrix6 Ia = IA - UDinv * U.transpose();
-        const Vector6 pa = data.pA[i].vector() + Ia * data.c[i].vector() + UDinv * u;
-        data.IA[p] += data.X_up[i].applyInverse(ArticulatedBodyInertia::fromMatrixUnchecked(Ia));
-        data.pA[p] += data.X_up[i].applyInverse(Force(pa));
-      }
-    }
+    internal::visitJointDofs(j, [&](auto dofs) {
+      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
+      const Matrix6& IA = data.IA[i].matrix();
+      Step::factor(model, j, IA, options, data, "abdyn::forwardDynamics");  // U = IA S, D = S^T U, D^-1
+      const Step step(model, data, j);
+      auto u = Step::rows(data.u, j);
+      step.bias(Step::rows(tau, j), data.pA[i].vector(), u);                 // u = tau - S^T pA
+      if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));  // - damping qd
+      auto qdd = Step::rows(data.qdd, j);
+      step.solve(u, qdd);                                                    // qdd = D^-1 u, for now
+      if (p == 0) return;
+      const Matrix6 Ia = step.projectedInertia(IA);                          // Ia = IA - U D^-1 U^T
+      Vector6 pa = data.pA[i].vector() + Ia * data.c[i].vector();
+      step.addResponse(qdd, pa);                                             // pa = pA + Ia c + U D^-1 u
+      data.IA[p] += internal::inertiaToParent(data.X_up[i], Ia);  // IA_p += X_up^T Ia X_up
+      data.pA[p] += data.X_up[i].applyInverse(Force(pa));                    // pA_p += X_up^T pa
+    });
   }
 
-  // Pass 3, root to leaves: accelerations.
-  data.a[0] = -model.gravity();
+  // Pass 3, root to leaves.
+  data.a_with_gravity[0] = -model.gravity();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
-    const Motion a = data.X_up[i].apply(data.a[model.parent(i)]) + data.c[i];
-    if (j.nv == 1) {
-      const int k = j.idx_v;
-      data.qdd[k] = data.D[k] * (data.u[k] - data.U.col(k).dot(a.vector()));
-      data.a[i] = a + Motion(S.col(k) * data.qdd[k]);
-    } else {
-      const auto Sj = S.middleCols(j.idx_v, j.nv);
-      const SmallVector rhs = data.u.segment(j.idx_v, j.nv) - data.U.middleCols(j.idx_v, j.nv).transpose() * a.vector();
-      data.qdd.segment(j.idx_v, j.nv).noalias() = data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * rhs;
-      data.a[i] = a + Motion(Vector6(Sj * data.qdd.segment(j.idx_v, j.nv)));
-    }
+    internal::visitJointDofs(j, [&](auto dofs) {
+      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
+      const Step step(model, data, j);
+      Vector6 a = (data.X_up[i].apply(data.a_with_gravity[model.parent(i)]) + data.c[i]).vector();  // a' = X_up a_p + c
+      auto qdd = Step::rows(data.qdd, j);
+      typename Step::Rows Uta(j.nv, 1);
+      step.correct(a, Uta, qdd);                                             // qdd = D^-1 (u - U^T a')
+      step.addMotion(qdd, a);                                                // a_i = a' + S qdd
+      data.a_with_gravity[i] = Motion(a);
+    });
   }
 }
 

@@ -18,7 +18,7 @@ Vector3 firstMomentInWorld(const Model& model, const Data& data) {
   Vector3 h = Vector3::Zero();
   for (int i = 1; i < model.nbodies(); ++i) {
     const RigidBodyInertia& I = model.inertia(i);
-    h += I.mass() * data.X_world[i].applyInverseToPoint(I.com());
+    h += I.mass() * data.X_body_world[i].applyInverseToPoint(I.com());
   }
   return h;
 }
@@ -40,7 +40,7 @@ Vector3 centerOfMassVelocity(const Model& model, Data& data, const Eigen::Vector
   for (int i = 1; i < model.nbodies(); ++i) {
     const RigidBodyInertia& I = model.inertia(i);
     const Motion& vi = data.v[i];
-    p += I.mass() * (data.X_world[i].E().transpose() * (vi.linear() + vi.angular().cross(I.com())));
+    p += I.mass() * (data.X_body_world[i].E().transpose() * (vi.linear() + vi.angular().cross(I.com())));
   }
   return p / m;
 }
@@ -57,7 +57,7 @@ const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen
   std::vector<Vector3>& subtree_moment = data.subtree_moment;
   for (int i = 0; i < n; ++i) {
     subtree_mass[i] = model.inertia(i).mass();
-    subtree_moment[i] = i > 0 ? Vector3(model.inertia(i).mass() * data.X_world[i].applyInverseToPoint(model.inertia(i).com()))
+    subtree_moment[i] = i > 0 ? Vector3(model.inertia(i).mass() * data.X_body_world[i].applyInverseToPoint(model.inertia(i).com()))
                               : Vector3::Zero();
   }
   for (int i = n - 1; i > 0; --i) {
@@ -100,7 +100,7 @@ Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, 
   internal::checkData(model, data, "abdyn::spatialMomentum");
   forwardKinematics(model, data, q, v);
   Force h;
-  for (int i = 1; i < model.nbodies(); ++i) h += data.X_world[i].applyInverse(model.inertia(i) * data.v[i]);
+  for (int i = 1; i < model.nbodies(); ++i) h += data.X_body_world[i].applyInverse(model.inertia(i) * data.v[i]);
   return h;
 }
 

@@ -50,8 +50,8 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
-    const Plx& X = data.X_world[i];  // world to body i
+    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
+    const Plx& X = data.X_body_world[i];  // world to body i
     Motion vJ, aJ;
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
       const Motion Sk = X.applyInverse(Motion(Vector6(S_body.col(k))));
@@ -68,7 +68,7 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     w.Ic[i] = I.matrix();
     w.B[i] = crfTimes(w.v[i], w.Ic[i]);
   }
-  ++data.X_world_stamp;
+  ++data.X_body_world_stamp;
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const int p = model.parent(i);
     if (p > 0) {

@@ -1,9 +1,8 @@
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
 
-#include <Eigen/Cholesky>
-
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
+#include "internal/articulated_step.hpp"
 #include "internal/checks.hpp"
 #include "internal/shared_passes.hpp"
 
@@ -44,8 +43,6 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
   // right-hand side. Only the upper triangle (columns >= idx_v(i) in row block i) is computed.
   internal::checkConfiguration(model, q, "abdyn::inverseMassMatrix");
   internal::reserveMassMatrix(model, data);
-  using SmallMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-  const auto& S = model.motionSubspace();
   const int n = model.nbodies();
   const int nv = model.nv();
   Eigen::MatrixXd& Minv = data.Minv;
@@ -56,53 +53,53 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     data.Minv_F[i].setZero();
   }
   Minv.setZero();
+  // The articulated-body steps of internal/articulated_step.hpp with one right-hand side per column;
+  // x, the joint's rows of M^-1, stands for D^-1 u until the forward pass corrects it.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
-    const int first = j.idx_v, last = model.lastSubtreeDof(i), width = last - first + 1;
-    const auto Sj = S.middleCols(first, j.nv);
-    auto U = data.U.middleCols(first, j.nv);
-    U.noalias() = data.IA[i].matrix() * Sj;
-    SmallMatrix D = Sj.transpose() * U;
-    if (options.armature) D.diagonal() += model.armature().segment(first, j.nv);
-    if (options.damping) D.diagonal() += options.implicit_damping_step * model.damping().segment(first, j.nv);
-    Eigen::LLT<SmallMatrix> llt(D);
-    if (llt.info() != Eigen::Success) {
-      throw Error("abdyn::inverseMassMatrix: joint '" + j.name + "' of model '" + model.name() + "' has a singular inertia");
-    }
-    const SmallMatrix Dinv = llt.solve(SmallMatrix::Identity(j.nv, j.nv));
-    data.Dinv_block.block(first, 0, j.nv, j.nv) = Dinv;
-    // Row block i of M^-1 before the parent's accelerations: D^-1 (e_i - S^T F_i).
-    Minv.block(first, first, j.nv, j.nv) = Dinv;
-    if (width > j.nv) {
-      auto StF = data.Minv_tmp.topLeftCorner(j.nv, width - j.nv);
-      StF.noalias() = Sj.transpose() * data.Minv_F[i].middleCols(first + j.nv, width - j.nv);
-      Minv.block(first, first + j.nv, j.nv, width - j.nv).noalias() = -Dinv * StF;
-    }
-    const int p = model.parent(i);
-    if (p > 0) {
-      const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UDinv = U * Dinv;
-      Matrix6 Ia = data.IA[i].matrix();
-      Ia.noalias() -= UDinv * U.transpose();
-      data.IA[p] += data.X_up[i].applyInverse(ArticulatedBodyInertia::fromMatrixUnchecked(Ia));
-      auto Fi = data.Minv_F[i].middleCols(first, width);
-      Fi.noalias() += U * Minv.block(first, first, j.nv, width);
-      data.Minv_F[p].middleCols(first, width).noalias() += data.X_up[i].matrix().transpose() * Fi;
-    }
+    const int first = j.idx_v, width = model.lastSubtreeDof(i) - first + 1;
+    internal::visitJointDofs(j, [&](auto dofs) {
+      constexpr int N = decltype(dofs)::value;
+      using Step = internal::ArticulatedStep<N>;
+      const Matrix6& IA = data.IA[i].matrix();
+      Step::factor(model, j, IA, options, data, "abdyn::inverseMassMatrix");  // U = IA S, D = S^T U, D^-1
+      const Step step(model, data, j);
+      // u = e_i - S^T F_i, x = D^-1 u: e_i is the identity in the joint's own columns, where F_i is zero.
+      Eigen::Block<Eigen::MatrixXd, N, Eigen::Dynamic> x(Minv, first, first, j.nv, width);
+      x.leftCols(j.nv) = step.Dinv;
+      if (width > j.nv) {
+        Eigen::Block<Matrix6X, N, Eigen::Dynamic> u(data.Minv_tmp, 0, 0, j.nv, width - j.nv);
+        step.bias(Eigen::MatrixXd::Zero(j.nv, width - j.nv), data.Minv_F[i].middleCols(first + j.nv, width - j.nv), u);
+        step.solve(u, x.rightCols(width - j.nv));
+      }
+      const int p = model.parent(i);
+      if (p == 0) return;
+      const Matrix6 Ia = step.projectedInertia(IA);  // Ia = IA - U D^-1 U^T
+      data.IA[p] += internal::inertiaToParent(data.X_up[i], Ia);
+      auto F = data.Minv_F[i].middleCols(first, width);
+      step.addResponse(x, F);  // pa = pA + U D^-1 u (c = 0 at v = 0)
+      data.Minv_F[p].middleCols(first, width).noalias() += data.X_up[i].matrix().transpose() * F;
+    });
   }
+  // Forward pass: Minv_F[i] now holds A_i, body i's acceleration per right-hand side.
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int first = j.idx_v, width = nv - first;
     const int p = model.parent(i);
-    auto Ai = data.Minv_F[i].middleCols(first, width);
-    if (p > 0) {
-      Ai.noalias() = data.X_up[i].matrix() * data.Minv_F[p].middleCols(first, width);
-      auto UtA = data.Minv_tmp.topLeftCorner(j.nv, width);
-      UtA.noalias() = data.U.middleCols(first, j.nv).transpose() * Ai;
-      Minv.block(first, first, j.nv, width).noalias() -= data.Dinv_block.block(first, 0, j.nv, j.nv) * UtA;
-    } else {
-      Ai.setZero();
-    }
-    Ai.noalias() += S.middleCols(first, j.nv) * Minv.block(first, first, j.nv, width);
+    internal::visitJointDofs(j, [&](auto dofs) {
+      constexpr int N = decltype(dofs)::value;
+      using Step = internal::ArticulatedStep<N>;
+      const Step step(model, data, j);
+      auto A = data.Minv_F[i].middleCols(first, width);
+      Eigen::Block<Eigen::MatrixXd, N, Eigen::Dynamic> x(Minv, first, first, j.nv, width);
+      if (p > 0) {
+        A.noalias() = data.X_up[i].matrix() * data.Minv_F[p].middleCols(first, width);                // A' = X_up A_p
+        step.correct(A, Eigen::Block<Matrix6X, N, Eigen::Dynamic>(data.Minv_tmp, 0, 0, j.nv, width), x);  // x = D^-1 (u - U^T A')
+      } else {
+        A.setZero();
+      }
+      step.addMotion(x, A);  // A_i = A' + S x
+    });
   }
   Minv.triangularView<Eigen::StrictlyLower>() = Minv.transpose().triangularView<Eigen::StrictlyLower>();
   return Minv;

@@ -52,7 +52,7 @@ void checkFrame(const Model& model, int frame, const char* function) {
 ABDYN_FLATTEN const Matrix6X& jointJacobians(const Model& model, Data& data) {
   internal::checkData(model, data, "abdyn::jointJacobians");
   for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
-  data.S_world_stamp = data.X_world_stamp;
+  data.S_world_stamp = data.X_body_world_stamp;
   return data.S_world;
 }
 
@@ -75,7 +75,7 @@ const Matrix6X& frameJacobianTimeVariation(const Model& model, Data& data, const
   // World frame: d/dt (X_0_j S_k) = v_j^0 x (X_0_j S_k), with v_j^0 body j's velocity in world coordinates.
   data.dJ.setZero();
   for (int j = body; j > 0; j = model.parent(j)) {
-    const Motion v_world = data.X_world[j].applyInverse(data.v[j]);
+    const Motion v_world = data.X_body_world[j].applyInverse(data.v[j]);
     const Joint& joint = model.joint(j);
     for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) {
       data.dJ.col(k) = v_world.cross(Motion(Vector6(data.J.col(k)))).vector();

@@ -13,9 +13,9 @@ ABDYN_FLATTEN void positions(const Model& model, Data& data, const Eigen::Vector
     const Joint& j = model.joint(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     const int p = model.parent(i);
-    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
+    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
   }
-  ++data.X_world_stamp;
+  ++data.X_body_world_stamp;
 }
 
 Motion jointVelocity(const Model& model, int i, const Eigen::VectorXd& v) {
@@ -29,10 +29,10 @@ Motion expressAt(const Model& model, const Data& data, int frame, const Motion& 
     case ReferenceFrame::Local:
       return F.X_frame_body.apply(m_body);
     case ReferenceFrame::World:
-      return data.X_world[F.body].applyInverse(m_body);
+      return data.X_body_world[F.body].applyInverse(m_body);
     case ReferenceFrame::LocalWorldAligned: {
       const Motion m_local = F.X_frame_body.apply(m_body);
-      const Matrix3 R_0_F = (F.X_frame_body * data.X_world[F.body]).E().transpose();
+      const Matrix3 R_0_F = (F.X_frame_body * data.X_body_world[F.body]).E().transpose();
       return Motion(R_0_F * m_local.angular(), R_0_F * m_local.linear());
     }
   }
@@ -41,9 +41,9 @@ Motion expressAt(const Model& model, const Data& data, int frame, const Motion& 
 
 // The functions that take Data without its Model check the body against Data's own size.
 void checkDataBody(const Data& data, int body, const char* function) {
-  if (body < 0 || static_cast<std::size_t>(body) >= data.X_world.size()) {
+  if (body < 0 || static_cast<std::size_t>(body) >= data.X_body_world.size()) {
     throw InvalidArgument(std::string(function) + ": argument 'body' is " + std::to_string(body) + ", data has bodies 0 to " +
-                          std::to_string(static_cast<long long>(data.X_world.size()) - 1));
+                          std::to_string(static_cast<long long>(data.X_body_world.size()) - 1));
   }
 }
 
@@ -96,15 +96,15 @@ void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const 
 void internal::worldTransformsAtTransforms(const Model& model, Data& data) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent(i);
-    data.X_world[i] = p > 0 ? data.X_up[i] * data.X_world[p] : data.X_up[i];
+    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
   }
-  ++data.X_world_stamp;
+  ++data.X_body_world_stamp;
 }
 
 Plx frameTransform(const Model& model, const Data& data, int frame) {
   internal::checkData(model, data, "abdyn::frameTransform");
   const Frame& F = model.frame(frame);
-  return F.X_frame_body * data.X_world[F.body];
+  return F.X_frame_body * data.X_body_world[F.body];
 }
 
 Eigen::Isometry3d framePose(const Model& model, const Data& data, int frame) {
@@ -114,7 +114,7 @@ Eigen::Isometry3d framePose(const Model& model, const Data& data, int frame) {
 
 Eigen::Isometry3d bodyPose(const Data& data, int body) {
   checkDataBody(data, body, "abdyn::bodyPose");
-  return data.X_world[body].toPose();
+  return data.X_body_world[body].toPose();
 }
 
 Motion frameVelocity(const Model& model, const Data& data, int frame, ReferenceFrame rf) {
@@ -142,7 +142,7 @@ Vector3 pointClassicalAcceleration(const Data& data, int body, const Vector3& po
   const Plx X_P_B = Plx::translation(point_in_body);
   const Motion v = X_P_B.apply(data.v[body]);
   const Motion a = X_P_B.apply(data.a[body]);
-  return data.X_world[body].E().transpose() * (a.linear() + v.angular().cross(v.linear()));
+  return data.X_body_world[body].E().transpose() * (a.linear() + v.angular().cross(v.linear()));
 }
 
 }  // namespace abdyn

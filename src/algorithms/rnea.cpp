@@ -14,21 +14,21 @@ namespace {
 ABDYN_FLATTEN void rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd* v, const Eigen::VectorXd* qdd,
           const std::vector<Force>* f_ext, const DynamicsOptions& options) {
   data.v[0] = Motion::Zero();
-  data.a[0] = -model.gravity();
+  data.a_with_gravity[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.a[i] = data.X_up[i].apply(data.a[p]);
-    if (qdd) data.a[i] += internal::jointMotion(model, j, *qdd);
+    data.a_with_gravity[i] = data.X_up[i].apply(data.a_with_gravity[p]);
+    if (qdd) data.a_with_gravity[i] += internal::jointMotion(model, j, *qdd);
     const RigidBodyInertia& I = model.inertia(i);
     if (v) {
       const Motion vJ = internal::jointMotion(model, j, *v);
       data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;
-      data.a[i] += data.v[i].cross(vJ);
-      data.f[i] = I * data.a[i] + data.v[i].crossDual(I * data.v[i]);
+      data.a_with_gravity[i] += data.v[i].cross(vJ);
+      data.f[i] = I * data.a_with_gravity[i] + data.v[i].crossDual(I * data.v[i]);
     } else {
-      data.f[i] = I * data.a[i];
+      data.f[i] = I * data.a_with_gravity[i];
     }
     if (f_ext) data.f[i] -= (*f_ext)[i];
   }

@@ -45,9 +45,9 @@ double indicator(bool b) { return b ? 1.0 : 0.0; }
 // Fa's axes with Fb's origin, in world coordinates: the frame in which G measures closure c.
 Plx closureFrame(const Data& data, const LoopClosure& c) {
   Matrix3 R_0_F = c.R_a;
-  if (c.body_a > 0) R_0_F = data.X_world[c.body_a].E().transpose() * c.R_a;
+  if (c.body_a > 0) R_0_F = data.X_body_world[c.body_a].E().transpose() * c.R_a;
   Vector3 p_b = c.p_b;
-  if (c.body_b > 0) p_b = data.X_world[c.body_b].applyInverseToPoint(c.p_b);
+  if (c.body_b > 0) p_b = data.X_body_world[c.body_b].applyInverseToPoint(c.p_b);
   return Plx(R_0_F.transpose(), p_b);
 }
 
@@ -230,7 +230,7 @@ void forwardDynamicsConstrainedDerivatives(const Model& model, Data& data, Const
   ConstrainedDerivatives::Workspace& w = out.work;
   // dRNEA at the solution's qdd: d (M qdd + h) / d (q, v), M, and the world-frame kinematics used below.
   inverseDynamicsDerivatives(model, data, q, v, cd.qdd, settings.dynamics);
-  internal::evaluateConstraints(model, data, constraints, w.kinematics, q, false, true);
+  internal::evaluateConstraints(model, data, constraints, w.kinematics, q, nullptr, true);
   const Eigen::MatrixXd& G = w.kinematics.G;
   const auto [a_gain, b_gain] = internal::feedbackGains(settings);
 

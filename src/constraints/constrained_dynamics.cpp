@@ -163,7 +163,7 @@ void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, dou
 void constraintsAt(const Model& model, Data& data, ConstrainedDynamicsData& cd, const ConstraintSet& constraints,
                    const Eigen::VectorXd& q, bool exact_jacobian) {
   internal::forwardKinematicsUnchecked(model, data, q);
-  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, false, exact_jacobian);
+  internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, nullptr, exact_jacobian);
 }
 
 // C and G at q, M at q and its factor in data.factor_L, data.factor_D, from one pass of joint transforms.
@@ -350,10 +350,10 @@ const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model
     // the closures and CRBA reuse.
     internal::nonlinearEffectsUnchecked(model, data, q, v, settings.dynamics);
     internal::worldTransformsAtTransforms(model, data);
-    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, false);
+    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, &data.a_with_gravity, false);
   } else {
     internal::forwardKinematicsUnchecked(model, data, q, v, cd.kinematics.zero_nv);
-    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, true, true);
+    internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, &data.a, true);
   }
   const auto [a, b] = internal::feedbackGains(settings);
   cd.eta.noalias() = k.G * v;

@@ -48,9 +48,11 @@ struct FrameState {
   Vector3 pddot;   // classical acceleration of the origin
 };
 
-// data.a holds body accelerations at qdd = 0 on top of the base acceleration data.a[0] (zero after
-// forwardKinematics, -gravity after RNEA): the bias of the closures is the part without it.
-FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const Vector3& p_body_F, bool motion) {
+// a_bias (if given) holds body accelerations at qdd = 0 on top of the base acceleration a_bias[0] (zero in
+// data.a after forwardKinematics, -gravity in data.a_with_gravity after RNEA): the bias of the closures is
+// the part without it.
+FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const Vector3& p_body_F,
+                      const std::vector<Motion>* a_bias) {
   FrameState s;
   if (body == 0) {
     s.R = R_body_F;
@@ -58,14 +60,14 @@ FrameState frameState(const Data& data, int body, const Matrix3& R_body_F, const
     s.w = s.alpha = s.pdot = s.pddot = Vector3::Zero();
     return s;
   }
-  const Plx& X = data.X_world[body];
+  const Plx& X = data.X_body_world[body];
   const Matrix3 R_0_body = X.E().transpose();
   s.R = R_0_body * R_body_F;
   s.p = X.r() + R_0_body * p_body_F;
-  if (motion) {
+  if (a_bias) {
     const Motion& v = data.v[body];
-    Motion a = data.a[body];
-    if (!data.a[0].vector().isZero(0.0)) a -= X.apply(data.a[0]);
+    Motion a = (*a_bias)[body];
+    if (!(*a_bias)[0].vector().isZero(0.0)) a -= X.apply((*a_bias)[0]);
     s.w = R_0_body * v.angular();
     s.alpha = R_0_body * a.angular();
     const Vector3 v_point = v.linear() + v.angular().cross(p_body_F);
@@ -100,13 +102,15 @@ void internal::markPathCoordinates(const Model& model, int body, std::vector<boo
 }
 
 void internal::evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
-                                   ConstraintKinematics& ck, const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian) {
+                                   ConstraintKinematics& ck, const Eigen::VectorXd& q, const std::vector<Motion>* a_bias,
+                                   bool exact_jacobian) {
+  const bool with_bias = a_bias != nullptr;
   for (const int k : ck.moved_coordinates) ck.S_world.col(k) = worldMotionColumn(model, data, k).vector();
   int row = 0;
   Matrix6X& G6 = ck.G6;
   for (const LoopClosure& c : constraints.loops) {
-    const FrameState a = frameState(data, c.body_a, c.R_a, c.p_a, with_bias);
-    const FrameState b = frameState(data, c.body_b, c.R_b, c.p_b, with_bias);
+    const FrameState a = frameState(data, c.body_a, c.R_a, c.p_a, a_bias);
+    const FrameState b = frameState(data, c.body_b, c.R_b, c.p_b, a_bias);
     const Matrix3 R_rel = a.R.transpose() * b.R;
     const Vector3 d = b.p - a.p;
     const Vector3 phi = logSO3(R_rel);
@@ -281,7 +285,7 @@ void constraintJacobian(const Model& model, Data& data, const ConstraintSet& con
     throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
   }
   internal::forwardKinematicsUnchecked(model, data, q);
-  internal::evaluateConstraints(model, data, constraints, ck, q, false, true);
+  internal::evaluateConstraints(model, data, constraints, ck, q, nullptr, true);
 }
 
 void constraintKinematics(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
@@ -293,7 +297,7 @@ void constraintKinematics(const Model& model, Data& data, const ConstraintSet& c
     throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
   }
   internal::forwardKinematicsUnchecked(model, data, q, v, ck.zero_nv);
-  internal::evaluateConstraints(model, data, constraints, ck, q, true, true);
+  internal::evaluateConstraints(model, data, constraints, ck, q, &data.a, true);
 }
 
 }  // namespace abdyn

@@ -141,7 +141,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
     const Geometry& g = geometries[gi];
     if (g.role != GeometryRole::Collision || g.body == 0) continue;
     double inflation = 0.0;
-    const int n = candidatePoints(g, g.X_geometry_body * data.X_world[g.body], -up, points, inflation);
+    const int n = candidatePoints(g, g.X_geometry_body * data.X_body_world[g.body], -up, points, inflation);
     for (int c = 0; c < n; ++c) {
       const Vector3 p = points[c] - inflation * up;
       const double gap = p.dot(up) - settings.height;
@@ -169,8 +169,8 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
   const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
     const Geometry& from = geometries[from_index];
     const Geometry& to = geometries[to_index];
-    const Plx X_from = from.X_geometry_body * data.X_world[from.body];
-    const Plx X_to = to.X_geometry_body * data.X_world[to.body];
+    const Plx X_from = from.X_geometry_body * data.X_body_world[from.body];
+    const Plx X_to = to.X_geometry_body * data.X_body_world[to.body];
     const Vector3 between = X_to.r() - X_from.r();
     const Vector3 toward = between.norm() > 1e-12 ? Vector3(between.normalized()) : Vector3::UnitZ();
     double inflation = 0.0;

@@ -13,7 +13,7 @@ namespace {
 
 // The joint frame on `body` as X_frame_0 (world to frame coordinates).
 Plx frameInWorld(const Data& data, int body, const Plx& X_frame_body) {
-  return body == 0 ? X_frame_body : X_frame_body * data.X_world[body];
+  return body == 0 ? X_frame_body : X_frame_body * data.X_body_world[body];
 }
 
 void addLimitRow(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, const Vector3& axis,

@@ -1,16 +1,12 @@
 #include "abdyn/constraints/row_response.hpp"
 
 #include "abdyn/algorithms/crba.hpp"
+#include "internal/articulated_step.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
-namespace {
-// At most 6 entries, on the stack: a multi-DoF joint's slice of the impulse propagation.
-using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
-}  // namespace
-
 RowResponse::RowResponse(const Model& model)
     : p_(model.nbodies(), Force::Zero()),
       a_(model.nbodies(), Motion::Zero()),
@@ -34,7 +30,8 @@ ResponseMethod RowResponse::choose(ResponseMethod requested) const {
 ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x,
                                    Eigen::VectorXd& out) {
   checkModel(model, data, "abdyn::RowResponse::applyInverseMass");
-  const auto& S = model.motionSubspace();
+  // ABA's passes 2 and 3 at v = 0 without gravity and with tau = x, reusing ABA's factors U, D^-1 and
+  // X_up (internal/articulated_step.hpp): p_ are the bias forces, a_ the body accelerations.
   const int n = model.nbodies();
   for (int i = 0; i < n; ++i) p_[i] = Force::Zero();
   for (int i = n - 1; i >= 1; --i) {
@@ -43,35 +40,36 @@ ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data&
     // Off the path from the impulse's coordinates to the root nothing propagates (a row's J is sparse).
     if (x.segment(j.idx_v, j.nv).isZero(0.0) && p_[i].vector().isZero(0.0)) {
       u_.segment(j.idx_v, j.nv).setZero();
+      out.segment(j.idx_v, j.nv).setZero();
       continue;
     }
-    Vector6 pa = p_[i].vector();
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) u_[k] = x[k] - S.col(k).dot(p_[i].vector());
-    if (p == 0) continue;
-    if (j.nv == 1) {
-      pa += data.U.col(j.idx_v) * (data.D[j.idx_v] * u_[j.idx_v]);  // data.D holds 1 / D
-    } else {
-      const SmallVector du = data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * u_.segment(j.idx_v, j.nv);
-      pa.noalias() += data.U.middleCols(j.idx_v, j.nv) * du;
-    }
-    p_[p] += data.X_up[i].applyInverse(Force(pa));
+    internal::visitJointDofs(j, [&](auto dofs) {
+      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
+      const Step step(model, data, j);
+      const Vector6 pA = p_[i].vector();
+      auto u = Step::rows(u_, j);
+      step.bias(Step::rows(x, j), pA, u);  // u = x - S^T pA
+      auto qdd = Step::rows(out, j);
+      step.solve(u, qdd);                  // qdd = D^-1 u, for now
+      if (p == 0) return;
+      Vector6 pa = pA;
+      step.addResponse(qdd, pa);           // pa = pA + U D^-1 u
+      p_[p] += data.X_up[i].applyInverse(Force(pa));
+    });
   }
   a_[0] = Motion::Zero();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
-    const Motion a = data.X_up[i].apply(a_[model.parent(i)]);
-    if (j.nv == 1) {
-      const int k = j.idx_v;
-      out[k] = data.D[k] * (u_[k] - data.U.col(k).dot(a.vector()));
-      a_[i] = a + Motion(Vector6(S.col(k) * out[k]));
-    } else {
-      SmallVector rhs = u_.segment(j.idx_v, j.nv);
-      rhs.noalias() -= data.U.middleCols(j.idx_v, j.nv).transpose() * a.vector();
-      out.segment(j.idx_v, j.nv).noalias() = data.Dinv_block.block(j.idx_v, 0, j.nv, j.nv) * rhs;
-      Vector6 da;
-      da.noalias() = S.middleCols(j.idx_v, j.nv) * out.segment(j.idx_v, j.nv);
-      a_[i] = a + Motion(da);
-    }
+    internal::visitJointDofs(j, [&](auto dofs) {
+      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
+      const Step step(model, data, j);
+      Vector6 a = data.X_up[i].apply(a_[model.parent(i)]).vector();  // a' = X_up a_p
+      auto qdd = Step::rows(out, j);
+      typename Step::Rows Uta(j.nv, 1);
+      step.correct(a, Uta, qdd);                                     // qdd = D^-1 (u - U^T a')
+      step.addMotion(qdd, a);                                        // a_i = a' + S qdd
+      a_[i] = Motion(a);
+    });
   }
 }
 

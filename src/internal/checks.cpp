@@ -58,7 +58,7 @@ void warnUnenforcedMimics(const Model& model, const char* integrator) {
 
 void throwStaleWorldColumns(const Data& data, const char* function) {
   throw InvalidArgument(std::string(function) + ": data.S_world is " +
-                        (data.S_world_stamp == ~std::uint64_t(0) ? "unfilled" : "stale (from an earlier X_world)") +
+                        (data.S_world_stamp == ~std::uint64_t(0) ? "unfilled" : "stale (from an earlier X_body_world)") +
                         ": call abdyn::jointJacobians(model, data) after forwardKinematics");
 }
 

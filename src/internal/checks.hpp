@@ -52,10 +52,10 @@ inline void checkData(const Model& model, const Data& data, const char* function
 [[noreturn]] void throwStaleWorldColumns(const Data& data, const char* function);
 [[noreturn]] void throwBodyError(const Model& model, int body, const char* function, const char* argument);
 
-/// Checks that data.S_world belongs to the current data.X_world (jointJacobians after the last
+/// Checks that data.S_world belongs to the current data.X_body_world (jointJacobians after the last
 /// forwardKinematics): the row builders read it, and a stale one would give a wrong J without a sign.
 inline void checkWorldColumns(const Data& data, const char* function) {
-  if (data.S_world_stamp != data.X_world_stamp) throwStaleWorldColumns(data, function);
+  if (data.S_world_stamp != data.X_body_world_stamp) throwStaleWorldColumns(data, function);
 }
 
 /// Checks that `body` is a body of the model.

@@ -9,10 +9,11 @@
 
 namespace abdyn::internal {
 
-/// C and G (and gamma with with_bias, G_exact with exact_jacobian) of the constraints from data.X_world,
-/// and data.v and data.a at qdd = 0 (with_bias); data.a may include a base acceleration data.a[0].
+/// C and G (and G_exact with exact_jacobian) of the constraints from data.X_body_world; with a_bias also gamma,
+/// from data.v and the body accelerations at qdd = 0 a_bias: data.a after forwardKinematics, or
+/// data.a_with_gravity after RNEA (its base acceleration a_bias[0] is taken out).
 void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
-                         const Eigen::VectorXd& q, bool with_bias, bool exact_jacobian);
+                         const Eigen::VectorXd& q, const std::vector<Motion>* a_bias, bool exact_jacobian);
 
 /// forwardDynamicsConstrained without its argument checks, for the callers that checked them at their door.
 const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, Data& data, ConstrainedDynamicsData& cd,

@@ -18,21 +18,21 @@ void reserveMassMatrix(const Model& model, Data& data);
 // did not allocate them (nv > Data::kEagerMassMatrixDofs).
 void reserveDerivatives(const Model& model, Data& data);
 
-/// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_world at q, and
+/// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_body_world at q, and
 /// with v and qdd data.v and data.a (without gravity).
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q);
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd);
 
 /// nonlinearEffects (rnea.hpp) without its argument checks: h in data.tau, and data.X_up, data.v and
-/// data.a (with a[0] = -gravity) at (q, v) for the passes that follow.
+/// data.a_with_gravity (a[0] = -gravity) at (q, v) for the passes that follow.
 const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                  const Eigen::VectorXd& v, const DynamicsOptions& options);
 
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
 
-/// data.X_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
+/// data.X_body_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
 void worldTransformsAtTransforms(const Model& model, Data& data);
 
 /// factorizeMassMatrix and the products and solves with L (crba.hpp) without their argument checks, for
@@ -48,9 +48,9 @@ void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::Ve
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 
 /// Velocity coordinate k's motion-subspace column in world coordinates about the world origin:
-/// X_world[i]^-1 S_k for the body i that k moves (needs data.X_world).
+/// X_body_world[i]^-1 S_k for the body i that k moves (needs data.X_body_world).
 inline Motion worldMotionColumn(const Model& model, const Data& data, int k) {
-  return data.X_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
+  return data.X_body_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
 }
 
 /// Sets mask[k] for every velocity coordinate that moves `body` (its joint's and its ancestors' joints').

@@ -8,10 +8,11 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   const int n = model.nbodies();
   const int nv = model.nv();
   X_up.assign(n, Plx());
-  X_world.assign(n, Plx());
+  X_body_world.assign(n, Plx());
   X_subtree.assign(n, Plx());
   v.assign(n, Motion());
   a.assign(n, Motion());
+  a_with_gravity.assign(n, Motion());
   J.setZero(6, nv);
   dJ.setZero(6, nv);
   J_com.setZero(3, nv);
@@ -25,9 +26,8 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   pA.assign(n, Force());
   c.assign(n, Motion());
   U.setZero(6, nv);
-  D.setZero(nv);
   u.setZero(nv);
-  Dinv_block.setZero(nv, 6);
+  Dinv.setZero(nv, 6);
   tau.setZero(nv);
   qdd.setZero(nv);
   factor_D.setZero(nv);

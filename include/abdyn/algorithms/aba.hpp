@@ -10,7 +10,7 @@
 namespace abdyn {
 
 /// Joint accelerations under joint forces tau at (q, v), into data.qdd. Leaves each body's
-/// acceleration plus the gravity offset in data.a (a_0 = -gravity).
+/// acceleration plus the gravity offset in data.a_with_gravity (a_0 = -gravity).
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options = {});
 /// The same with external forces: f_ext[i] acts on body i, in body-i coordinates about body i's origin

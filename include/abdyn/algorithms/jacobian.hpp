@@ -7,8 +7,8 @@
 namespace abdyn {
 
 /// data.S_world (6 x nv): every velocity coordinate's motion-subspace column in world coordinates, about
-/// the world origin (see Data); the constraint row builders (rows.hpp) read it. Needs data.X_world
-/// (forwardKinematics) and records which X_world it belongs to (Data::S_world_stamp). O(nv).
+/// the world origin (see Data); the constraint row builders (rows.hpp) read it. Needs data.X_body_world
+/// (forwardKinematics) and records which X_body_world it belongs to (Data::S_world_stamp). O(nv).
 const Matrix6X& jointJacobians(const Model& model, Data& data);
 
 /// J (6 x nv) of frame F, into data.J. Runs forward kinematics of positions.

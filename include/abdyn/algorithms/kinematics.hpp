@@ -16,7 +16,7 @@ enum class ReferenceFrame {
                       // world (RBDL's point Jacobian, Pinocchio's LOCAL_WORLD_ALIGNED)
 };
 
-/// Positions: data.X_up, data.X_world.
+/// Positions: data.X_up, data.X_body_world.
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q);
 /// Positions and velocities: also data.v.
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);

@@ -35,14 +35,14 @@ struct GroundContactSettings {
 constexpr int kContactPointsPerGeometry = 8;
 
 /// Appends the rows of every collision point near the plane; returns the number of contact points.
-/// Needs data.X_world and data.S_world (forwardKinematics, then jointJacobians; abdyn::InvalidArgument on a
+/// Needs data.X_body_world and data.S_world (forwardKinematics, then jointJacobians; abdyn::InvalidArgument on a
 /// stale S_world, rows.hpp); v is the velocity restitution is judged by.
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base);
 
 /// Appends the rows of every pair of collision shapes on different, non-adjacent bodies that are within
 /// `margin` (settings.height is unused); returns the number of contact points. Row keys start at key_base.
-/// Needs data.X_world and data.S_world, like addGroundContactRows.
+/// Needs data.X_body_world and data.S_world, like addGroundContactRows.
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base);
 

@@ -46,7 +46,7 @@ constexpr int kRowJointKeys = 9;
 
 /// Appends the joint's rows (keys key_base, key_base + 1, ...) with targets -(erp / h) C and softness cfm,
 /// and its limit rows (unilateral, targets unilateralTarget(C, erp, h)).
-/// Needs data.X_world and data.S_world (forwardKinematics, then jointJacobians). Throws
+/// Needs data.X_body_world and data.S_world (forwardKinematics, then jointJacobians). Throws
 /// abdyn::InvalidArgument on a body outside the model, a stale S_world (rows.hpp) or a distance joint whose
 /// frame origins coincide.
 void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJoint& joint, double erp, double cfm,

@@ -21,7 +21,7 @@
 // ancestor of A and B, which move both alike, stay exactly zero.
 //
 // The builders (here and in row_joints.hpp, row_contacts.hpp) read data.S_world, so they need
-// forwardKinematics and then jointJacobians (jacobian.hpp); S_world left from an earlier X_world, or never
+// forwardKinematics and then jointJacobians (jacobian.hpp); S_world left from an earlier X_body_world, or never
 // filled, is an abdyn::InvalidArgument naming jointJacobians, never a wrong J.
 
 #include <cstdint>

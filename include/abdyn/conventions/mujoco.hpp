@@ -28,7 +28,7 @@ Plxb toAbdyn(const Pose& T_P_C);
 
 /// One row of MuJoCo's xfrc_applied (force, then torque about the body's centre of mass, both in world
 /// axes) from abdyn's f_ext entry for the same body (body coordinates, about its origin), with
-/// X_body_world = data.X_world[body] and com_body the centre of mass MuJoCo uses, in body coordinates.
+/// X_body_world: data.X_body_world[body] and com_body the centre of mass MuJoCo uses, in body coordinates.
 Vector6 xfrcAppliedFromAbdyn(const Plx& X_body_world, const Vector3& com_body, const Force& f_body);
 /// The inverse of xfrcAppliedFromAbdyn.
 Force xfrcAppliedToAbdyn(const Plx& X_body_world, const Vector3& com_body, const Vector6& xfrc);

@@ -51,7 +51,7 @@ RigidBodyInertia toAbdyn(const SpatialRigidBodyInertia& I);
 
 /// One entry of RBDL's f_ext (ForwardDynamics, InverseDynamics: world coordinates, about the world
 /// origin) from abdyn's f_ext entry for the same body (body coordinates, about its origin), with
-/// X_body_world = data.X_world[body] after forward kinematics.
+/// X_body_world: data.X_body_world[body] after forward kinematics.
 inline SpatialVector externalForceFromAbdyn(const Plx& X_body_world, const Force& f_body) {
   return X_body_world.applyInverse(f_body).vector();
 }

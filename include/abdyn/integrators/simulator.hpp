@@ -95,7 +95,7 @@ class Simulator {
  private:
   void substep(double h, double t_end);  // t_end: the time at its end, for messages
   void buildRows(double h);
-  // The rows at q into `rows`, with data.X_world at q already; returns the number of contact points.
+  // The rows at q into `rows`, with data.X_body_world at q already; returns the number of contact points.
   int appendRows(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
 
   Model model_;

@@ -35,54 +35,64 @@ class Data {
 
   std::uint64_t model_key;   // Model::structureKey() of the model this Data was built for
 
-  // Kinematics: forwardKinematics fills X_world; every algorithm fills X_up, and v and a where it uses them.
-  std::vector<Plx> X_up;     // X_i_lambda(i): parent-body coordinates to body-i coordinates
-  std::vector<Plx> X_world;  // X_i_0: world coordinates to body-i coordinates (pose: X_world[i].toPose())
-  std::uint64_t X_world_stamp = 0;  // how many passes have written X_world (see S_world)
-  std::vector<Motion> v;     // body velocities
-  std::vector<Motion> a;     // body accelerations; forwardKinematics leaves gravity out, the dynamics
-                             // algorithms put it in (a[0] = -gravity, Featherstone's fictitious base acceleration)
+  // Kinematics (forwardKinematics; every recursive algorithm fills X_up and v). Per body, index 0 the world.
+  std::vector<Plx> X_up;          // X_i_lambda(i): parent-body coordinates to body-i coordinates
+  std::vector<Plx> X_body_world;  // X_i_0: world coordinates to body-i coordinates (pose: .toPose())
+  std::uint64_t X_body_world_stamp = 0;  // how many passes have written X_body_world (see S_world)
+  std::vector<Motion> v;          // body velocities, body coordinates
+  std::vector<Motion> a;          // forwardKinematics: body accelerations, body coordinates, gravity left out
+                                  // (a[0] = 0): what frameAcceleration reads
 
   // Jacobians (frameJacobian, frameJacobianTimeVariation, centerOfMassJacobian, jointJacobians).
-  Matrix6X J;       // 6 x nv
+  Matrix6X J;       // 6 x nv, angular first, in the frame the call asked for
   Matrix6X dJ;      // 6 x nv, time derivative of J
-  Matrix3X J_com;   // 3 x nv
+  Matrix3X J_com;   // 3 x nv, world coordinates
   // jointJacobians: column k is velocity coordinate k's motion-subspace column S_k in world coordinates about
-  // the world origin, X_world[i]^-1 S_k for the joint i owning k (the world Jacobian of every body at once:
-  // body b's world spatial velocity is the sum of S_world.col(k) v[k] over the coordinates on b's path).
-  // It matches X_world only while S_world_stamp == X_world_stamp; the row builders (rows.hpp) check that.
+  // the world origin, X_body_world[i]^-1 S_k for the joint i owning k (the world Jacobian of every body at
+  // once: body b's world spatial velocity is the sum of S_world.col(k) v[k] over the coordinates on b's path).
+  // It matches X_body_world only while S_world_stamp == X_body_world_stamp; the row builders (rows.hpp) check that.
   Matrix6X S_world;  // 6 x nv
-  std::uint64_t S_world_stamp = ~std::uint64_t(0);  // X_world_stamp when S_world was filled (never: all ones)
-  std::vector<double> subtree_mass;     // mass of each body's subtree (centerOfMassJacobian)
-  std::vector<Vector3> subtree_moment;  // first moment of each body's subtree, world coordinates
+  std::uint64_t S_world_stamp = ~std::uint64_t(0);  // X_body_world_stamp when S_world was filled (never: all ones)
+  std::vector<double> subtree_mass;     // per body: mass of its subtree (centerOfMassJacobian)
+  std::vector<Vector3> subtree_moment;  // per body: first moment of its subtree, world coordinates
 
-  // Dynamics: RNEA, CRBA, ABA.
-  std::vector<Force> f;                        // joint forces transmitted from parent to body
-  // CRBA works per subtree hanging from the world, in the coordinates of that subtree's root body r.
-  std::vector<Plx> X_subtree;                  // X_i_r: r's coordinates to body-i coordinates (CRBA)
-  std::vector<RigidBodyInertia> I_composite;   // composite-rigid-body inertias, r's coordinates (CRBA)
-  Matrix6X S_subtree;                          // 6 x nv: each joint axis in r's coordinates (CRBA)
-  std::vector<ArticulatedBodyInertia> IA;      // articulated-body inertias (ABA)
-  std::vector<Force> pA;                       // articulated-body bias forces (ABA)
-  std::vector<Motion> c;                       // velocity-product accelerations v x S qdot (ABA)
-  Matrix6X U;                                  // IA S per velocity coordinate (ABA)
-  Eigen::VectorXd D;                           // S^T IA S, per coordinate (one-DoF joints) (ABA)
-  Eigen::VectorXd u;                           // tau - S^T pA (ABA)
-  Eigen::MatrixXd Dinv_block;                  // nv x 6 scratch: inverses of multi-DoF joints' S^T IA S
-  Eigen::VectorXd tau;                         // result of inverseDynamics
-  Eigen::VectorXd qdd;                         // result of forwardDynamics
-  Eigen::MatrixXd M;                           // result of massMatrix (both triangles); entries off the
-                                               // ancestor pattern are zero from construction: keep them so
-  // L^T D L factor of M (factorizeMassMatrix): row k of the unit lower-triangular L holds nonzeros only at
-  // k's strict ancestors, packed in ascending order from Model::ancestorOffset(k), so that the ancestors of
-  // every entry precede it contiguously and the factorisation's updates are contiguous.
+  // RNEA (inverseDynamics, nonlinearEffects; ABA fills a_with_gravity too).
+  std::vector<Motion> a_with_gravity;  // per body: body acceleration plus the fictitious base acceleration,
+                                       // a_with_gravity[0] = -gravity (Featherstone), body coordinates
+  std::vector<Force> f;                // per body: joint force transmitted from parent to body, body coordinates
+  Eigen::VectorXd tau;                 // nv: result of inverseDynamics
+
+  // CRBA (massMatrix) and the factor of M (factorizeMassMatrix). CRBA works per subtree hanging from the
+  // world, in the coordinates of that subtree's root body r.
+  std::vector<Plx> X_subtree;                  // per body: X_i_r, r's coordinates to body-i coordinates
+  std::vector<RigidBodyInertia> I_composite;   // per body: composite-rigid-body inertia, r's coordinates
+  Matrix6X S_subtree;                          // 6 x nv: each joint axis in r's coordinates
+  Eigen::MatrixXd M;                           // nv x nv: result of massMatrix (both triangles); entries off
+                                               // the ancestor pattern are zero from construction: keep them so
+  // L^T D L factor of M: row k of the unit lower-triangular L holds nonzeros only at k's strict ancestors,
+  // packed in ascending order from Model::ancestorOffset(k), so that the ancestors of every entry precede it
+  // contiguously and the factorisation's updates are contiguous.
   std::vector<int> factor_ancestors;           // Model::ancestorPairs() entries: the ancestors, row by row
   Eigen::VectorXd factor_L;                    // Model::ancestorPairs() entries: L at those ancestors
   Eigen::VectorXd factor_D;                    // nv: the diagonal D
-  Eigen::MatrixXd Minv;                        // result of inverseMassMatrix
-  std::vector<Matrix6X> Minv_F;                // 6 x nv per body: inverseMassMatrix's bias forces, then accelerations
-  Matrix6X Minv_tmp;                           // 6 x nv scratch of inverseMassMatrix
-  Eigen::VectorXd tmp_v;                       // nv scratch
+
+  // ABA (forwardDynamics; its U, Dinv and X_up serve RowResponse::applyInverseMass). Per body in body
+  // coordinates; per velocity coordinate in v's order. Symbols as in aba.cpp and internal/articulated_step.hpp.
+  std::vector<Motion> c;                   // per body: velocity-product acceleration v x (S qd)
+  std::vector<ArticulatedBodyInertia> IA;  // per body: articulated-body inertia of its subtree
+  std::vector<Force> pA;                   // per body: articulated-body bias force of its subtree
+  Matrix6X U;                              // 6 x nv: column k is IA S_k of coordinate k's body
+  Eigen::MatrixXd Dinv;                    // nv x 6: joint i's D^-1 = (S^T IA S + armature + h damping)^-1 in
+                                           // rows idx_v..idx_v+nv_i-1, columns 0..nv_i-1 (one entry for one DoF)
+  Eigen::VectorXd u;                       // nv: tau - S^T pA (- damping v)
+  Eigen::VectorXd qdd;                     // nv: result of forwardDynamics
+
+  // Inverse mass matrix (inverseMassMatrix: ABA with nv right-hand sides; also uses IA, U, Dinv, X_up).
+  Eigen::MatrixXd Minv;           // nv x nv: result (both triangles)
+  std::vector<Matrix6X> Minv_F;   // per body, 6 x nv: bias forces per right-hand side, then accelerations
+  Matrix6X Minv_tmp;              // 6 x nv scratch
+
+  Eigen::VectorXd tmp_v;          // nv scratch (a zero qdd for the passes that need one)
 
   // Derivatives of the dynamics (algorithms/derivatives.hpp). Columns for q are tangent directions: column k
   // is d/d eps at eps = 0 along integrate(q, eps e_k), i.e. each joint's child frame moved by exp(S_k eps).

@@ -1,0 +1,182 @@
+#pragma once
+// The articulated-body step of one joint (RBDA sec. 7.3), written once for its three users: the
+// articulated-body algorithm (aba.cpp), the impulse propagation of RowResponse::applyInverseMass
+// (row_response.cpp) and inverseMassMatrix (forward_dynamics_crba.cpp: ABA with nv right-hand sides).
+//
+// For joint i with motion subspace S (6 x N) and articulated inertia IA of its subtree:
+//   factor    U = IA S;  D = S^T IA S (+ armature, + h damping);  D^-1
+//   bias      u = tau - S^T pA
+//   solve     x = D^-1 u                       the joint's acceleration if its parent stood still
+//   project   Ia = IA - U D^-1 U^T;  pa = pA + Ia c + U x;  both moved to the parent by X_up^T
+//   correct   qdd = x - D^-1 U^T a = D^-1 (u - U^T a)   once the parent's acceleration a is known
+//   motion    a_i = a + S qdd
+// The right-hand sides (tau, pA, u, x, a) have one column for ABA and the row response and one per
+// velocity coordinate for inverseMassMatrix; every step takes either.
+//
+// N is the joint's number of velocity coordinates, fixed at compile time for one-DoF joints (N = 1:
+// revolute, prismatic, helical; scalars and 6-vectors on the stack) and Eigen::Dynamic (at most 6:
+// spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N.
+
+#include <string>
+
+#include <Eigen/Cholesky>
+
+#include "abdyn/algorithms/dynamics_options.hpp"
+#include "abdyn/error.hpp"
+#include "abdyn/model/data.hpp"
+
+namespace abdyn::internal {
+
+template <int N>
+class ArticulatedStep {
+ public:
+  static constexpr int kMaxN = N == Eigen::Dynamic ? 6 : N;
+  using Square = Eigen::Matrix<double, N, N, 0, kMaxN, kMaxN>;  // N x N: D, D^-1
+  using Rows = Eigen::Matrix<double, N, 1, 0, kMaxN, 1>;        // N: one right-hand side's u, x
+
+  /// Joint j's views of model.motionSubspace() and of data.U and data.Dinv (written by factor).
+  ArticulatedStep(const Model& model, const Data& data, const Joint& j)
+      : S(model.motionSubspace(), 0, j.idx_v, 6, j.nv),
+        U(data.U, 0, j.idx_v, 6, j.nv),
+        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv) {}
+
+  /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
+  /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
+  /// positive definite (a massless body whose motion another joint duplicates).
+  static void factor(const Model& model, const Joint& j, const Matrix6& IA, const DynamicsOptions& options, Data& data,
+                     const char* function) {
+    const Eigen::Block<const Matrix6X, 6, N> Sj(model.motionSubspace(), 0, j.idx_v, 6, j.nv);
+    Eigen::Block<Matrix6X, 6, N> Uj(data.U, 0, j.idx_v, 6, j.nv);
+    Uj.noalias() = IA * Sj;
+    Square D(j.nv, j.nv);
+    D.noalias() = Sj.transpose() * Uj;
+    if (options.armature) D.diagonal() += rows(model.armature(), j);
+    if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
+    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
+    if constexpr (N == 1) {
+      if (!(D(0, 0) > 0.0)) throwSingular(model, j, D(0, 0), function);
+      Dinv(0, 0) = 1.0 / D(0, 0);
+    } else {
+      const Eigen::LLT<Square> llt(D);
+      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
+      Dinv = llt.solve(Square::Identity(j.nv, j.nv));
+    }
+  }
+
+  /// Joint j's rows of an nv-vector (tau, v, u, qdd, the armature).
+  template <class Vector>
+  static Eigen::VectorBlock<Vector, N> rows(Vector& x, const Joint& j) {
+    return Eigen::VectorBlock<Vector, N>(x, j.idx_v, j.nv);
+  }
+
+  /// u = tau - S^T p.
+  template <class Tau, class P, class Out>
+  void bias(const Tau& tau, const P& p, Out&& u) const {
+    u = tau;
+    u.noalias() -= S.transpose() * p;
+  }
+
+  /// x = D^-1 u.
+  template <class In, class Out>
+  void solve(const In& u, Out&& x) const {
+    x.noalias() = Dinv * u;
+  }
+
+  /// Ia = IA - U D^-1 U^T: the inertia the parent feels through the joint. For one DoF only the 21
+  /// entries of one triangle are computed (Ia is symmetric).
+  Matrix6 projectedInertia(const Matrix6& IA) const {
+    Matrix6 Ia;
+    if constexpr (N == 1) {
+      const Vector6 UDinv = U * Dinv(0, 0);
+      for (int c = 0; c < 6; ++c) {
+        for (int r = c; r < 6; ++r) Ia(c, r) = Ia(r, c) = IA(r, c) - UDinv[r] * U(c, 0);
+      }
+    } else {
+      const Eigen::Matrix<double, 6, N, 0, 6, kMaxN> UDinv = U * Dinv;
+      Ia = IA;
+      Ia.noalias() -= UDinv * U.transpose();
+    }
+    return Ia;
+  }
+
+  /// p += U x: the force through the joint that gives it the acceleration x.
+  template <class X, class P>
+  void addResponse(const X& x, P&& p) const {
+    p.noalias() += U * x;
+  }
+
+  /// x -= D^-1 U^T a: the joint's acceleration once its parent's acceleration a is known. `scratch`
+  /// (N rows, as many columns as a) holds U^T a.
+  template <class A, class Scratch, class X>
+  void correct(const A& a, Scratch&& scratch, X&& x) const {
+    scratch.noalias() = U.transpose() * a;
+    x.noalias() -= Dinv * scratch;
+  }
+
+  /// a += S x.
+  template <class X, class A>
+  void addMotion(const X& x, A&& a) const {
+    a.noalias() += S * x;
+  }
+
+  const Eigen::Block<const Matrix6X, 6, N> S;               // motion subspace, body coordinates
+  const Eigen::Block<const Matrix6X, 6, N> U;               // IA S
+  const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv;     // (S^T IA S)^-1
+
+ private:
+  [[noreturn]] static void throwSingular(const Model& model, const Joint& j, double D, const char* function) {
+    throw Error(std::string(function) + ": joint '" + j.name + "' of model '" + model.name() +
+                "' has no articulated inertia to move (S^T IA S = " + std::to_string(D) +
+                "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
+  }
+};
+
+/// X_up^T Ia X_up: a symmetric articulated inertia Ia moved from a body to its parent (Plx::applyInverse
+/// with the symmetry used). With Ia = [A B; B^T C] in 3x3 blocks and X_up = plx(E, r), rotate the blocks
+/// back (A' = E^T A E, B' = E^T B E, C' = E^T C E), then shift: A'' = A' - B' rx + rx B'^T - rx C' rx,
+/// B'' = B' + rx C', C'' = C'. The symmetric A' and C' and the symmetric -rx C' rx need one triangle
+/// each: 192 multiplications instead of Plx::applyInverse's 243.
+ABDYN_ALWAYS_INLINE ArticulatedBodyInertia inertiaToParent(const Plx& X_up, const Matrix6& Ia) {
+  const Matrix3& E = X_up.E();
+  const Vector3& r = X_up.r();
+  // E^T S E for symmetric S: T = S E (27 m), then one triangle of E^T T (18 m).
+  const auto rotateSymmetric = [&E](const auto& S) {
+    const Matrix3 T = S * E;
+    Matrix3 out;
+    for (int c = 0; c < 3; ++c) {
+      for (int r_ = c; r_ < 3; ++r_) out(r_, c) = out(c, r_) = E.col(r_).dot(T.col(c));
+    }
+    return out;
+  };
+  const Matrix3 A = rotateSymmetric(Ia.topLeftCorner<3, 3>());
+  const Matrix3 C = rotateSymmetric(Ia.bottomRightCorner<3, 3>());
+  const Matrix3 B = E.transpose() * Ia.topRightCorner<3, 3>() * E;
+  Matrix3 rxC, Brx;  // rx C' column by column, B' rx row by row: b_i^T rx = (b_i x r)^T
+  for (int k = 0; k < 3; ++k) {
+    rxC.col(k) = r.cross(C.col(k));
+    Brx.row(k) = Vector3(B.row(k).transpose()).cross(r).transpose();
+  }
+  Matrix6 out;
+  for (int c = 0; c < 3; ++c) {
+    // Row c of rx C' rx is (row c of rx C') x r: its entries at and below the diagonal.
+    const Vector3 k_c = rxC.row(c).transpose();
+    const Vector3 rxCrx_c = k_c.cross(r);
+    for (int r_ = c; r_ < 3; ++r_) out(r_, c) = out(c, r_) = A(r_, c) - Brx(r_, c) - Brx(c, r_) - rxCrx_c[r_];
+  }
+  out.topRightCorner<3, 3>() = B + rxC;
+  out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
+  out.bottomRightCorner<3, 3>() = C;
+  return ArticulatedBodyInertia::fromMatrixUnchecked(out);
+}
+
+/// Calls f(std::integral_constant<int, N>{}) with N = 1 for a one-DoF joint, else Eigen::Dynamic.
+template <class F>
+ABDYN_ALWAYS_INLINE void visitJointDofs(const Joint& j, F&& f) {
+  if (j.nv == 1) {
+    f(std::integral_constant<int, 1>{});
+  } else {
+    f(std::integral_constant<int, Eigen::Dynamic>{});
+  }
+}
+
+}  // namespace abdyn::internal
