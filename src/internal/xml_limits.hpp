@@ -11,7 +11,9 @@
 // parsers do); text that is not well formed is passed on to them unless it breaks a limit.
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace abdyn::internal {
 
@@ -22,9 +24,31 @@ struct XmlLimits {
   std::uint64_t max_elements = 8'000'000;   // elements in the document
 };
 
+/// Where the scan found the document's top-level elements and their children, so that a reader can
+/// hand a parser one child at a time: a DOM of the whole of a 10^5-link URDF costs several hundred MB
+/// and most of the loading time. Spans are [begin, end) byte offsets of whole elements (start tag to
+/// end tag). `clean` is false when the scan saw anything that a parse of the whole document might judge
+/// differently from a parse of the pieces (an end tag naming another element at the two upper levels,
+/// text outside the elements there, an unclosed element): the reader then parses the whole document.
+struct XmlOutline {
+  struct Span {
+    std::size_t begin = 0, end = 0;
+  };
+  struct TopElement {
+    std::string name;
+    Span span;
+    std::size_t start_tag_end = 0;  // just after the start tag's '>'
+    bool self_closing = false;
+    std::vector<Span> children;
+  };
+  bool clean = true;
+  std::vector<TopElement> top;
+};
+
 /// Throws abdyn::Error "<source>: refused before parsing: ..." naming the limit, the value found and the
-/// line where it was broken, if the text breaks one of the limits.
-void checkXmlLimits(const std::string& xml, const std::string& source, const XmlLimits& limits = {});
+/// line where it was broken, if the text breaks one of the limits. Fills `outline` if given.
+void checkXmlLimits(const std::string& xml, const std::string& source, const XmlLimits& limits = {},
+                    XmlOutline* outline = nullptr);
 
 /// The size check alone, for a file before it is read (throws the same way; a file whose size cannot be
 /// read is left to the reader).
