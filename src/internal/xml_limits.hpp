@@ -1,10 +1,10 @@
 #pragma once
-// Limits on the XML a URDF loader hands to its parsers (urdfdom's TinyXML and tinyxml2), checked by a
-// cheap pre-scan before either parser sees the text. The parsers recurse once per nesting level (about
+// Limits on the XML a URDF loader hands to its parser (tinyxml2, for the tree and the loop joints), checked by a
+// cheap pre-scan before the parser sees the text. The parsers recurse once per nesting level (about
 // 40,000 levels overflow the stack) and handle the attributes of one element in quadratic time (a few
 // million attributes keep them busy for minutes), so a hostile file must be refused before parsing. The
 // limits are far above any robot description: URDF nests about 5 levels deep and its elements carry at
-// most 6 attributes (tinyxml2 itself refuses more than 100 levels); a 100,000-link chain is about 60 MB with 1.2 million elements.
+// most 6 attributes (tinyxml2 itself refuses more than 98 levels); a 100,000-link chain is about 60 MB with 1.2 million elements.
 //
 // The scan is one linear pass: it counts elements, attributes per start tag and the nesting depth, skipping
 // comments, CDATA sections, processing instructions and declarations. It does not validate the XML (the
@@ -19,7 +19,7 @@ namespace abdyn::internal {
 
 struct XmlLimits {
   std::uint64_t max_bytes = 256ull << 20;   // 256 MiB
-  int max_depth = 100;                      // nested elements (tinyxml2 stops at 100 too)
+  int max_depth = 98;                       // nested elements (tinyxml2 9 parses no more)
   int max_attributes = 256;                 // attributes on one element
   std::uint64_t max_elements = 8'000'000;   // elements in the document
 };

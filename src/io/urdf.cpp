@@ -38,7 +38,10 @@ using internal::UrdfShape;
 using internal::UrdfTree;
 
 // ---------------------------------------------------------------------------------------------------
-// From the document's description to abdyn's Model.
+// From the document (io/urdf_document.hpp: the XML read into plain structs) and its tree
+// (io/urdf_tree.hpp) to abdyn's Model. Frames: a joint's <origin> places the joint frame in the parent
+// link's frame, and the child link's frame is the joint frame at q = 0; Plx X_A_B maps B coordinates to
+// A coordinates (plx.hpp), so X_joint_body = X_joint_parentlink * X_parentlink_body.
 
 std::string quoted(const std::string& kind, const std::string& name) { return kind + " '" + name + "'"; }
 
@@ -427,8 +430,13 @@ class UrdfLoader {
     const Matrix3 Ic = R * I * R.transpose();
     return RigidBodyInertia::unchecked(m, X_inertial_link.r(), 0.5 * (Ic + Ic.transpose()));
   }
+  // Visuals first, then collisions, each in file order (the order of models loaded through urdfdom).
   void addGeometries(const UrdfLink& link, int body, const Plx& X_link_body) {
-    for (const UrdfShape& shape : link.shapes) addGeometry(link, shape, body, X_link_body);
+    for (const GeometryRole role : {GeometryRole::Visual, GeometryRole::Collision}) {
+      for (const UrdfShape& shape : link.shapes) {
+        if (shape.role == role) addGeometry(link, shape, body, X_link_body);
+      }
+    }
   }
 
   void addGeometry(const UrdfLink& link, const UrdfShape& shape, int body, const Plx& X_link_body) {

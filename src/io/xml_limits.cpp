@@ -79,7 +79,7 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
       skipPast(">");
     } else if (startsWith("</")) {
       const bool upper = outline != nullptr && (depth == 1 || depth == 2) && !o.top.empty();
-      if (upper && nameAt(p + 2) != open[depth - 1]) o.clean = false;
+      if ((upper && nameAt(p + 2) != open[depth - 1]) || depth == 0) o.clean = false;
       skipPast(">");
       if (upper && depth == 1) o.top.back().span.end = offset(p);
       if (upper && depth == 2 && !o.top.back().children.empty()) o.top.back().children.back().end = offset(p);
