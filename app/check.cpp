@@ -34,7 +34,7 @@ std::optional<double> parseFinite(const std::string& text) {
 const char* const kUrdfOptionsUsage =
     "  --strict       refuse what the loader otherwise repairs or ignores with a warning (inertias that\n"
     "                 are indefinite or break the triangle inequality, negative limits, dangling mimics,\n"
-    "                 materials, visuals or collisions urdfdom rejects)\n"
+    "                 nameless materials, unreadable visuals or collisions)\n"
     "  --balance-inertia\n"
     "                 give links that break the triangle inequality the isotropic inertia of the same trace\n"
     "  --bound-mass M, --bound-inertia I\n"

@@ -8,8 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libeigen3-dev          # linear algebra
-  liburdfdom-dev         # URDF parsing (brings tinyxml2 and console_bridge)
-  libtinyxml2-dev        # XML for the loop-closure extension elements
+  libtinyxml2-dev        # XML of URDF files (abdyn reads URDF itself)
   libspdlog-dev          # library logger
   libboost-test-dev      # unit tests
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
@@ -28,6 +27,8 @@ if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
 for arg in "$@"; do
   case "$arg" in
     --peers) packages+=(libbullet-dev libbullet-extras-dev)  # bench_step_peers: Bullet's btMultiBody, double precision
+             # Pinocchio reads URDF files with urdfdom (bench/peers, tools/reference); abdyn does not need it
+             packages+=(liburdfdom-dev)
              # Pinocchio 3.7 built from source (tools/reference/README.md) requires these Boost libraries
              packages+=(libboost-filesystem-dev libboost-serialization-dev libboost-system-dev) ;;
     *) echo "install-deps: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;

@@ -61,8 +61,9 @@ BOOST_AUTO_TEST_CASE(shared_model_per_thread_data) {
   }
 }
 
-// URDF loading from several threads at once: urdfdom reports through a process-wide console_bridge
-// handler, which the loader captures. Threads loading good files get the serially loaded model, and
+// URDF loading from several threads at once: the loader shares nothing between calls but the logger
+// (urdfdom's process-wide console_bridge handler, captured under a lock, is gone with urdfdom). Threads
+// loading good files get the serially loaded model, and
 // threads loading broken files get exactly the message of their own file (each file is broken in its
 // own way, named in its message), never another thread's.
 BOOST_AUTO_TEST_CASE(concurrent_urdf_loading) {

@@ -77,7 +77,7 @@ void checkEveryEntryRefuses(const std::string& xml, const std::string& limit, co
 BOOST_AUTO_TEST_CASE(deeply_nested_file_is_refused) {
   const std::string xml = deepDocument(40000);
   BOOST_TEST(xml.size() > 250000u);
-  checkEveryEntryRefuses(xml, "nested more than 100 levels deep (line 5)", "abdyn_test_deep.urdf");
+  checkEveryEntryRefuses(xml, "nested more than 98 levels deep (line 5)", "abdyn_test_deep.urdf");
 }
 
 BOOST_AUTO_TEST_CASE(element_with_millions_of_attributes_is_refused) {
@@ -111,8 +111,8 @@ BOOST_AUTO_TEST_CASE(documents_within_the_limits_load) {
     for (int k = 0; k < inner; ++k) xml += "</a>";
     return xml + "</link>\n</robot>\n";
   };
-  BOOST_CHECK_NO_THROW(abdyn::loadUrdfString(nested(98)));                              // 100 levels
-  checkRefused([&] { abdyn::loadUrdfString(nested(99)); }, "<string>", "nested more than 100 levels deep");  // 101
+  BOOST_CHECK_NO_THROW(abdyn::loadUrdfString(nested(96)));                              // 98 levels
+  checkRefused([&] { abdyn::loadUrdfString(nested(97)); }, "<string>", "nested more than 98 levels deep");  // 99
   std::string attributes = head + "  <!-- <a b=1 c=2> = = = -->\n  <link name=\"wide\"";
   for (int k = 1; k < 256; ++k) attributes += " a" + std::to_string(k) + "='x=>y'";  // 255 after the name
   attributes += "><![CDATA[<<<===>>>]]></link>\n</robot>\n";

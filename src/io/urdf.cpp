@@ -4,25 +4,16 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <regex>
 #include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <Eigen/Eigenvalues>
-#include <Eigen/Geometry>
-#include <console_bridge/console.h>
 #include <spdlog/fmt/fmt.h>
-#include <tinyxml2.h>
-#include <urdf_parser/urdf_parser.h>
 
 #include "abdyn/error.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -30,307 +21,27 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
+#include "abdyn/spatial/euler.hpp"
 #include "internal/xml_limits.hpp"
+#include "io/urdf_document.hpp"
+#include "io/urdf_tree.hpp"
 
 namespace abdyn {
 namespace {
 
-// ---------------------------------------------------------------------------------------------------
-// urdfdom reports through console_bridge, whose default handler prints to stdout and stderr. While
-// urdfdom parses, its messages go to this handler instead: errors are collected for the exception
-// message, everything else is forwarded to abdyn::logger().
-
-class UrdfdomOutput : public console_bridge::OutputHandler {
- public:
-  void log(const std::string& text, console_bridge::LogLevel level, const char* /*filename*/, int /*line*/) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (level == console_bridge::CONSOLE_BRIDGE_LOG_ERROR && errors_ != nullptr) {
-      errors_->push_back(text);
-    } else if (quiet_) {
-      return;
-    } else if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) {
-      logger()->error("{}urdfdom: {}", source_, text);
-    } else if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
-      logger()->warn("{}urdfdom: {}", source_, text);
-    } else {
-      logger()->debug("{}urdfdom: {}", source_, text);
-    }
-  }
-
-  /// Collects errors into `errors` and prefixes other messages with "<source>: " (drops them if
-  /// `quiet`); nullptr stops both.
-  void capture(std::vector<std::string>* errors, const std::string& source, bool quiet) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    errors_ = errors;
-    source_ = errors != nullptr ? source + ": " : std::string();
-    quiet_ = quiet;
-  }
-
- private:
-  std::mutex mutex_;  // console_bridge serialises its calls, but not against capture
-  std::vector<std::string>* errors_ = nullptr;
-  std::string source_;
-  bool quiet_ = false;
-};
-
-// Never destroyed: restorePreviousOutputHandler swaps handlers, so console_bridge may keep a pointer
-// to it in its "previous" slot for the rest of the program.
-UrdfdomOutput& urdfdomOutput() {
-  static UrdfdomOutput* const handler = new UrdfdomOutput;
-  return *handler;
-}
-
-// console_bridge's handler and level are process-wide: one URDF parse at a time.
-std::mutex& urdfdomMutex() {
-  static std::mutex m;
-  return m;
-}
-
-// Routes console_bridge to urdfdomOutput() for its lifetime. Messages other threads send through
-// console_bridge meanwhile take the same route.
-class UrdfdomOutputRoute {
- public:
-  UrdfdomOutputRoute(std::vector<std::string>& errors, const std::string& source, bool quiet)
-      : lock_(urdfdomMutex()), previous_level_(console_bridge::getLogLevel()) {
-    urdfdomOutput().capture(&errors, source, quiet);
-    // Warnings and errors must reach the handler whatever level the application chose; debug and
-    // information messages only if it asked for them.
-    if (previous_level_ > console_bridge::CONSOLE_BRIDGE_LOG_WARN) {
-      console_bridge::setLogLevel(console_bridge::CONSOLE_BRIDGE_LOG_WARN);
-    }
-    console_bridge::useOutputHandler(&urdfdomOutput());
-  }
-  ~UrdfdomOutputRoute() {
-    console_bridge::restorePreviousOutputHandler();
-    console_bridge::setLogLevel(previous_level_);
-    urdfdomOutput().capture(nullptr, "", false);
-  }
-  UrdfdomOutputRoute(const UrdfdomOutputRoute&) = delete;
-  UrdfdomOutputRoute& operator=(const UrdfdomOutputRoute&) = delete;
-
- private:
-  std::lock_guard<std::mutex> lock_;
-  console_bridge::LogLevel previous_level_;
-};
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& part : parts) {
-    if (!out.empty()) out += "; ";
-    out += part;
-  }
-  return out;
-}
-
-// urdfdom only says "failed" and logs why, and it goes on after some errors, so one file may log several.
-// Its messages name links and joints in its own words ("joint [j]"); this restates the first failure
-// that names something as abdyn words it, keeping all of urdfdom's text after it.
-std::string describeUrdfdomFailure(const std::vector<std::string>& errors) {
-  const std::string all = joined(errors);
-  const std::string reason = " (urdfdom: " + (all.empty() ? std::string("no reason given") : all) + ")";
-  struct Rule {
-    std::regex pattern;
-    const char* summary;  // fmt pattern over the captured groups
-  };
-  static const std::vector<Rule> rules = [] {
-    const auto re = [](const char* s) { return std::regex(s, std::regex::ECMAScript | std::regex::optimize); };
-    return std::vector<Rule>{
-        {re(R"(parent link \[([^\]]*)\] of joint \[([^\]]*)\] not found)"),
-         "joint '{1}' refers to parent link '{0}', which does not exist"},
-        {re(R"(child link \[([^\]]*)\] of joint \[([^\]]*)\] not found)"),
-         "joint '{1}' refers to child link '{0}', which does not exist"},
-        {re(R"(Joint \[([^\]]*)\] is missing a parent and/or child link)"), "joint '{0}' has no parent or no child link"},
-        {re(R"(Two root links found: \[([^\]]*)\] and \[([^\]]*)\])"),
-         "several root links: links '{0}' and '{1}' both have no parent joint, but a URDF must be one tree"},
-        {re(R"(No root link found)"), "no root link: every link has a parent joint, so the joints form a cycle"},
-        {re(R"(Could not find the 'robot' element)"), "no <robot> element"},
-        {re(R"(No name given for the robot)"), "<robot> has no name attribute"},
-        {re(R"(Joint \[([^\]]*)\] has no known type \[([^\]]*)\])"), "joint '{0}' has unknown type '{1}'"},
-        {re(R"(link '([^']*)' is not unique)"), "link '{0}' is defined more than once"},
-        {re(R"(joint '([^']*)' is not unique)"), "joint '{0}' is defined more than once"},
-        {re(R"(material '([^']*)' is not unique)"), "material '{0}' is defined more than once"},
-        {re(R"(No link elements found)"), "no <link> element"},
-        {re(R"([Ll]ink \[([^\]]*)\])"), "link '{0}' is invalid"},
-        {re(R"([Jj]oint \[([^\]]*)\])"), "joint '{0}' is invalid"},
-        {re(R"([Mm]aterial \[([^\]]*)\])"), "material '{0}' is invalid"},
-        {re(R"(unnamed joint)"), "a <joint> has no name attribute"},
-        {re(R"(No name given for the link)"), "a <link> has no name attribute"},
-        {re(R"(Material must contain a name)"), "a <material> has no name attribute"},
-    };
-  }();
-  for (const std::string& error : errors) {
-    for (const Rule& rule : rules) {
-      std::smatch m;
-      if (std::regex_search(error, m, rule.pattern)) {
-        const std::string g0 = m.size() > 1 ? m[1].str() : std::string();
-        const std::string g1 = m.size() > 2 ? m[2].str() : std::string();
-        return fmt::format(fmt::runtime(rule.summary), g0, g1) + reason;
-      }
-    }
-  }
-  // TinyXML's descriptions of ill-formed documents all start with "Error" or "Failed"; urdfdom's own
-  // first messages never do (those starting with "Failed to" are matched above).
-  if (!errors.empty() && (errors.front().rfind("Error", 0) == 0 || errors.front().rfind("Failed", 0) == 0)) {
-    return "malformed XML" + reason;
-  }
-  return "urdfdom could not read the URDF" + reason;
-}
-
-// One urdfdom parse of `xml`; its error messages are appended to `errors`, its other messages go to the
-// logger unless `quiet`.
-urdf::ModelInterfaceSharedPtr parseOnce(const std::string& xml, const std::string& source, std::vector<std::string>& errors,
-                                        bool quiet = false) {
-  urdf::ModelInterfaceSharedPtr robot;
-  UrdfdomOutputRoute route(errors, source, quiet);
-  try {
-    robot = urdf::parseURDF(xml);
-  } catch (const std::exception& e) {
-    errors.push_back(e.what());
-    robot.reset();
-  } catch (...) {
-    errors.push_back("unknown exception");
-    robot.reset();
-  }
-  return robot;
-}
+using internal::UrdfDocument;
+using internal::UrdfJoint;
+using internal::UrdfJointType;
+using internal::UrdfLink;
+using internal::UrdfPose;
+using internal::UrdfShape;
+using internal::UrdfTree;
 
 // ---------------------------------------------------------------------------------------------------
-// Elements urdfdom rejects although they cannot change the model. urdfdom reads <material>, <visual>
-// and <collision>, and gives up on the whole file at the first one it cannot read. abdyn reads no
-// material, and visuals and collisions only to draw and to touch the ground; when urdfdom's errors
-// blame such an element, the loader removes it with tinyxml2 and parses again.
-
-struct Removal {
-  enum class Kind { Materials, Visuals, Collisions };
-  Kind kind;
-  std::string link;    // Visuals, Collisions: the link whose elements go
-  std::string reason;  // urdfdom's words about it
-};
-
-// The removal that answers urdfdom's errors, if they blame a removable element. A <visual> fails on its
-// <material> as often as on its shape, so materials go first.
-std::optional<Removal> removalFor(const std::vector<std::string>& errors, bool materials_removed) {
-  static const std::regex material(R"([Mm]aterial)", std::regex::ECMAScript | std::regex::optimize);
-  static const std::regex element(R"(Could not parse (visual|collision) element for Link \[([^\]]*)\])",
-                                  std::regex::ECMAScript | std::regex::optimize);
-  if (!materials_removed) {
-    std::vector<std::string> about;
-    for (const std::string& error : errors) {
-      if (std::regex_search(error, material)) about.push_back(error);
-    }
-    if (!about.empty()) return Removal{Removal::Kind::Materials, "", joined(about)};
-  }
-  // urdfdom states the fault, then which element of which link it was reading.
-  for (std::size_t k = 0; k < errors.size(); ++k) {
-    std::smatch m;
-    if (std::regex_search(errors[k], m, element)) {
-      return Removal{m[1] == "visual" ? Removal::Kind::Visuals : Removal::Kind::Collisions, m[2].str(),
-                     k > 0 ? errors[k - 1] + "; " + errors[k] : errors[k]};
-    }
-  }
-  return std::nullopt;
-}
-
-// Whether urdfdom reads `element` (a <visual> or <collision>) when it is a link's only child.
-bool urdfdomReads(const tinyxml2::XMLElement& element, const std::string& source) {
-  tinyxml2::XMLPrinter printer;
-  element.Accept(&printer);
-  std::vector<std::string> errors;
-  const urdf::ModelInterfaceSharedPtr probe =
-      parseOnce(std::string(R"(<robot name="probe"><link name="probe">)") + printer.CStr() + "</link></robot>", source,
-                errors, true);
-  return probe && errors.empty();
-}
-
-// Deletes what `removal` names from the document (where urdfdom looks: the first <robot> element and
-// its <link> children); returns how many elements went. Of a link's <visual> or <collision> elements,
-// only those urdfdom cannot read on their own go (all of them if none fails alone).
-int applyRemoval(tinyxml2::XMLDocument& doc, const Removal& removal, const std::string& source) {
-  tinyxml2::XMLElement* robot = doc.FirstChildElement("robot");
-  if (robot == nullptr) return 0;
-  int removed = 0;
-  const auto removeChildren = [&](tinyxml2::XMLElement& parent, const char* tag, bool only_unreadable) {
-    std::vector<tinyxml2::XMLElement*> doomed;
-    for (tinyxml2::XMLElement* c = parent.FirstChildElement(tag); c; c = c->NextSiblingElement(tag)) {
-      if (!only_unreadable || !urdfdomReads(*c, source)) doomed.push_back(c);
-    }
-    if (doomed.empty() && only_unreadable) {
-      for (tinyxml2::XMLElement* c = parent.FirstChildElement(tag); c; c = c->NextSiblingElement(tag)) doomed.push_back(c);
-    }
-    for (tinyxml2::XMLElement* c : doomed) parent.DeleteChild(c);
-    removed += static_cast<int>(doomed.size());
-  };
-  for (tinyxml2::XMLElement* link = robot->FirstChildElement("link"); link; link = link->NextSiblingElement("link")) {
-    if (removal.kind == Removal::Kind::Materials) {
-      for (tinyxml2::XMLElement* v = link->FirstChildElement("visual"); v; v = v->NextSiblingElement("visual")) {
-        removeChildren(*v, "material", false);
-      }
-    } else if (const char* name = link->Attribute("name"); name != nullptr && removal.link == name) {
-      removeChildren(*link, removal.kind == Removal::Kind::Visuals ? "visual" : "collision", true);
-    }
-  }
-  if (removal.kind == Removal::Kind::Materials) removeChildren(*robot, "material", false);
-  return removed;
-}
-
-std::string describeRemoval(const Removal& removal, int count) {
-  switch (removal.kind) {
-    case Removal::Kind::Materials:
-      return fmt::format("urdfdom rejects a <material>; all {} <material> element(s) removed (abdyn reads none)", count);
-    case Removal::Kind::Visuals:
-      return fmt::format("link '{}': urdfdom rejects its <visual>; its {} <visual> element(s) removed", removal.link, count);
-    case Removal::Kind::Collisions:
-      break;
-  }
-  return fmt::format("link '{}': urdfdom rejects its <collision>; its {} <collision> element(s) removed "
-                     "(Simulator contacts will not see them)",
-                     removal.link, count);
-}
-
-// Parses with urdfdom; if it refuses the file because of elements that cannot change the model, removes
-// them (one warning each, counted in `warnings`) and parses again, unless `strict`.
-urdf::ModelInterfaceSharedPtr parseWithUrdfdom(const std::string& xml, const std::string& source, bool strict,
-                                               int& warnings) {
-  std::vector<std::string> errors;
-  urdf::ModelInterfaceSharedPtr robot = parseOnce(xml, source, errors);
-  tinyxml2::XMLDocument doc;
-  bool parsed = false, materials_removed = false;
-  // Every pass removes at least one element, so the loop ends.
-  while (!robot || !errors.empty()) {
-    const std::optional<Removal> removal = removalFor(errors, materials_removed);
-    if (!removal) break;
-    if (strict) {
-      throw Error(source + ": " + describeUrdfdomFailure(errors) +
-                  " (refused by UrdfOptions::strict; without it the element is removed with a warning)");
-    }
-    if (!parsed) {
-      if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) break;
-      parsed = true;
-    }
-    const int count = applyRemoval(doc, *removal, source);
-    if (count == 0) break;
-    logger()->warn("{}: {} (urdfdom: {})", source, describeRemoval(*removal, count), removal->reason);
-    ++warnings;
-    materials_removed |= removal->kind == Removal::Kind::Materials;
-    tinyxml2::XMLPrinter printer;
-    doc.Print(&printer);
-    errors.clear();
-    robot = parseOnce(std::string(printer.CStr()), source, errors);
-  }
-  // A file whose joints form a cycle makes urdfdom leak its links when it rejects the file itself (it
-  // links them to each other before finding that no link is the root); nothing here can reach them.
-  //
-  // urdfdom ignores whether it could read a link: one whose <inertial>, <visual> or <collision> it failed
-  // to parse is kept, partly filled in (a mass of 0, inertia entries of 0, shapes dropped), and only an
-  // error is logged. Any error it reports therefore rejects the file.
-  if (!robot || !errors.empty()) throw Error(source + ": " + describeUrdfdomFailure(errors));
-  return robot;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// From urdfdom's model to abdyn's.
-
-Vector3 toVector(const urdf::Vector3& v) { return Vector3(v.x, v.y, v.z); }
+// From the document (io/urdf_document.hpp: the XML read into plain structs) and its tree
+// (io/urdf_tree.hpp) to abdyn's Model. Frames: a joint's <origin> places the joint frame in the parent
+// link's frame, and the child link's frame is the joint frame at q = 0; Plx X_A_B maps B coordinates to
+// A coordinates (plx.hpp), so X_joint_body = X_joint_parentlink * X_parentlink_body.
 
 std::string quoted(const std::string& kind, const std::string& name) { return kind + " '" + name + "'"; }
 
@@ -369,8 +80,8 @@ std::string listNames(const std::vector<std::string>& names, std::size_t shown =
 
 class UrdfLoader {
  public:
-  UrdfLoader(const urdf::ModelInterface& robot, std::string source, const UrdfOptions& options)
-      : robot_(robot), source_(std::move(source)), options_(options), builder_(robot.getName(), "world"),
+  UrdfLoader(const UrdfDocument& doc, const UrdfTree& tree, std::string source, const UrdfOptions& options)
+      : doc_(doc), tree_(tree), source_(std::move(source)), options_(options), builder_(doc.name, "world"),
         body_names_{"world"}, body_joints_{""}, body_parents_{-1}, body_links_(1) {}
 
   Model load() {
@@ -382,6 +93,8 @@ class UrdfLoader {
       fail(fmt::format("UrdfOptions::bound_inertia must be finite and not negative, not {}", options_.bound_inertia));
     }
     builder_.setGravity(options_.gravity);
+    for (const std::string& what : doc_.doubts) doubt(what);
+    for (const std::string& what : doc_.warnings) warn(what);
     checkTopology();
     largest_trace_ = largestTrace();
     walkTree();
@@ -404,7 +117,7 @@ class UrdfLoader {
   // A link still to be added: the child of `joint`, whose parent link lies in `parent_body` with
   // placement X_parentlink_body (body coordinates to parent-link coordinates).
   struct Pending {
-    const urdf::Joint* joint;
+    int joint;  // index in the document
     int parent_body;
     Plx X_parentlink_body;
   };
@@ -428,51 +141,42 @@ class UrdfLoader {
 
   double largestTrace() const {
     double largest = 0.0;
-    for (const auto& [name, link] : robot_.links_) {
-      if (!link->inertial) continue;
-      const double trace = link->inertial->ixx + link->inertial->iyy + link->inertial->izz;  // invariant under rotation
+    for (const UrdfLink& link : doc_.links) {
+      if (!link.inertial) continue;
+      const double trace = link.inertial->ixx + link.inertial->iyy + link.inertial->izz;  // invariant under rotation
       if (std::isfinite(trace)) largest = std::max(largest, trace);
     }
     return largest;
   }
 
   // The root link 'world' set free: its only child joint, which must be fixed (urdf.hpp).
-  const urdf::Joint& worldWeld() const {
-    const urdf::Link& world = *robot_.getRoot();
-    if (world.child_joints.size() != 1) {
+  const UrdfJoint& worldWeld() const {
+    const std::vector<int>& children = tree_.child_joints[tree_.root];
+    if (children.size() != 1) {
       fail(fmt::format("UrdfOptions::floating_base is set, but the root link 'world' has {} child joints: only a "
                        "single link welded to 'world' can be set free",
-                       world.child_joints.size()));
+                       children.size()));
     }
-    const urdf::Joint& joint = *world.child_joints.front();
-    if (joint.type != urdf::Joint::FIXED) {
+    const UrdfJoint& joint = doc_.joints[children.front()];
+    if (joint.type != UrdfJointType::Fixed) {
       fail(fmt::format("UrdfOptions::floating_base is set, but the root link 'world' holds link '{}' by the moving "
                        "joint '{}': load the file without floating_base",
-                       joint.child_link_name, joint.name));
+                       joint.child, joint.name));
     }
     return joint;
   }
 
-  // urdfdom accepts a link that is the child of several joints, which would make the tree walk visit
-  // it (and a cycle through it) more than once; it also checks only that some link has no parent.
+  // The tree itself is checked by buildUrdfTree; here, the names abdyn gives a meaning.
   void checkTopology() const {
-    std::map<std::string, std::string> parent_joint;  // child link -> joint
-    for (const auto& [name, joint] : robot_.joints_) {
-      const auto [it, inserted] = parent_joint.emplace(joint->child_link_name, name);
-      if (!inserted) {
-        fail(fmt::format("link '{}' is the child of two joints, '{}' and '{}', but a URDF must be one tree",
-                         joint->child_link_name, it->second, name));
-      }
-    }
-    const std::string& root = robot_.getRoot()->name;
-    if (root != "world" && robot_.links_.count("world")) {
+    const std::string& root = doc_.links[tree_.root].name;
+    if (root != "world" && tree_.link_index.count("world")) {
       fail("link 'world' is not the root link (the root is '" + root +
            "'), but 'world' names the fixed world body");
     }
     if (options_.floating_base) {
       // The weld from 'world' disappears when its child floats, so it may bear the name.
       const bool weld_is_root_joint = root == "world" && worldWeld().name == "root_joint";
-      if (robot_.joints_.count("root_joint") && !weld_is_root_joint) {
+      if (tree_.joint_index.count("root_joint") && !weld_is_root_joint) {
         fail("joint 'root_joint' is defined in the file, but UrdfOptions::floating_base needs that name "
              "for the joint of the root link");
       }
@@ -481,40 +185,46 @@ class UrdfLoader {
 
   // Depth-first preorder with an explicit stack, so that chains of any length fit on the call stack.
   void walkTree() {
-    const urdf::Link* root = robot_.getRoot().get();
-    if (options_.floating_base && root->name == "world") {
+    reached_.assign(doc_.links.size(), false);
+    int root = tree_.root;
+    if (options_.floating_base && doc_.links[root].name == "world") {
       // 'world' is body 0 and keeps its geometry; the link welded to it becomes the floating root.
-      linkInertia(*root, true);
-      addGeometries(*root, 0, Plx());
-      reached_.insert(root->name);
-      root = robot_.getLink(worldWeld().child_link_name).get();
+      linkInertia(doc_.links[root], true);
+      addGeometries(doc_.links[root], 0, Plx());
+      reached_[root] = true;
+      root = tree_.link_index.at(worldWeld().child);
     }
-    const RigidBodyInertia root_inertia = linkInertia(*root, !options_.floating_base);
+    const UrdfLink& root_link = doc_.links[root];
+    const RigidBodyInertia root_inertia = linkInertia(root_link, !options_.floating_base);
     int root_body = 0;
     if (options_.floating_base) {
       JointSpec spec;
       spec.type = JointType::Floating;
       spec.name = "root_joint";
-      root_body = addBody(quoted("link", root->name), 0, spec, Plx(), root_inertia, root->name);
-    } else if (root->name != "world") {
-      builderCall(quoted("link", root->name), [&] { return builder_.addFrame(root->name, 0, Plx(), FrameType::Fixed); });
+      root_body = addBody(quoted("link", root_link.name), 0, spec, Plx(), root_inertia, root_link.name);
+    } else if (root_link.name != "world") {
+      builderCall(quoted("link", root_link.name),
+                  [&] { return builder_.addFrame(root_link.name, 0, Plx(), FrameType::Fixed); });
     }
-    addGeometries(*root, root_body, Plx());
-    reached_.insert(root->name);
+    addGeometries(root_link, root_body, Plx());
+    reached_[root] = true;
+    std::size_t reached = options_.floating_base && root != tree_.root ? 2 : 1;
 
     std::vector<Pending> stack;
-    pushChildren(*root, root_body, Plx(), stack);
+    pushChildren(root, root_body, Plx(), stack);
     while (!stack.empty()) {
       const Pending item = stack.back();
       stack.pop_back();
-      const urdf::Joint& joint = *item.joint;
-      urdf::LinkConstSharedPtr child_ptr = robot_.getLink(joint.child_link_name);
-      const urdf::Link& child = *child_ptr;
+      const UrdfJoint& joint = doc_.joints[item.joint];
+      const int child_index = tree_.link_index.at(joint.child);
+      const UrdfLink& child = doc_.links[child_index];
       const std::string where = quoted("joint", joint.name);
-      const Plx X_joint_body = placement(joint.parent_to_joint_origin_transform, where + " <origin>") * item.X_parentlink_body;
+      // X_joint_parentlink (the joint frame's <origin> in the parent link), composed with the parent
+      // link's place in its body: X_joint_body.
+      const Plx X_joint_body = placement(joint.origin) * item.X_parentlink_body;
       requireFinite(X_joint_body,
                     where + ": the placement of its frame in body '" + body_names_[item.parent_body] + "' overflows");
-      const bool fixed = joint.type == urdf::Joint::FIXED;
+      const bool fixed = joint.type == UrdfJointType::Fixed;
       // The world does not move: what is welded to it needs no inertia.
       const RigidBodyInertia inertia = linkInertia(child, fixed && item.parent_body == 0);
 
@@ -535,47 +245,47 @@ class UrdfLoader {
         if (joint.mimic) addMimic(joint);
       }
       addGeometries(child, body, X_link_body);
-      reached_.insert(child.name);
-      pushChildren(child, body, X_link_body, stack);
+      reached_[child_index] = true;
+      ++reached;
+      pushChildren(child_index, body, X_link_body, stack);
     }
 
-    // Every link but the root has exactly one parent joint (checkTopology), so the links the walk
+    // Every link but the root has exactly one parent joint (buildUrdfTree), so the links the walk
     // missed hang from each other in a cycle.
-    if (reached_.size() != robot_.links_.size()) {
-      std::string missed;
-      int count = 0;
-      for (const auto& [name, link] : robot_.links_) {
-        if (reached_.count(name)) continue;
-        missed += (count++ ? ", '" : "'") + name + "'";
+    if (reached != doc_.links.size()) {
+      std::vector<std::string> missed;
+      for (std::size_t l = 0; l < doc_.links.size(); ++l) {
+        if (!reached_[l]) missed.push_back(doc_.links[l].name);
       }
-      fail(fmt::format("{} {} {} not connected to the root link '{}': {} parent joints form a cycle",
-                       count == 1 ? "link" : "links", missed, count == 1 ? "is" : "are", root->name,
-                       count == 1 ? "its" : "their"));
+      std::sort(missed.begin(), missed.end());
+      std::string names;
+      for (const std::string& name : missed) names += (names.empty() ? "'" : ", '") + name + "'";
+      const bool one = missed.size() == 1;
+      fail(fmt::format("{} {} {} not connected to the root link '{}': {} parent joints form a cycle", one ? "link" : "links",
+                       names, one ? "is" : "are", root_link.name, one ? "its" : "their"));
     }
   }
 
   // A coupling whose leader is missing or fixed has nothing to follow: it is dropped, so that no
   // algorithm ever sees it.
-  void addMimic(const urdf::Joint& joint) {
+  void addMimic(const UrdfJoint& joint) {
     const std::string where = quoted("joint", joint.name);
-    const urdf::JointMimic& mimic = *joint.mimic;
-    if (!std::isfinite(mimic.multiplier) || !std::isfinite(mimic.offset)) fail(where + ": <mimic> has a non-finite number");
-    const auto leader = robot_.joints_.find(mimic.joint_name);
-    if (leader == robot_.joints_.end()) {
+    const internal::UrdfMimic& mimic = *joint.mimic;
+    const auto leader = tree_.joint_index.find(mimic.joint);
+    if (leader == tree_.joint_index.end()) {
       doubt(fmt::format("{}: <mimic> names joint '{}', which does not exist; the coupling is dropped", where,
-                        mimic.joint_name));
-    } else if (leader->second->type == urdf::Joint::FIXED) {
-      doubt(fmt::format("{}: <mimic> names joint '{}', which is fixed; the coupling is dropped", where, mimic.joint_name));
+                        mimic.joint));
+    } else if (doc_.joints[leader->second].type == UrdfJointType::Fixed) {
+      doubt(fmt::format("{}: <mimic> names joint '{}', which is fixed; the coupling is dropped", where, mimic.joint));
     } else {
-      builder_.addMimic(joint.name, mimic.joint_name, mimic.multiplier, mimic.offset);
+      builder_.addMimic(joint.name, mimic.joint, mimic.multiplier, mimic.offset);
     }
   }
 
-  // Children in reverse, so that the stack pops them in urdfdom's (alphabetical) order.
-  void pushChildren(const urdf::Link& link, int body, const Plx& X_link_body, std::vector<Pending>& stack) const {
-    for (auto it = link.child_joints.rbegin(); it != link.child_joints.rend(); ++it) {
-      stack.push_back(Pending{it->get(), body, X_link_body});
-    }
+  // Children in reverse, so that the stack pops them in the tree's (joint name) order.
+  void pushChildren(int link, int body, const Plx& X_link_body, std::vector<Pending>& stack) const {
+    const std::vector<int>& children = tree_.child_joints[link];
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(Pending{*it, body, X_link_body});
   }
 
   int addBody(const std::string& element, int parent, const JointSpec& spec, const Plx& X_tree,
@@ -588,39 +298,38 @@ class UrdfLoader {
     return body;
   }
 
-  JointSpec jointSpec(const urdf::Joint& joint) {
+  JointSpec jointSpec(const UrdfJoint& joint) {
     const std::string where = quoted("joint", joint.name);
     JointSpec spec;
     spec.name = joint.name;
     bool has_axis = true;
     bool has_position_limits = false;
     switch (joint.type) {
-      case urdf::Joint::REVOLUTE:
+      case UrdfJointType::Revolute:
         spec.type = JointType::Revolute;
         has_position_limits = true;
         break;
-      case urdf::Joint::CONTINUOUS:
+      case UrdfJointType::Continuous:
         spec.type = JointType::Revolute;
         spec.continuous = true;
         break;
-      case urdf::Joint::PRISMATIC:
+      case UrdfJointType::Prismatic:
         spec.type = JointType::Prismatic;
         has_position_limits = true;
         break;
-      case urdf::Joint::PLANAR:
+      case UrdfJointType::Planar:
         spec.type = JointType::Planar;
         break;
-      case urdf::Joint::FLOATING:
+      case UrdfJointType::Floating:
         spec.type = JointType::Floating;
         has_axis = false;
         break;
-      case urdf::Joint::FIXED:
-      case urdf::Joint::UNKNOWN:
+      case UrdfJointType::Fixed:
         fail(where + " has no moving joint type");
     }
 
     if (has_axis) {
-      const Vector3 axis = toVector(joint.axis);
+      const Vector3 axis = joint.axis;
       if (!axis.allFinite()) fail(where + ": <axis> has a non-finite number");
       // stableNorm: an axis of huge components is still a direction.
       const double norm = axis.stableNorm();
@@ -633,8 +342,8 @@ class UrdfLoader {
       if (spec.type == JointType::Planar) spec.axis2 = inPlaneDirection(spec.axis);
     }
 
-    if (joint.limits) {
-      const urdf::JointLimits& l = *joint.limits;
+    if (joint.limit) {
+      const internal::UrdfLimit& l = *joint.limit;
       if (!std::isfinite(l.lower) || !std::isfinite(l.upper) || !std::isfinite(l.effort) || !std::isfinite(l.velocity)) {
         fail(where + ": <limit> has a non-finite number");
       }
@@ -661,7 +370,7 @@ class UrdfLoader {
     }
 
     if (joint.dynamics) {
-      const urdf::JointDynamics& d = *joint.dynamics;
+      const internal::UrdfDynamics& d = *joint.dynamics;
       if (!std::isfinite(d.damping) || !std::isfinite(d.friction)) fail(where + ": <dynamics> has a non-finite number");
       if (d.damping < 0.0) fail(fmt::format("{}: negative damping {}", where, d.damping));
       if (d.friction < 0.0) fail(fmt::format("{}: negative friction {}", where, d.friction));
@@ -676,9 +385,9 @@ class UrdfLoader {
   // the pose of the inertial frame in the link frame (its origin is the centre of mass) and the
   // rotational inertia about the centre of mass in inertial-frame axes: in link axes it is R I R^T.
   // `welded_to_world`: the inertia is dropped, so only its numbers are checked.
-  RigidBodyInertia linkInertia(const urdf::Link& link, bool welded_to_world) {
+  RigidBodyInertia linkInertia(const UrdfLink& link, bool welded_to_world) {
     if (!link.inertial) return RigidBodyInertia();
-    const urdf::Inertial& in = *link.inertial;
+    const internal::UrdfInertial& in = *link.inertial;
     const std::string where = quoted("link", link.name);
     const double m = in.mass;
     Matrix3 I;
@@ -687,7 +396,7 @@ class UrdfLoader {
          in.ixz, in.iyz, in.izz;
     if (!std::isfinite(m) || !I.allFinite()) fail(where + ": <inertial> has a non-finite number");
     if (m < 0.0) fail(fmt::format("{}: negative mass {}", where, m));
-    const Plx X_inertial_link = placement(in.origin, where + " <inertial> <origin>");
+    const Plx X_inertial_link = placement(in.origin);
     if (welded_to_world) return RigidBodyInertia();
 
     const PrincipalInertia p = principal(I);
@@ -721,81 +430,46 @@ class UrdfLoader {
     const Matrix3 Ic = R * I * R.transpose();
     return RigidBodyInertia::unchecked(m, X_inertial_link.r(), 0.5 * (Ic + Ic.transpose()));
   }
-  void addGeometries(const urdf::Link& link, int body, const Plx& X_link_body) {
-    for (std::size_t k = 0; k < link.visual_array.size(); ++k) {
-      const urdf::Visual& v = *link.visual_array[k];
-      addGeometry(link, GeometryRole::Visual, v.name.empty() ? link.name + "/visual" + std::to_string(k) : v.name,
-                  v.origin, *v.geometry, body, X_link_body);
-    }
-    for (std::size_t k = 0; k < link.collision_array.size(); ++k) {
-      const urdf::Collision& c = *link.collision_array[k];
-      addGeometry(link, GeometryRole::Collision,
-                  c.name.empty() ? link.name + "/collision" + std::to_string(k) : c.name, c.origin, *c.geometry, body,
-                  X_link_body);
+  // Visuals first, then collisions, each in file order (the order of models loaded through urdfdom).
+  void addGeometries(const UrdfLink& link, int body, const Plx& X_link_body) {
+    for (const GeometryRole role : {GeometryRole::Visual, GeometryRole::Collision}) {
+      for (const UrdfShape& shape : link.shapes) {
+        if (shape.role == role) addGeometry(link, shape, body, X_link_body);
+      }
     }
   }
 
-  void addGeometry(const urdf::Link& link, GeometryRole role, const std::string& name, const urdf::Pose& origin,
-                   const urdf::Geometry& shape, int body, const Plx& X_link_body) {
-    const std::string where = quoted("link", link.name) + ": " +
-                              (role == GeometryRole::Visual ? "visual '" : "collision '") + name + "'";
+  void addGeometry(const UrdfLink& link, const UrdfShape& shape, int body, const Plx& X_link_body) {
+    const std::string where = quoted("link", link.name) +
+                              (shape.role == GeometryRole::Visual ? ": visual '" : ": collision '") + shape.name + "'";
     // A shape cannot change the model: a bad one is dropped with a warning (refused under strict).
     const auto drop = [&](const std::string& why) {
       doubt(where + ": " + why + "; the shape is dropped" +
-            (role == GeometryRole::Collision ? " (Simulator contacts will not see it)" : ""));
+            (shape.role == GeometryRole::Collision ? " (Simulator contacts will not see it)" : ""));
     };
-    const urdf::Rotation& o = origin.rotation;
-    if (!toVector(origin.position).allFinite() || !Eigen::Vector4d(o.w, o.x, o.y, o.z).allFinite() ||
-        (o.w == 0.0 && o.x == 0.0 && o.y == 0.0 && o.z == 0.0)) {
-      return drop("<origin> has a non-finite number");
-    }
+    if (!shape.problem.empty()) return drop(shape.problem);
     Geometry g;
-    g.name = name;
+    g.name = shape.name;
     g.link = link.name;
-    g.role = role;
+    g.role = shape.role;
     g.body = body;
-    g.X_geometry_body = placement(origin, where + " <origin>") * X_link_body;
+    g.X_geometry_body = placement(shape.origin) * X_link_body;
     if (!g.X_geometry_body.E().allFinite() || !g.X_geometry_body.r().allFinite()) {
       return drop("its placement in body '" + body_names_[body] + "' overflows");
     }
-    switch (shape.type) {
-      case urdf::Geometry::SPHERE:
-        g.shape = ShapeType::Sphere;
-        g.size = Vector3(static_cast<const urdf::Sphere&>(shape).radius, 0.0, 0.0);
-        break;
-      case urdf::Geometry::BOX:
-        g.shape = ShapeType::Box;
-        g.size = toVector(static_cast<const urdf::Box&>(shape).dim);
-        break;
-      case urdf::Geometry::CYLINDER: {
-        const auto& cylinder = static_cast<const urdf::Cylinder&>(shape);
-        g.shape = ShapeType::Cylinder;
-        g.size = Vector3(cylinder.radius, cylinder.length, 0.0);
-        break;
-      }
-      case urdf::Geometry::MESH: {
-        const auto& mesh = static_cast<const urdf::Mesh&>(shape);
-        g.shape = ShapeType::Mesh;
-        g.mesh_filename = mesh.filename;
-        // A negative scale mirrors a mesh, which some files rely on.
-        g.mesh_scale = toVector(mesh.scale);
-        if (!g.mesh_scale.allFinite()) return drop("mesh scale has a non-finite number");
-        break;
-      }
-    }
-    if (!g.size.allFinite()) return drop("shape size has a non-finite number");
+    g.shape = shape.shape;
+    g.size = shape.size;
+    g.mesh_filename = shape.mesh_filename;
+    g.mesh_scale = shape.mesh_scale;  // a negative scale mirrors a mesh, which some files rely on
     if ((g.size.array() < 0.0).any()) return drop("shape size is negative");
     builder_.addGeometry(g);
   }
 
-  // X_frame_parent from an <origin>: the pose (xyz, rpy) of the frame in its parent's frame. urdfdom
-  // has already turned rpy into a unit quaternion.
-  Plx placement(const urdf::Pose& pose, const std::string& what) const {
-    const Vector3 p = toVector(pose.position);
-    Eigen::Quaterniond q(pose.rotation.w, pose.rotation.x, pose.rotation.y, pose.rotation.z);
-    if (!p.allFinite() || !q.coeffs().allFinite() || q.norm() == 0.0) fail(what + " has a non-finite number");
-    q.normalize();
-    return Plx::fromPose(q.toRotationMatrix(), p);
+  // X_frame_parent from an <origin>: the pose (xyz, rpy) of the frame in its parent's frame, whose
+  // rotation R = Rz(yaw) Ry(pitch) Rx(roll) maps frame coordinates to parent coordinates (urdf_document.hpp).
+  // The reader has checked that the numbers are finite.
+  static Plx placement(const UrdfPose& pose) {
+    return Plx::fromPose(rpyToMatrix(pose.rpy), pose.xyz);
   }
 
   void requireFinite(const Plx& X, const std::string& what) const {
@@ -957,7 +631,8 @@ class UrdfLoader {
     }
   }
 
-  const urdf::ModelInterface& robot_;
+  const UrdfDocument& doc_;
+  const UrdfTree& tree_;
   std::string source_;
   const UrdfOptions& options_;
   ModelBuilder builder_;
@@ -966,37 +641,21 @@ class UrdfLoader {
   std::vector<std::string> body_joints_;
   std::vector<int> body_parents_;
   std::vector<std::vector<std::string>> body_links_;
-  std::unordered_set<std::string> reached_;  // links added so far, as bodies or frames
+  std::vector<bool> reached_;  // by link: added, as a body or a frame
   std::unordered_set<std::string> indefinite_links_;
   double largest_trace_ = 0.0;
   int warnings_ = 0;
 };
 
-// urdfdom links every link to its children with shared pointers, so links whose joints form a cycle
-// keep each other alive after the model is dropped. Cutting those pointers releases them all (and lets
-// a long chain be freed link by link rather than by nested destructors).
-class LinkGraphRelease {
- public:
-  explicit LinkGraphRelease(urdf::ModelInterface& robot) : robot_(robot) {}
-  ~LinkGraphRelease() {
-    for (auto& [name, link] : robot_.links_) link->child_links.clear();
-  }
-  LinkGraphRelease(const LinkGraphRelease&) = delete;
-  LinkGraphRelease& operator=(const LinkGraphRelease&) = delete;
-
- private:
-  urdf::ModelInterface& robot_;
-};
-
 Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options) {
-  internal::checkXmlLimits(xml, source);  // before any parser sees the text
-  int parse_warnings = 0;
-  const urdf::ModelInterfaceSharedPtr robot = parseWithUrdfdom(xml, source, options.strict, parse_warnings);
-  const LinkGraphRelease release(*robot);
-  UrdfLoader loader(*robot, source, options);
+  internal::XmlOutline outline;
+  internal::checkXmlLimits(xml, source, {}, &outline);  // before the XML parser sees the text
+  const UrdfDocument doc = internal::readUrdfDocument(xml, source, outline);
+  const UrdfTree tree = internal::buildUrdfTree(doc, source);
+  UrdfLoader loader(doc, tree, source, options);
   Model model = loader.load();
   logger()->debug("{}: loaded model '{}': {} bodies, {} frames, nq = {}, nv = {}, {} warnings", source, model.name(),
-                  model.nbodies(), model.nframes(), model.nq(), model.nv(), parse_warnings + loader.warnings());
+                  model.nbodies(), model.nframes(), model.nq(), model.nv(), loader.warnings());
   return model;
 }
 

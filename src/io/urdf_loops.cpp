@@ -5,11 +5,11 @@
 #include <cmath>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/euler.hpp"
 #include "internal/xml_limits.hpp"
+#include "internal/xml_numbers.hpp"
 
 namespace abdyn {
 namespace {
@@ -54,11 +54,10 @@ class LoopReader {
       if (required) fail(loop, "<" + std::string(e.Name()) + "> needs the attribute '" + attribute + "'");
       return Vector3::Zero();
     }
-    std::istringstream in(text);
     Vector3 x;
-    std::string rest;
-    if (!(in >> x.x() >> x.y() >> x.z()) || (in >> rest) || !x.allFinite()) {
-      fail(loop, "<" + std::string(e.Name()) + " " + attribute + "=\"" + text + "\"> must be three finite numbers");
+    const std::string why = internal::parseNumbers(text, x.data(), 3);
+    if (!why.empty()) {
+      fail(loop, "<" + std::string(e.Name()) + " " + attribute + "=\"" + text + "\"> must be three finite numbers: " + why);
     }
     return x;
   }

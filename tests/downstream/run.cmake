@@ -214,7 +214,7 @@ else()
   note_failure("the library did not build with ABDYN_NATIVE=${alt_native}")
 endif()
 
-# 4. A static library (BUILD_SHARED_LIBS=OFF): its package must find urdfdom and tinyxml2 for the consumer.
+# 4. A static library (BUILD_SHARED_LIBS=OFF): its package must find tinyxml2 for the consumer.
 set(lib_static "${WORK_DIR}/library-static")
 set(prefix_static "${WORK_DIR}/prefix-static")
 run_command(ok out "configure the static library"

@@ -1,5 +1,5 @@
 #pragma once
-// Loading a Model from a URDF robot description (parsed with urdfdom).
+// Loading a Model from a URDF robot description (read by abdyn itself, on tinyxml2: src/io/urdf_document.hpp).
 //
 // How the file maps onto the model:
 //   - The model is named after <robot name>. Body 0 is the world, named "world"; when the URDF's root
@@ -17,12 +17,13 @@
 //     merged into the world keep their frames and geometry, but their inertia is dropped (the world
 //     does not move).
 //   - Bodies are numbered in depth-first preorder, so each branch's bodies are contiguous. Siblings are
-//     visited in the alphabetical order of their joint names: urdfdom keeps joints in a name-sorted map,
-//     so the order of the file is not available.
+//     visited in the alphabetical order of their joint names, the order urdfdom (which abdyn used
+//     before, and Pinocchio uses) gives them, so that body numbers match theirs.
 //   - Joint types: revolute (position limits from <limit>), continuous (revolute without position
 //     limits), prismatic, fixed (merged, see above), floating, planar (the <axis> is the plane normal; the
 //     first in-plane direction is the coordinate axis least aligned with the normal, made orthogonal
-//     to it). <limit effort velocity> give the effort and velocity limits of every coordinate of the
+//     to it). Revolute and prismatic joints need a <limit> with effort and velocity (lower and upper
+//     default to 0), as URDF requires. <limit effort velocity> give the effort and velocity limits of every coordinate of the
 //     joint, as written: many files write 0 for "not given", which abdyn keeps as a zero limit; a
 //     negative limit (-1 is another "not given") is taken as absent (infinite), with a warning. Without
 //     <limit> (continuous, planar, floating joints) the limits are infinite. <dynamics damping friction>,
@@ -30,14 +31,13 @@
 //     <calibration>, materials, <sensor>, <gazebo> and <transmission> are ignored.
 //   - <mimic> on a fixed joint is ignored with a warning. A <mimic> whose leader is missing or fixed is
 //     dropped with a warning (Model::mimics() does not hold it, so no algorithm uses it).
-//   - Elements that cannot change the model's kinematics or dynamics never refuse a file. When urdfdom
-//     rejects a <material> (a top-level one, or one inside a <visual>), a <visual> or a <collision>, the
-//     loader removes what it named -- every <material> (abdyn reads none), or the <visual> or
-//     <collision> elements of the link it named -- and parses again, with one warning per removal.
-//     Of a link's <visual> or <collision> elements only those urdfdom cannot read alone are removed.
-//     A shape whose numbers abdyn rejects (non-finite, a negative size) is dropped the same way.
-//     Collision shapes dropped are missing for Simulator contacts, which the warning says. Everything
-//     else urdfdom rejects (an <inertial>, a <joint>, the tree) still refuses the file.
+//   - Elements that cannot change the model's kinematics or dynamics never refuse a file. A <visual> or
+//     <collision> that cannot be read (no <geometry>, a shape other than box, cylinder, sphere and
+//     mesh, a missing or non-finite number, a negative size) is dropped with a warning naming the link
+//     and the element; collision shapes dropped are missing for Simulator contacts, which the warning
+//     says. A <material> without a name is ignored with a warning, a <visual> naming a material the
+//     file does not define is a warning (abdyn reads no material). Everything else that cannot be read
+//     (an <inertial>, a <joint>, the tree) refuses the file.
 //
 // Inertia rules. Links without <inertial> are massless. Every link's mass must be finite and not
 // negative. Its rotational inertia (about its centre of mass) is judged by its principal moments
@@ -68,16 +68,18 @@
 // link) is a warning. When T is 0 (no link of the file has rotational inertia), only exact zeros are
 // zero.
 //
-// Every problem -- a missing or unreadable file, malformed XML, a URDF urdfdom rejects in an element that
-// matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
+// Every problem -- a missing or unreadable file, malformed XML, a missing element or attribute or a
+// number that does not parse in an element that matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
 // inertia, a singular mass matrix, a zero axis -- throws abdyn::Error. A lower position limit above the
 // upper one is a warning, and the joint's position limits are ignored (strict mode: an error).
 // Its message starts with the source (the path, or "<string>") and names the link or joint at fault.
 // Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB,
-// elements nested 100 deep, 256 attributes on one element, 8 million elements), which would otherwise
+// elements nested 98 deep, 256 attributes on one element, 8 million elements), which would otherwise
 // overflow the parsers' stack or keep them busy for minutes; loadUrdfLoops applies the same limits.
+// Numbers are read independently of the process's locale. Loading is linear in the file's size in time
+// and memory (a 10^5-link chain: docs/performance.md, "Scale"), and safe from several threads at once.
 // Warnings go to abdyn::logger() (see logging.hpp), one per link or joint, prefixed by the source;
-// nothing is printed. urdfdom's console output is routed to the same logger while a file loads.
+// nothing is printed.
 
 #include <string>
 
@@ -95,8 +97,8 @@ struct UrdfOptions {
   /// Refuse what the loader otherwise repairs or ignores with a warning: link inertias that are
   /// indefinite or break the triangle inequality (unless balance_inertia repairs them), negative
   /// effort or velocity limits, a <mimic> on a fixed joint or naming a missing or fixed leader, and
-  /// elements urdfdom rejects in <material>, <visual> or <collision>. A non-unit axis is still only a
-  /// warning.
+  /// unreadable <visual> or <collision> elements and nameless <material> elements. A non-unit axis is
+  /// still only a warning.
   bool strict = false;
   /// Replace the rotational inertia of each link that breaks the triangle inequality by the isotropic
   /// inertia with the same trace: every principal moment becomes (l1 + l2 + l3) / 3 (MuJoCo's

@@ -1,6 +1,6 @@
 #pragma once
 // Loop joints declared in a URDF file. URDF describes trees only; abdyn reads closures from extension
-// elements that urdfdom ignores (docs/urdf-extensions.md):
+// elements that URDF readers ignore (docs/urdf-extensions.md):
 //
 //   <loop_joint name="N" type="revolute|prismatic|spherical|fixed">
 //     <predecessor link="A" xyz="x y z" rpy="r p y"/>   <!-- frame Fa, in link A's frame -->
