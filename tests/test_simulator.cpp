@@ -10,6 +10,7 @@
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
+#include "floating_box.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -28,26 +29,6 @@ Model limitedPendulum(double lower, double upper) {
   hinge.lower = lower;
   hinge.upper = upper;
   b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Matrix3::Identity() * 1e-3), "bob");
-  return b.build();
-}
-
-// A floating box of mass m and edge lengths `size` whose collision box is itself.
-Model floatingBox(const Vector3& size, double mass, const Vector3& gravity) {
-  ModelBuilder b("box");
-  b.setGravity(gravity);
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  const Vector3 s2 = size.cwiseProduct(size);
-  const Vector3 I = mass / 12.0 * Vector3(s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]);
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), I.asDiagonal()), "box");
-  Geometry g;
-  g.name = "box_collision";
-  g.link = "box";
-  g.body = body;
-  g.shape = ShapeType::Box;
-  g.size = size;
-  b.addGeometry(g);
   return b.build();
 }
 

@@ -15,6 +15,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "floating_box.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -192,25 +193,10 @@ BOOST_AUTO_TEST_CASE(ball_on_the_ground_sticks_or_slides) {
 // corners, twelve free rows of rank six, so the impulses are not unique but v+ is (the singular, consistent
 // branch of the held system).
 BOOST_AUTO_TEST_CASE(box_flat_on_the_ground_has_redundant_rows) {
-  ModelBuilder b("box");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  const Vector3 size(0.4, 0.3, 0.2);
-  const Vector3 s2 = size.cwiseProduct(size);
-  const Vector3 I = 2.0 / 12.0 * Vector3(s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]);
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(2.0, Vector3::Zero(), I.asDiagonal()), "box");
-  Geometry g;
-  g.name = "box_collision";
-  g.link = "box";
-  g.body = body;
-  g.shape = ShapeType::Box;
-  g.size = size;
-  b.addGeometry(g);
   SimulatorSettings settings = tightSettings();
   settings.ground = true;
   settings.contact.mu = 2.0;
-  Simulator sim(b.build(), settings);
+  Simulator sim(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
   sim.q[2] = 0.098;
   sim.v[3] = 0.1;
   const std::vector<RowActivity> active = checkStep("box flat on the ground", sim, 1e-3);
