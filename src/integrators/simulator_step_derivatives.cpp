@@ -70,7 +70,8 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
     : model_key_(simulator.model().structureKey()),
       data_(simulator.model()),
       rows_plus_(simulator.model()),
-      rows_minus_(simulator.model()) {
+      rows_minus_(simulator.model()),
+      W_factor_(simulator.model().nv()) {
   const Model& model = simulator.model();
   const int n = model.nv();
   A.setZero(2 * n, 2 * n);
@@ -79,7 +80,6 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
   q0_.setZero(model.nq());
   q_pert_.setZero(model.nq());
   for (Eigen::MatrixXd* m : {&W_, &Jq_, &Jv_, &Gq_}) m->setZero(n, n);
-  W_factor_ = Eigen::LLT<Eigen::MatrixXd>(n);
   R_.setZero(n, 3 * n);
   dv_.setZero(n, 3 * n);
 }
