@@ -52,10 +52,10 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       auto qdd = Step::rows(data.qdd, j);
       step.solve(u, qdd);                                                    // qdd = D^-1 u, for now
       if (p == 0) return;
-      const Matrix6 Ia = step.projectedInertia(IA);                          // Ia = IA - U D^-1 U^T
-      Vector6 pa = data.pA[i].vector() + Ia * data.c[i].vector();
+      const ArticulatedBodyInertia Ia = step.projectedInertia(IA);           // Ia = IA - U D^-1 U^T
+      Vector6 pa = data.pA[i].vector() + Ia.matrix() * data.c[i].vector();
       step.addResponse(qdd, pa);                                             // pa = pA + Ia c + U D^-1 u
-      data.IA[p] += internal::inertiaToParent(data.X_up[i], Ia);  // IA_p += X_up^T Ia X_up
+      data.IA[p] += data.X_up[i].applyInverse(Ia);                           // IA_p += X_up^T Ia X_up
       data.pA[p] += data.X_up[i].applyInverse(Force(pa));                    // pA_p += X_up^T pa
     });
   }

@@ -74,8 +74,8 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
       }
       const int p = model.parent(i);
       if (p == 0) return;
-      const Matrix6 Ia = step.projectedInertia(IA);  // Ia = IA - U D^-1 U^T
-      data.IA[p] += internal::inertiaToParent(data.X_up[i], Ia);
+      const ArticulatedBodyInertia Ia = step.projectedInertia(IA);  // Ia = IA - U D^-1 U^T
+      data.IA[p] += data.X_up[i].applyInverse(Ia);  // IA_p += X_up^T Ia X_up
       auto F = data.Minv_F[i].middleCols(first, width);
       step.addResponse(x, F);  // pa = pA + U D^-1 u (c = 0 at v = 0)
       data.Minv_F[p].middleCols(first, width).noalias() += data.X_up[i].matrix().transpose() * F;

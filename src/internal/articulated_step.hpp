@@ -84,7 +84,7 @@ class ArticulatedStep {
 
   /// Ia = IA - U D^-1 U^T: the inertia the parent feels through the joint. For one DoF only the 21
   /// entries of one triangle are computed (Ia is symmetric).
-  Matrix6 projectedInertia(const Matrix6& IA) const {
+  ArticulatedBodyInertia projectedInertia(const Matrix6& IA) const {
     Matrix6 Ia;
     if constexpr (N == 1) {
       const Vector6 UDinv = U * Dinv(0, 0);
@@ -96,7 +96,7 @@ class ArticulatedStep {
       Ia = IA;
       Ia.noalias() -= UDinv * U.transpose();
     }
-    return Ia;
+    return ArticulatedBodyInertia::fromMatrixUnchecked(Ia);
   }
 
   /// p += U x: the force through the joint that gives it the acceleration x.
@@ -130,44 +130,6 @@ class ArticulatedStep {
                 "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
   }
 };
-
-/// X_up^T Ia X_up: a symmetric articulated inertia Ia moved from a body to its parent (Plx::applyInverse
-/// with the symmetry used). With Ia = [A B; B^T C] in 3x3 blocks and X_up = plx(E, r), rotate the blocks
-/// back (A' = E^T A E, B' = E^T B E, C' = E^T C E), then shift: A'' = A' - B' rx + rx B'^T - rx C' rx,
-/// B'' = B' + rx C', C'' = C'. The symmetric A' and C' and the symmetric -rx C' rx need one triangle
-/// each: 192 multiplications instead of Plx::applyInverse's 243.
-ABDYN_ALWAYS_INLINE ArticulatedBodyInertia inertiaToParent(const Plx& X_up, const Matrix6& Ia) {
-  const Matrix3& E = X_up.E();
-  const Vector3& r = X_up.r();
-  // E^T S E for symmetric S: T = S E (27 m), then one triangle of E^T T (18 m).
-  const auto rotateSymmetric = [&E](const auto& S) {
-    const Matrix3 T = S * E;
-    Matrix3 out;
-    for (int c = 0; c < 3; ++c) {
-      for (int r_ = c; r_ < 3; ++r_) out(r_, c) = out(c, r_) = E.col(r_).dot(T.col(c));
-    }
-    return out;
-  };
-  const Matrix3 A = rotateSymmetric(Ia.topLeftCorner<3, 3>());
-  const Matrix3 C = rotateSymmetric(Ia.bottomRightCorner<3, 3>());
-  const Matrix3 B = E.transpose() * Ia.topRightCorner<3, 3>() * E;
-  Matrix3 rxC, Brx;  // rx C' column by column, B' rx row by row: b_i^T rx = (b_i x r)^T
-  for (int k = 0; k < 3; ++k) {
-    rxC.col(k) = r.cross(C.col(k));
-    Brx.row(k) = Vector3(B.row(k).transpose()).cross(r).transpose();
-  }
-  Matrix6 out;
-  for (int c = 0; c < 3; ++c) {
-    // Row c of rx C' rx is (row c of rx C') x r: its entries at and below the diagonal.
-    const Vector3 k_c = rxC.row(c).transpose();
-    const Vector3 rxCrx_c = k_c.cross(r);
-    for (int r_ = c; r_ < 3; ++r_) out(r_, c) = out(c, r_) = A(r_, c) - Brx(r_, c) - Brx(c, r_) - rxCrx_c[r_];
-  }
-  out.topRightCorner<3, 3>() = B + rxC;
-  out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
-  out.bottomRightCorner<3, 3>() = C;
-  return ArticulatedBodyInertia::fromMatrixUnchecked(out);
-}
 
 /// Calls f(std::integral_constant<int, N>{}) with N = 1 for a one-DoF joint, else Eigen::Dynamic.
 template <class F>
