@@ -131,6 +131,37 @@ BOOST_AUTO_TEST_CASE(aba_crba_rnea_agree_on_random_trees) {
                                                            << ", M^-1 M vs 1 " << worst_inv);
 }
 
+// The articulated-body step replaces its products with S by picks where Joint::axisColumn says S is a unit
+// vector e_k: that must hold for every joint type that claims it, and no other type may claim it. (The
+// algorithms' agreement on random trees, where one axis in three is a coordinate axis, checks the picks.)
+BOOST_AUTO_TEST_CASE(axis_column_is_the_unit_column_of_s) {
+  const JointType types[] = {JointType::RevoluteX, JointType::RevoluteY,  JointType::RevoluteZ, JointType::Revolute,
+                             JointType::PrismaticX, JointType::PrismaticY, JointType::PrismaticZ, JointType::Prismatic,
+                             JointType::Helical,    JointType::Spherical,  JointType::Planar,     JointType::Floating};
+  int picks = 0;
+  for (JointType type : types) {
+    Joint j;
+    j.type = type;
+    jointSizes(type, j.nq, j.nv);
+    const int a = (type == JointType::RevoluteX || type == JointType::PrismaticX)   ? 0
+                  : (type == JointType::RevoluteY || type == JointType::PrismaticY) ? 1
+                                                                                    : 2;
+    j.axis = type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Helical
+                 ? Vector3(0.6, 0.0, 0.8)
+                 : Vector3(Vector3::Unit(a));
+    j.pitch = 0.1;
+    const Matrix6X S = j.motionSubspace();
+    if (j.axisColumn() >= 0) {
+      ++picks;
+      BOOST_TEST(S.cols() == 1, type);
+      BOOST_TEST((S.col(0) == Vector6::Unit(j.axisColumn())), type);
+    } else {
+      BOOST_TEST(!(S.cols() == 1 && (S.col(0).array() == 0.0).count() == 5 && S.col(0).sum() == 1.0), type);
+    }
+  }
+  BOOST_TEST(picks == 6);
+}
+
 // Options: without armature and damping the algorithms still agree with each other; and the
 // terms do what they say: damping subtracts damping .* v, armature adds to M's diagonal.
 BOOST_AUTO_TEST_CASE(armature_and_damping_options) {

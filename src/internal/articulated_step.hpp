@@ -15,7 +15,9 @@
 //
 // N is the joint's number of velocity coordinates, fixed at compile time for one-DoF joints (N = 1:
 // revolute, prismatic, helical; scalars and 6-vectors on the stack) and Eigen::Dynamic (at most 6:
-// spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N.
+// spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N. A one-DoF
+// joint whose S is a unit vector e_k (Joint::axisColumn, an axis-aligned revolute or prismatic joint)
+// takes its products with S as picks: U = column k of IA, D = IA(k, k), S^T p = p_k, S x adds x to a_k.
 
 #include <string>
 
@@ -38,7 +40,8 @@ class ArticulatedStep {
   ArticulatedStep(const Model& model, const Data& data, const Joint& j)
       : S(model.motionSubspace(), 0, j.idx_v, 6, j.nv),
         U(data.U, 0, j.idx_v, 6, j.nv),
-        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv) {}
+        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv),
+        axis(N == 1 ? j.axisColumn() : -1) {}
 
   /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
   /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
@@ -47,9 +50,14 @@ class ArticulatedStep {
                      const char* function) {
     const Eigen::Block<const Matrix6X, 6, N> Sj(model.motionSubspace(), 0, j.idx_v, 6, j.nv);
     Eigen::Block<Matrix6X, 6, N> Uj(data.U, 0, j.idx_v, 6, j.nv);
-    Uj.noalias() = IA * Sj;
     Square D(j.nv, j.nv);
-    D.noalias() = Sj.transpose() * Uj;
+    if (const int k = N == 1 ? j.axisColumn() : -1; k >= 0) {
+      Uj = IA.col(k);
+      D(0, 0) = IA(k, k);
+    } else {
+      Uj.noalias() = IA * Sj;
+      D.noalias() = Sj.transpose() * Uj;
+    }
     if (options.armature) D.diagonal() += rows(model.armature(), j);
     if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
     Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
@@ -73,7 +81,11 @@ class ArticulatedStep {
   template <class Tau, class P, class Out>
   void bias(const Tau& tau, const P& p, Out&& u) const {
     u = tau;
-    u.noalias() -= S.transpose() * p;
+    if (axis >= 0) {
+      u -= p.row(axis);
+    } else {
+      u.noalias() -= S.transpose() * p;
+    }
   }
 
   /// x = D^-1 u.
@@ -116,12 +128,17 @@ class ArticulatedStep {
   /// a += S x.
   template <class X, class A>
   void addMotion(const X& x, A&& a) const {
-    a.noalias() += S * x;
+    if (axis >= 0) {
+      a.row(axis) += x;
+    } else {
+      a.noalias() += S * x;
+    }
   }
 
   const Eigen::Block<const Matrix6X, 6, N> S;               // motion subspace, body coordinates
   const Eigen::Block<const Matrix6X, 6, N> U;               // IA S
   const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv;     // (S^T IA S)^-1
+  const int axis;                                           // k when S = e_k (one DoF), else -1
 
  private:
   [[noreturn]] static void throwSingular(const Model& model, const Joint& j, double D, const char* function) {

@@ -47,19 +47,32 @@ struct JointLayout {
   int nv;
   int quaternion;          // offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
   bool identity_subspace;  // S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
+  int axis_column;         // one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
 };
 
 /// The row of the table for a joint type.
 constexpr JointLayout jointLayout(JointType type) {
   switch (type) {
+    case JointType::RevoluteX:
+      return {1, 1, -1, false, 0};  // S = [e_x; 0]
+    case JointType::RevoluteY:
+      return {1, 1, -1, false, 1};
+    case JointType::RevoluteZ:
+      return {1, 1, -1, false, 2};
+    case JointType::PrismaticX:
+      return {1, 1, -1, false, 3};  // S = [0; e_x]
+    case JointType::PrismaticY:
+      return {1, 1, -1, false, 4};
+    case JointType::PrismaticZ:
+      return {1, 1, -1, false, 5};
     case JointType::Spherical:
-      return {4, 3, 0, false};
+      return {4, 3, 0, false, -1};
     case JointType::Planar:
-      return {3, 3, -1, false};
+      return {3, 3, -1, false, -1};
     case JointType::Floating:
-      return {7, 6, 3, true};  // q = (position, quaternion)
+      return {7, 6, 3, true, -1};  // q = (position, quaternion)
     default:
-      return {1, 1, -1, false};
+      return {1, 1, -1, false, -1};
   }
 }
 
@@ -85,6 +98,9 @@ struct Joint {
   int quaternionIndex() const { return idx_q + jointLayout(type).quaternion; }
   /// Whether S is the identity, so that S's columns are the unit vectors in the child frame.
   bool identitySubspace() const { return jointLayout(type).identity_subspace; }
+  /// k when S is the unit vector e_k (an axis-aligned revolute or prismatic joint), so that S picks one
+  /// component; -1 otherwise. Fixed when the model is built (the axis decides the type).
+  int axisColumn() const { return jointLayout(type).axis_column; }
 };
 
 /// Prints the type name, with the axis for fast-path variants ("revolute_z").
