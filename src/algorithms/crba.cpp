@@ -25,47 +25,6 @@ void checkFactorStorage(const Model& model, const Data& data, const char* functi
   }
 }
 
-// M(r0 + i, c0 + j) = M(c0 + j, r0 + i) for the entries of the rows x cols block at (r0, c0) that lie
-// below the diagonal, in 16 x 16 tiles: each tile reads 16 columns of the upper triangle, whose 16
-// cache lines stay in L1 while the 16 contiguous columns of the lower triangle are written. (Copying a
-// row of the upper triangle into a column of the lower one at a time touches a new cache line per
-// entry and, at nv = 1000, leaves every line evicted before its next entry is read.)
-void mirrorBlock(Eigen::MatrixXd& M, int r0, int c0, int rows, int cols) {
-  constexpr int kTile = 16;
-  const Eigen::Index stride = M.outerStride();
-  double* m = M.data();
-  for (int jt = 0; jt < cols; jt += kTile) {
-    const int j_end = std::min(jt + kTile, cols);
-    for (int it = 0; it < rows; it += kTile) {
-      const int i_end = std::min(it + kTile, rows);
-      for (int j = jt; j < j_end; ++j) {
-        const int c = c0 + j;
-        for (int i = std::max(it, c + 1 - r0); i < i_end; ++i) m[c * stride + r0 + i] = m[(r0 + i) * stride + c];
-      }
-    }
-  }
-}
-
-// The lower triangle of M from its upper one, over the ancestor pairs only. A run of consecutive
-// coordinates [a, b] (each the parent of the next) shares the ancestors of a: the lower entries of the run's
-// rows are the triangle below the diagonal of the block (a..b, a..b) and, for each run of a's ancestors
-// [s, l], the full block (a..b, s..l).
-void mirrorUpperToLower(const Model& model, Eigen::MatrixXd& M) {
-  const int nv = model.nv();
-  for (int a = 0; a < nv;) {
-    int b = a;
-    while (b + 1 < nv && model.dofRunStart(b + 1) == a) ++b;
-    const int rows = b - a + 1;
-    mirrorBlock(M, a, a, rows, rows);
-    for (int l = model.dofParent(a); l >= 0;) {
-      const int s = model.dofRunStart(l);
-      mirrorBlock(M, a, s, rows, l - s + 1);
-      l = model.dofParent(s);
-    }
-    a = b + 1;
-  }
-}
-
 }  // namespace
 
 ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
@@ -106,16 +65,20 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
       data.S_subtree.middleCols(j.idx_v, j.nv) = S.middleCols(j.idx_v, j.nv);
     }
   }
-  // Only entries of ancestor pairs are written, column k's above the diagonal (contiguous), and then
-  // mirrored into the lower triangle block by block. Every other entry is zero by the tree's structure
-  // and stays as Data's constructor left it, so a bushy tree costs O(n depth) memory traffic instead of
-  // two passes over all n^2 entries.
+  // Only entries of ancestor pairs are written, into both triangles at once. Every other entry is zero by
+  // the tree's structure and stays as Data's constructor left it, so a bushy tree costs O(n depth) memory
+  // traffic instead of two passes over all n^2 entries.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     if (p == 0 && j.identitySubspace()) {
-      // A floating base's axes in its own coordinates (S = 1) are the unit vectors: its block is Ic itself.
-      data.M.block<6, 6>(j.idx_v, j.idx_v) = data.I_composite[i].matrix();
+      // A floating base's axes in its own coordinates (S = 1) are the unit vectors: its block is Ic itself,
+      // mirrored from the upper triangle so that M is symmetric to the last bit.
+      auto block = data.M.block<6, 6>(j.idx_v, j.idx_v);
+      block = data.I_composite[i].matrix();
+      for (int r = 1; r < 6; ++r) {
+        for (int c = 0; c < r; ++c) block(r, c) = block(c, r);
+      }
       continue;
     }
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
@@ -130,19 +93,20 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
           // The same unit axes: the floating base's entries are F's.
           const int length = std::min(l - start + 1, 6);
           data.M.col(k).segment(start, length) = F.head(length);
+          data.M.row(k).segment(start, length) = F.head(length).transpose();
           start += length;
         }
         if (start <= l) {
           const int length = l - start + 1;
           auto column = data.M.col(k).segment(start, length);
           column.noalias() = data.S_subtree.middleCols(start, length).transpose() * F;
+          data.M.row(k).segment(start, length) = column.transpose();
         }
         l = model.dofParent(run_start);
       }
     }
     if (p > 0) data.I_composite[p] += data.I_composite[i];
   }
-  mirrorUpperToLower(model, data.M);
   if (options.armature) data.M.diagonal() += model.armature();
   if (options.damping) data.M.diagonal() += options.implicit_damping_step * model.damping();
   return data.M;
