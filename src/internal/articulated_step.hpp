@@ -17,7 +17,7 @@
 // revolute, prismatic, helical; scalars and 6-vectors on the stack) and Eigen::Dynamic (at most 6:
 // spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N. A one-DoF
 // joint whose S is a unit vector e_k (Joint::axisColumn, an axis-aligned revolute or prismatic joint)
-// takes its products with S as picks: U = column k of IA, D = IA(k, k), S^T p = p_k, S x adds x to a_k.
+// takes its products with S as picks: U = column k of IA, D = IA(k, k), S x adds x to a_k.
 
 #include <string>
 
@@ -77,15 +77,13 @@ class ArticulatedStep {
     return Eigen::VectorBlock<Vector, N>(x, j.idx_v, j.nv);
   }
 
-  /// u = tau - S^T p.
+  /// u = tau - S^T p. A product even where S = e_k: when velocity products overflow, p's other
+  /// components are infinite, and 0 * inf = NaN is what lets the simulator report the divergence
+  /// (test_simulator's divergence_is_a_clear_error); a pick would carry on with p_k alone.
   template <class Tau, class P, class Out>
   void bias(const Tau& tau, const P& p, Out&& u) const {
     u = tau;
-    if (axis >= 0) {
-      u -= p.row(axis);
-    } else {
-      u.noalias() -= S.transpose() * p;
-    }
+    u.noalias() -= S.transpose() * p;
   }
 
   /// x = D^-1 u.
