@@ -15,6 +15,11 @@
 //                     a conservative system (gravity and constant torques have potentials), so the
 //                     exact motion keeps E = T + V - tau . q, and it swings about a regular pose.
 //
+// TransitionJacobians/<scene>/<library> times the step's transition Jacobians A = d x_next / d x and
+// B = d x_next / d tau of the ragdoll (in the air, 40 ms into its drop) and the arm at the same state:
+// abdyn's SimulatorStepJacobians (analytic, active set held fixed) against MuJoCo's mjd_transitionFD
+// (centred differences), each first checked against a reference (addTransition).
+//
 // RolloutRun/<scene>/<library>/threads:k times a batch of kRolloutRuns runs of each scene on 1 and 2
 // threads (step_scene.hpp): abdyn::rollout against MuJoCo driven the same way, one mjData per thread.
 //
@@ -462,6 +467,113 @@ void checkReport(const SceneSetup& setup, const StepReport& report, const StepRe
   benchmark::AddCustomContext("check " + setup.scene.label + " " + report.library, context + " (" + report.note + ")");
 }
 
+// TransitionJacobians/<scene>/abdyn (step_scene.hpp): SimulatorStepJacobians::step, the analytic
+// Jacobians of one step with its active set of rows held fixed, at the scene's state after
+// kTransitionSteps steps (the timing resets q and v before each call). The check before timing uses a
+// simulator whose solver converges to 1e-14 m/s, against centred differences of its own step with
+// eps = 1e-5 (truncation O(eps^2), solver error / eps below 1e-9), as tests/test_simulator_derivatives.cpp
+// does, over the columns whose perturbed steps keep the step's active set.
+constexpr int kTransitionSteps = 20;  // 40 ms: the humanoid is still in the air, falling towards the ground
+
+std::vector<double> rowMajor(const Eigen::MatrixXd& m) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
+  return {r.data(), r.data() + r.size()};
+}
+
+abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, Eigen::VectorXd& q, Eigen::VectorXd& v) {
+  const StepScene& scene = setup.scene;
+  std::shared_ptr<abdyn::Simulator> sim = makeSimulator(setup, kAbdynVariants[0]);
+  for (int k = 0; k < kTransitionSteps; ++k) sim->step(scene.h);
+  q = sim->q;
+  v = sim->v;
+  abdyn_bench::TransitionCheck check;
+  check.library = "abdyn";
+  {
+    const abdyn::Model& model = setup.model;
+    const int n = model.nv();
+    abdyn::SimulatorSettings tight = sim->settings();
+    tight.solver.tolerance = 1e-14;
+    tight.solver.max_iterations = 5000;
+    abdyn::Simulator start(model, tight);
+    start.joints = sim->joints;
+    start.q = q;
+    start.v = v;
+    start.tau = sim->tau;
+    abdyn::Simulator nominal = start;
+    abdyn::SimulatorStepJacobians jacobians(nominal);
+    jacobians.step(nominal, scene.h);
+    constexpr double eps = 1e-5;
+    Eigen::MatrixXd A(2 * n, 2 * n), B(2 * n, n);
+    std::vector<bool> switched(static_cast<std::size_t>(3 * n), false);  // a perturbed step changed the active set
+    const auto run = [&](int column, double sign) {
+      abdyn::Simulator s = start;
+      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+      e[column % n] = sign * eps;
+      if (column < n) s.q = abdyn::integrate(model, start.q, e, 1.0);
+      else if (column < 2 * n) s.v += e;
+      else s.tau += e;
+      s.step(scene.h);
+      bool kept = s.rows().size() == nominal.rows().size();
+      for (int r = 0; kept && r < s.rows().size(); ++r) {
+        kept = s.rows()[r].key == nominal.rows()[r].key &&
+               abdyn::SimulatorStepJacobians::activity(s.rows(), r, jacobians.clamp_tolerance) == jacobians.activity()[static_cast<std::size_t>(r)];
+      }
+      if (!kept) switched[static_cast<std::size_t>(column)] = true;
+      Eigen::VectorXd x(2 * n);
+      x << abdyn::difference(model, nominal.q, s.q), s.v - nominal.v;
+      return x;
+    };
+    for (int c = 0; c < 3 * n; ++c) {
+      const Eigen::VectorXd column = (run(c, 1.0) - run(c, -1.0)) / (2.0 * eps);
+      if (c < 2 * n) A.col(c) = column;
+      else B.col(c - 2 * n) = column;
+    }
+    // A column whose perturbed steps left the step's branch (a switch, where the step has no derivative)
+    // says nothing about the Jacobian: it is left out of the comparison, and counted.
+    Eigen::MatrixXd A_j = jacobians.A, B_j = jacobians.B;
+    int left_out = 0;
+    for (int c = 0; c < 3 * n; ++c) {
+      if (!switched[static_cast<std::size_t>(c)]) continue;
+      ++left_out;
+      if (c < 2 * n) A.col(c) = A_j.col(c) = Eigen::VectorXd::Unit(2 * n, c);
+      else B.col(c - 2 * n) = B_j.col(c - 2 * n) = Eigen::VectorXd::Zero(2 * n);
+    }
+    check.difference = abdyn_bench::transitionDifference(rowMajor(A_j), rowMajor(B_j), rowMajor(A), rowMajor(B), 2 * n);
+    check.note = "SimulatorStepJacobians, " + std::to_string(nominal.rows().size()) +
+                 " rows held fixed; the difference is to centred differences, eps 1e-5, over the " +
+                 std::to_string(3 * n - left_out) + " of " + std::to_string(3 * n) +
+                 " columns whose perturbed steps kept the active set";
+  }
+  benchmark::RegisterBenchmark(("TransitionJacobians/" + scene.label + "/abdyn").c_str(), [sim, q, v, h = scene.h](benchmark::State& state) {
+    abdyn::SimulatorStepJacobians jacobians(*sim);
+    for (auto _ : state) {
+      sim->q = q;
+      sim->v = v;
+      jacobians.step(*sim, h);
+      benchmark::DoNotOptimize(jacobians.A.data());
+    }
+  })->Unit(benchmark::kMicrosecond);
+  return check;
+}
+
+// The transition Jacobians of the scene in abdyn and MuJoCo at the same state, with their checks.
+void addTransition(const SceneSetup& setup) {
+  Eigen::VectorXd q, v;
+  std::vector<abdyn_bench::TransitionCheck> checks{addAbdynTransition(setup, q, v)};
+#ifdef ABDYN_BENCH_WITH_MUJOCO
+  checks.push_back(abdyn_bench::addMujocoTransition(setup.scene, toStd(q), toStd(v)));
+#endif
+  std::cout << setup.scene.label << ": transition Jacobians after " << kTransitionSteps << " steps\n";
+  for (const abdyn_bench::TransitionCheck& c : checks) {
+    char row[300];
+    if (c.error.empty()) std::snprintf(row, sizeof row, "%-12s difference %.1e (%s)", c.library.c_str(), c.difference, c.note.c_str());
+    else std::snprintf(row, sizeof row, "%-12s not run: %s", c.library.c_str(), c.error.c_str());
+    std::cout << row << "\n";
+    benchmark::AddCustomContext("transition " + setup.scene.label + " " + c.library, row);
+  }
+  std::cout << std::endl;
+}
+
 // Runs the scene once in every engine, prints the checks and registers the timed runs.
 void addScene(const SceneSetup& setup) {
   const StepScene& scene = setup.scene;
@@ -510,6 +622,8 @@ int main(int argc, char** argv) {
   addScene(ragdoll);
   addScene(delta);
   addScene(arm);
+  addTransition(ragdoll);
+  addTransition(arm);
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

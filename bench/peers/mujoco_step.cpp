@@ -61,8 +61,9 @@ std::string hingeConnects(const StepScene& scene) {
   return out.str();
 }
 
-// The scene as MJCF: MuJoCo's own translation of the URDF plus a ground plane named "abdyn_ground".
-MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& note) {
+// The scene as MJCF: MuJoCo's own translation of the URDF plus a ground plane named "abdyn_ground" and,
+// with `motors`, one motor per revolute joint (gear 1, no control limits), so that ctrl is the joint force.
+MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& note, bool motors = false) {
   MujocoModel none(nullptr, mj_deleteModel);
   std::string urdf = mujocoUrdf(scene.problem, false, error);
   if (!error.empty()) return none;
@@ -104,6 +105,13 @@ MujocoModel loadScene(const StepScene& scene, std::string& error, std::string& n
     mjcf.insert(world + std::string("<worldbody>").size(), ground.str());
   }
   if (!scene.hinges.empty()) mjcf.insert(mjcf.rfind("</mujoco>"), hingeConnects(scene));
+  if (motors) {
+    std::string actuators = "<actuator>";
+    for (const StepBody& b : scene.bodies) {
+      if (!b.joint.floating) actuators += "<motor joint=\"" + b.joint.name + "\" ctrllimited=\"false\"/>";
+    }
+    mjcf.insert(mjcf.rfind("</mujoco>"), actuators + "</actuator>");
+  }
   if (!note.empty()) {
     // The saved MJCF holds the URDF's inertias, not the repaired ones: repair again.
     const auto root = mjcf.find('>', mjcf.find("<mujoco"));
@@ -123,6 +131,36 @@ void setState(const mjModel* m, mjData* d, const MujocoScene& s) {
   mju_copy(d->qpos, s.q0.data(), m->nq);
   mju_copy(d->qvel, s.v0.data(), m->nv);
   if (!s.tau.empty()) mju_copy(d->qfrc_applied, s.tau.data(), m->nv);
+}
+
+// The scene's options on MuJoCo's model (gravity, step, contact pairs, friction, the joints' damping,
+// frictionloss and limits) and the layout between abdyn's coordinates and MuJoCo's; returns an error or "".
+std::string configureScene(const StepScene& scene, mjModel* m, Layout& layout) {
+  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.problem.gravity[k];
+  m->opt.timestep = scene.h;
+  const int ground = mj_name2id(m, mjOBJ_GEOM, "abdyn_ground");
+  for (int g = 0; g < m->ngeom; ++g) {
+    m->geom_contype[g] = g == ground ? 0 : 1;
+    m->geom_conaffinity[g] = g == ground ? 1 : 0;
+    m->geom_friction[3 * g] = scene.mu;  // MuJoCo takes the larger of the two
+  }
+  for (const StepBody& b : scene.bodies) {
+    const int id = mj_name2id(m, mjOBJ_JOINT, b.joint.name.c_str());
+    if (id < 0) return "no joint " + b.joint.name;
+    const int iq = m->jnt_qposadr[id], iv = m->jnt_dofadr[id];
+    if (b.joint.floating) {
+      layout.mapFloating(b.joint, {iq, iq + 1, iq + 2, iq + 3, iq + 4, iq + 5, iq + 6}, {iv, iv + 1, iv + 2},
+                         {iv + 3, iv + 4, iv + 5}, true);
+      continue;
+    }
+    layout.mapJoint(b.joint, iq, iv);
+    m->dof_damping[iv] = b.damping;
+    m->dof_frictionloss[iv] = b.friction;
+    m->jnt_limited[id] = b.lower < b.upper;
+    m->jnt_range[2 * id] = b.lower;
+    m->jnt_range[2 * id + 1] = b.upper;
+  }
+  return layout.check();
 }
 
 // RolloutRun/<scene>/<library>/threads:k: the rollout batch (step_scene.hpp) driven from C as abdyn::rollout
@@ -166,34 +204,7 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
   auto base = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, fail.error, repair), Layout(scene.problem), {}, {}, {}});
   if (!base->model) return {fail};
   mjModel* m = base->model.get();
-  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = scene.problem.gravity[k];
-  m->opt.timestep = scene.h;
-  const int ground = mj_name2id(m, mjOBJ_GEOM, "abdyn_ground");
-  for (int g = 0; g < m->ngeom; ++g) {
-    m->geom_contype[g] = g == ground ? 0 : 1;
-    m->geom_conaffinity[g] = g == ground ? 1 : 0;
-    m->geom_friction[3 * g] = scene.mu;  // MuJoCo takes the larger of the two
-  }
-  for (const StepBody& b : scene.bodies) {
-    const int id = mj_name2id(m, mjOBJ_JOINT, b.joint.name.c_str());
-    if (id < 0) {
-      fail.error = "no joint " + b.joint.name;
-      return {fail};
-    }
-    const int iq = m->jnt_qposadr[id], iv = m->jnt_dofadr[id];
-    if (b.joint.floating) {
-      base->layout.mapFloating(b.joint, {iq, iq + 1, iq + 2, iq + 3, iq + 4, iq + 5, iq + 6}, {iv, iv + 1, iv + 2},
-                               {iv + 3, iv + 4, iv + 5}, true);
-      continue;
-    }
-    base->layout.mapJoint(b.joint, iq, iv);
-    m->dof_damping[iv] = b.damping;
-    m->dof_frictionloss[iv] = b.friction;
-    m->jnt_limited[id] = b.lower < b.upper;
-    m->jnt_range[2 * id] = b.lower;
-    m->jnt_range[2 * id + 1] = b.upper;
-  }
-  fail.error = base->layout.check();
+  fail.error = configureScene(scene, m, base->layout);
   if (!fail.error.empty()) return {fail};
   base->q0 = base->layout.configuration(scene.q0);
   base->v0 = base->layout.velocity(scene.q0, scene.v0);
@@ -260,6 +271,46 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
     reports.push_back(std::move(report));
   }
   return reports;
+}
+
+TransitionCheck addMujocoTransition(const StepScene& scene, const std::vector<double>& q, const std::vector<double>& v) {
+  TransitionCheck check;
+  check.library = "mujoco";
+  std::string repair;
+  auto s = std::make_shared<MujocoScene>(MujocoScene{loadScene(scene, check.error, repair, true), Layout(scene.problem), {}, {}, {}});
+  if (!s->model) return check;
+  mjModel* m = s->model.get();
+  check.error = configureScene(scene, m, s->layout);
+  if (!check.error.empty()) return check;
+  s->q0 = s->layout.configuration(q);
+  s->v0 = s->layout.velocity(q, v);
+  if (!scene.tau.empty()) s->tau = s->layout.force(q, scene.tau);
+  const int n = 2 * m->nv + m->na, nu = m->nu;
+  // A and B at eps and at 10 eps: their difference estimates the error of the centred differences.
+  std::vector<mjtNum> A[2], B[2];
+  for (int k = 0; k < 2; ++k) {
+    Data d(mj_makeData(m), mj_deleteData);
+    setState(m, d.get(), *s);
+    mj_forward(m, d.get());
+    A[k].resize(static_cast<std::size_t>(n) * n);
+    B[k].resize(static_cast<std::size_t>(n) * nu);
+    mjd_transitionFD(m, d.get(), k == 0 ? kTransitionEps : 10 * kTransitionEps, 1, A[k].data(), B[k].data(), nullptr, nullptr);
+  }
+  check.difference = transitionDifference(A[0], B[0], A[1], B[1], n);
+  check.note = "mjd_transitionFD, centred, eps " + toString(kTransitionEps) + ", " + std::to_string(nu) +
+               " motors; the difference is to eps " + toString(10 * kTransitionEps) + (repair.empty() ? "" : "; " + repair);
+  benchmark::RegisterBenchmark(("TransitionJacobians/" + scene.label + "/mujoco").c_str(), [s, n, nu](benchmark::State& state) {
+    const mjModel* m = s->model.get();
+    Data d(mj_makeData(m), mj_deleteData);
+    setState(m, d.get(), *s);
+    mj_forward(m, d.get());
+    std::vector<mjtNum> A(static_cast<std::size_t>(n) * n), B(static_cast<std::size_t>(n) * nu);
+    for (auto _ : state) {
+      mjd_transitionFD(m, d.get(), kTransitionEps, 1, A.data(), B.data(), nullptr, nullptr);
+      benchmark::DoNotOptimize(A.data());
+    }
+  })->Unit(benchmark::kMicrosecond);
+  return check;
 }
 
 }  // namespace abdyn_bench

@@ -8,6 +8,7 @@
 // body frame, then one coordinate per revolute joint.
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -102,9 +103,43 @@ inline void zeroFloating(const StepScene& scene, std::vector<double>& qdd) {
   }
 }
 
+/// TransitionJacobians/<scene>/<library>: the step's transition Jacobians A = d x_next / d x and
+/// B = d x_next / d tau at one state. What a library's Jacobians were checked against, before timing:
+/// `difference` is the largest entry of their difference from the reference, relative to the largest
+/// `difference` is transitionDifference's measure against a reference: abdyn's against centred
+/// differences of its own step, MuJoCo's (which are centred differences) against its own at ten times the
+/// step.
+struct TransitionCheck {
+  std::string library;
+  std::string error;  // empty on success
+  std::string note;
+  double difference = 0.0;
+};
+constexpr double kTransitionEps = 1e-6;  // MuJoCo's centred differences' step (tangent units, N m)
+
+/// |[A B] - [A_ref B_ref]| / |[A_ref - 1, B_ref]| (Frobenius) for row-major A (n x n) and B (n rows): relative
+/// to what the step changes, since A is 1 + O(h) and would hide an error in its O(h) part.
+inline double transitionDifference(const std::vector<double>& A, const std::vector<double>& B, const std::vector<double>& A_ref,
+                                   const std::vector<double>& B_ref, int n) {
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t k = 0; k < A.size(); ++k) {
+    const double one = k % static_cast<std::size_t>(n + 1) == 0 ? 1.0 : 0.0;
+    diff += (A[k] - A_ref[k]) * (A[k] - A_ref[k]);
+    scale += (A_ref[k] - one) * (A_ref[k] - one);
+  }
+  for (std::size_t k = 0; k < B.size(); ++k) {
+    diff += (B[k] - B_ref[k]) * (B[k] - B_ref[k]);
+    scale += B_ref[k] * B_ref[k];
+  }
+  return std::sqrt(diff / scale);
+}
+
 /// Each adapter builds the scene in its engine, registers the Google Benchmark case
 /// "StepRun/<label>/<library>" (one iteration = the whole run from (q0, v0)) and reports one run.
 std::vector<StepReport> addBulletStep(const StepScene& scene);
 std::vector<StepReport> addMujocoStep(const StepScene& scene);
+/// Registers TransitionJacobians/<scene>/mujoco: mjd_transitionFD (centred, kTransitionEps) at (q, v) in
+/// abdyn's coordinates under the scene's joint forces, with one motor actuator per revolute joint for B.
+TransitionCheck addMujocoTransition(const StepScene& scene, const std::vector<double>& q, const std::vector<double>& v);
 
 }  // namespace abdyn_bench
