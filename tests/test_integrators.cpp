@@ -1,6 +1,9 @@
 #define BOOST_TEST_MODULE integrators
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "abdyn/algorithms/center_of_mass.hpp"
 #include "abdyn/integrators/adaptive_runge_kutta4.hpp"
 #include "abdyn/integrators/explicit_euler.hpp"
@@ -239,18 +242,24 @@ BOOST_AUTO_TEST_CASE(adaptive_rk4_follows_a_whipping_finger) {
   const double E0 = mechanicalEnergy(model, data, q0, v0);
   const double scale = model.totalMass() * 9.81 * 1.557;  // lifting the model by its length (1.557 m)
 
-  // Fixed-step RK4 at 1 ms: the energy grows a thousandfold or turns non-finite within the second.
+  // Fixed-step RK4 at 1 ms cannot follow the whip: its energy drifts by more than 1e-4 of the scale or
+  // turns non-finite (which of the two, and when, depends on rounding: the motion is chaotic; the
+  // build of 4100734 diverges at step 624, an older build of the program loses 0.27 J instead).
   RungeKutta4 rk(model);
   Eigen::VectorXd q = q0, v = v0;
-  int failed_at = -1;
-  for (int k = 1; k <= 1000 && failed_at < 0; ++k) {
-    rk.step(model, data, q, v, tau, 1e-3);
-    if (!q.allFinite() || !v.allFinite() || std::abs(mechanicalEnergy(model, data, q, v) - E0) > 1e3 * scale) {
-      failed_at = k;
+  double fixed_drift = 0.0;
+  for (int k = 1; k <= 1000 && std::isfinite(fixed_drift); ++k) {
+    try {
+      rk.step(model, data, q, v, tau, 1e-3);
+    } catch (const Error&) {  // a stage reached a state where ABA has no finite pivot: diverged
+      fixed_drift = std::numeric_limits<double>::infinity();
+      break;
     }
+    const double E = q.allFinite() && v.allFinite() ? mechanicalEnergy(model, data, q, v) : std::nan("");
+    fixed_drift = std::isfinite(E) ? std::max(fixed_drift, std::abs(E - E0)) : std::numeric_limits<double>::infinity();
   }
-  BOOST_TEST_MESSAGE("fixed-step RK4 at 1 ms fails at step " << failed_at);
-  BOOST_TEST(failed_at > 0);
+  BOOST_TEST_MESSAGE("fixed-step RK4 at 1 ms: worst energy drift " << fixed_drift << " J");
+  BOOST_TEST(fixed_drift > 1e-4 * scale);
 
   // The reference up to 0.3 s.
   Eigen::VectorXd q_ref = q0, v_ref = v0;

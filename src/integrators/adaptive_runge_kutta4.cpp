@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "abdyn/error.hpp"
 #include "internal/checks.hpp"
 
@@ -58,6 +60,7 @@ void AdaptiveRungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& 
   const double min_step = settings_.min_step_fraction * h;
   double done = 0.0;
   double s = next_ > 0.0 ? std::min(next_, h) : h;
+  std::string failure;  // the last trial's error, if one threw
   while (done < h) {
     // The last sub-step ends exactly at h; a remainder below rounding joins the one before it.
     const double planned = s;
@@ -65,12 +68,19 @@ void AdaptiveRungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& 
     if (last) s = h - done;
     q_whole_ = q;
     v_whole_ = v;
-    rk_.step(model, data, q_whole_, v_whole_, tau, s, options);
     q_halves_ = q;
     v_halves_ = v;
-    rk_.step(model, data, q_halves_, v_halves_, tau, 0.5 * s, options);
-    if (q_halves_.allFinite() && v_halves_.allFinite()) rk_.step(model, data, q_halves_, v_halves_, tau, 0.5 * s, options);
-    const double ratio = errorRatio();
+    double ratio = 0.0;
+    try {
+      rk_.step(model, data, q_whole_, v_whole_, tau, s, options);
+      rk_.step(model, data, q_halves_, v_halves_, tau, 0.5 * s, options);
+      if (q_halves_.allFinite() && v_halves_.allFinite()) rk_.step(model, data, q_halves_, v_halves_, tau, 0.5 * s, options);
+      ratio = errorRatio();
+    } catch (const Error& e) {
+      // A stage of a too long trial reached a state without finite dynamics: reject it like any other.
+      failure = e.what();
+      ratio = std::numeric_limits<double>::infinity();
+    }
     // Proposed sub-step from the error's fifth-root law, with a safety factor and bounded change.
     const double factor = ratio == 0.0 ? 4.0 : std::clamp(0.9 * std::pow(ratio, -0.2), 0.2, 4.0);
     if (ratio <= 1.0) {
@@ -86,9 +96,10 @@ void AdaptiveRungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& 
       ++rejected_;
       s *= factor;
       if (s < min_step) {
-        throw Error("abdyn::AdaptiveRungeKutta4::step: the sub-step fell below " + std::to_string(min_step) +
-                    " s (min_step_fraction of h) at " + std::to_string(done) + " s into the step: the local error " +
-                    "cannot be made small (the motion is too fast or the dynamics are not finite)");
+        throw Error(fmt::format("abdyn::AdaptiveRungeKutta4::step: the sub-step fell below {:g} s (min_step_fraction "
+                                "of h = {:g} s) {:g} s into the step: the local error cannot be made small (the "
+                                "motion is too fast or the dynamics are not finite){}",
+                                min_step, h, done, failure.empty() ? std::string() : "; the last trial failed: " + failure));
       }
     }
   }
