@@ -63,10 +63,12 @@ constexpr const char* kUsage =
     "  --height Z     with --floating: lift the model so that its lowest collision point starts Z above the\n"
     "                 ground (--ground) or above z = 0\n"
     "  --integrator NAME\n"
-    "                 rk4, explicit-euler, semi-implicit-euler, implicit-midpoint or implicit-damping\n"
-    "                 (semi-implicit Euler with the joint damping taken implicitly: stable for stiff damping).\n"
-    "                 Default: implicit-damping when the model has joint damping, else rk4 (semi-implicit-euler\n"
-    "                 with --ground or --limits)\n"
+    "                 rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping (semi-\n"
+    "                 implicit Euler with the joint damping taken implicitly: stable for stiff damping) or\n"
+    "                 adaptive-rk4, which covers each --dt step with RK4 sub-steps as short as a local\n"
+    "                 error tolerance needs (fast light links). Default: implicit-damping when the model has\n"
+    "                 joint damping, else adaptive-rk4 (rk4 with loop joints or mimic couplings,\n"
+    "                 semi-implicit-euler with --ground or --limits)\n"
     "  --substeps N   split every step into N equal sub-steps (default 1)\n"
     "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z; a floating model\n"
     "                 that starts below it is lifted onto it, a fixed one is refused\n"
@@ -97,7 +99,7 @@ struct Arguments {
 };
 
 const std::vector<std::string> kIntegrators = {"rk4", "explicit-euler", "semi-implicit-euler", "implicit-midpoint",
-                                               "implicit-damping"};
+                                               "implicit-damping", "adaptive-rk4"};
 // More steps than this is a typing error (or days of computing), not a simulation anyone waits for.
 constexpr double kMaxSteps = 1e9;
 
@@ -142,7 +144,8 @@ Arguments parse(int argc, char** argv) {
       args.integrator = value();
       if (std::find(kIntegrators.begin(), kIntegrators.end(), args.integrator) == kIntegrators.end()) {
         throw UsageError(
-            "--integrator expects rk4, explicit-euler, semi-implicit-euler, implicit-midpoint or implicit-damping, got '" +
+            "--integrator expects rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping or "
+            "adaptive-rk4, got '" +
             args.integrator + "'");
       }
     } else if (a == "--substeps" && args.command == "simulate") {
@@ -391,7 +394,7 @@ class Stepper {
  public:
   Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& set)
       : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
-        implicit_damping_(model), constrained_rk_(model), set_(set) {
+        implicit_damping_(model), adaptive_(model), constrained_rk_(model), set_(set) {
     if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
       if (!set.loops.empty() && args.rows()) {
         throw UsageError("--ground and --limits are not available for models with loop joints");
@@ -476,6 +479,13 @@ class Stepper {
       abdyn::stepWithSubsteps(midpoint_, model_, data_, q, v, tau, h, args_.substeps, options);
     } else if (name == "implicit-damping") {
       abdyn::stepWithSubsteps(implicit_damping_, model_, data_, q, v, tau, h, args_.substeps, options);
+    } else if (name == "adaptive-rk4") {
+      const double sub = h / args_.substeps;
+      for (int s = 0; s < args_.substeps; ++s) {
+        adaptive_.step(model_, data_, q, v, tau, sub, options);
+        adaptive_substeps_ += adaptive_.lastAccepted();
+        smallest_substep_ = std::min(smallest_substep_, adaptive_.lastSmallestStep());
+      }
     } else {
       abdyn::stepWithSubsteps(rk_, model_, data_, q, v, tau, h, args_.substeps, options);
     }
@@ -501,6 +511,10 @@ class Stepper {
     }
   }
 
+  /// adaptive-rk4: the sub-steps accepted so far and the shortest of them.
+  long adaptiveSubsteps() const { return adaptive_substeps_; }
+  double smallestSubstep() const { return smallest_substep_; }
+
   /// The constraint rows' statistics of the last step (constrained runs only).
   const abdyn::StepStatistics* statistics() const { return simulator_ ? &simulator_->statistics() : nullptr; }
 
@@ -513,6 +527,9 @@ class Stepper {
   abdyn::SemiImplicitEuler semi_implicit_;
   abdyn::ImplicitMidpoint midpoint_;
   abdyn::ImplicitDampingEuler implicit_damping_;
+  abdyn::AdaptiveRungeKutta4 adaptive_;
+  long adaptive_substeps_ = 0;
+  double smallest_substep_ = std::numeric_limits<double>::infinity();
   abdyn::ConstrainedRungeKutta4 constrained_rk_;
   std::unique_ptr<abdyn::Simulator> simulator_;
   const abdyn::ConstraintSet& set_;
@@ -551,12 +568,25 @@ class Stepper {
   throw std::runtime_error(s.str());
 }
 
+// The sub-steps adaptive-rk4 took, for the summary: how often the tolerance shortened the step.
+std::string adaptiveText(const Stepper& stepper) {
+  std::ostringstream s;
+  s << ", " << stepper.adaptiveSubsteps() << " error-controlled sub-steps, the shortest " << stepper.smallestSubstep()
+    << " s";
+  return s.str();
+}
+
 int simulate(Arguments args) {
   const abdyn::Model model = load(args);
   abdyn::Data data(model);
   const abdyn::ConstraintSet set = constraints(args, model);
   if (args.integrator.empty()) {
-    args.integrator = hasDamping(model) ? "implicit-damping" : args.rows() ? "semi-implicit-euler" : "rk4";
+    // Loop joints and mimic couplings are stepped by the constrained RK4 with post-stabilisation.
+    const bool constrained = !set.loops.empty() || !set.couplings.empty();
+    args.integrator = hasDamping(model)  ? "implicit-damping"
+                      : args.rows()      ? "semi-implicit-euler"
+                      : constrained      ? "rk4"
+                                         : "adaptive-rk4";
   }
   Stepper stepper(model, args, set);
 
@@ -744,7 +774,9 @@ int simulate(Arguments args) {
     if (stepper.statistics() && model.friction().size() > 0 && model.friction().maxCoeff() > 0.0) {
       sinks.push_back("joint friction");
     }
-    if (args.integrator != "rk4" && args.integrator != "implicit-midpoint") sinks.push_back("the first-order step");
+    if (args.integrator != "rk4" && args.integrator != "adaptive-rk4" && args.integrator != "implicit-midpoint") {
+      sinks.push_back("the first-order step");
+    }
     if (stepper.hasLoops()) sinks.push_back("post-stabilisation");
     std::string list;
     for (std::size_t s = 0; s < sinks.size(); ++s) list += (s ? (s + 1 == sinks.size() ? " and " : ", ") : "") + sinks[s];
@@ -762,6 +794,7 @@ int simulate(Arguments args) {
   if (!start_note.empty()) std::cout << "start:          " << start_note << "\n";
   std::cout << "simulated:      " << t << " s in " << step_text.str() << " (" << args.integrator
             << (args.substeps > 1 ? ", " + std::to_string(args.substeps) + " sub-steps" : "")
+            << (args.integrator == "adaptive-rk4" ? adaptiveText(stepper) : std::string())
             << (args.limits ? ", joint limits" : "")
             << (args.ground ? ", ground at z = " + std::to_string(args.ground_height) : "")
             << ", zero torque, gravity " << model.gravity().linear().transpose() << ")\n"

@@ -68,7 +68,7 @@ long countAllocations(F&& f) {
 }  // namespace
 
 // After Data is built, the hot paths allocate nothing: kinematics, Jacobians, RNEA, CRBA with its
-// factorisation and solves, ABA (with and without external forces), the CRBA path, M^-1, and an RK4 step.
+// factorisation and solves, ABA (with and without external forces), the CRBA path, M^-1, an RK4 step and an error-controlled RK4 step.
 BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) {
     BOOST_TEST_MESSAGE("allocation counting is off under AddressSanitizer; the other builds run it");
@@ -79,6 +79,7 @@ BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
     const abdyn::Model model = abdyn::randomTree({15, false, floating, true, true}, rng);
     abdyn::Data data(model);
     abdyn::RungeKutta4 rk(model);
+    abdyn::AdaptiveRungeKutta4 adaptive(model);
     Eigen::VectorXd q = abdyn::randomConfiguration(model, rng);
     Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
     const Eigen::VectorXd tau = Eigen::VectorXd::Random(model.nv());
@@ -113,6 +114,7 @@ BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
       abdyn::inverseMassMatrix(model, data, q);
       abdyn::integrate(model, q, v, 0.01, q_next);
       rk.step(model, data, q, v, tau, 1e-3);
+      adaptive.step(model, data, q, v, tau, 1e-3);
     });
     BOOST_TEST(n == 0, (floating ? "floating" : "fixed") << " base: " << n << " heap allocations");
   }

@@ -62,6 +62,7 @@
 #include "abdyn/constraints/rows.hpp"
 
 // Time: integrators and their Jacobians, the Simulator, rollouts on many threads.
+#include "abdyn/integrators/adaptive_runge_kutta4.hpp"
 #include "abdyn/integrators/constrained_runge_kutta4.hpp"
 #include "abdyn/integrators/constrained_step_derivatives.hpp"
 #include "abdyn/integrators/explicit_euler.hpp"
