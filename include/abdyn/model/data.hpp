@@ -8,7 +8,7 @@
 // and O(nv * depth)) and the derivatives' (their nv x nv results and `deriv`) are allocated here too when
 // nv <= kEagerMassMatrixDofs; for bigger models the first call that needs them (massMatrix,
 // factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix, the derivatives) allocates them, so that
-// a 10^6-body chain runs ABA in O(n) memory (about 1.2 KB per body).
+// a 10^6-body chain runs ABA in O(n) memory (about 1.4 KB per body).
 //
 // Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
 // the name says otherwise (a trailing _world: world coordinates, about the world origin).
