@@ -221,3 +221,42 @@ BOOST_AUTO_TEST_CASE(derivative_workspace_is_allocated_on_first_use) {
     BOOST_TEST(error <= 1e-6 * scale, "column " << k << ": " << error << " vs " << scale);
   }
 }
+
+// std::move(builder).build() gives the model that the copying build() gives, and leaves the builder
+// without bodies; reserve refuses a negative count, naming itself.
+BOOST_AUTO_TEST_CASE(moving_build_equals_copying_build) {
+  abdyn::ModelBuilder builder("tree");
+  try {
+    builder.reserve(-1);
+    BOOST_FAIL("reserve(-1) did not throw");
+  } catch (const abdyn::Error& e) {
+    BOOST_TEST(std::string(e.what()).find("abdyn::ModelBuilder::reserve: negative body count -1") != std::string::npos, e.what());
+  }
+  builder.reserve(4);
+  const abdyn::RigidBodyInertia I(1.0, abdyn::Vector3(0.1, 0.0, 0.0), abdyn::Matrix3::Identity() * 1e-2);
+  abdyn::JointSpec revolute, slider;
+  revolute.name = "hinge";
+  slider.name = "slider";
+  slider.type = abdyn::JointType::Prismatic;
+  slider.axis = abdyn::Vector3(0.0, 0.6, 0.8);
+  const int a = builder.addBody(0, revolute, abdyn::Plx(), I, "a");
+  builder.addBody(a, slider, abdyn::Plx::translation(abdyn::Vector3(0.0, 0.0, 0.5)), I, "b");
+  builder.addBody(a, abdyn::JointSpec{}, abdyn::Plx::translation(abdyn::Vector3(0.3, 0.0, 0.0)), I, "c");
+  builder.addFrame("tool", 3, abdyn::Plx::translation(abdyn::Vector3(0.0, 0.1, 0.0)));
+  const abdyn::Model copied = builder.build();
+  const abdyn::Model moved = std::move(builder).build();
+  BOOST_TEST(builder.nbodies() == 0);
+  BOOST_TEST(moved.structureKey() == copied.structureKey());
+  BOOST_TEST(moved.nbodies() == 4);
+  BOOST_TEST(moved.nframes() == copied.nframes());
+  BOOST_TEST(moved.frameId("tool") == copied.frameId("tool"));
+  BOOST_TEST(moved.jointId("slider") == 2);
+  BOOST_TEST(moved.children(1) == copied.children(1));
+  BOOST_TEST(moved.ancestorPairs() == copied.ancestorPairs());
+  for (int i = 0; i < moved.nbodies(); ++i) {
+    BOOST_TEST(moved.bodyName(i) == copied.bodyName(i));
+    BOOST_TEST((moved.inertiaMatrix(i) == copied.inertiaMatrix(i)));  // the same numbers: exact
+    BOOST_TEST((moved.Xtree(i).r() == copied.Xtree(i).r()));
+  }
+  BOOST_TEST((moved.motionSubspace() == copied.motionSubspace()));
+}
