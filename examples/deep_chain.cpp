@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "abdyn/abdyn.hpp"
 
@@ -28,6 +29,7 @@ double cpuSeconds() {
 
 abdyn::Model builderChain(int n) {
   abdyn::ModelBuilder builder("chain");
+  builder.reserve(n + 1);
   const abdyn::RigidBodyInertia link(1.0, abdyn::Vector3(0.0, 0.0, -0.05), abdyn::Matrix3::Identity() * 1e-3);
   int parent = 0;
   for (int i = 1; i <= n; ++i) {
@@ -37,7 +39,7 @@ abdyn::Model builderChain(int n) {
     const abdyn::Plx X_tree = i == 1 ? abdyn::Plx() : abdyn::Plx::translation(abdyn::Vector3(0.0, 0.0, -0.1));
     parent = builder.addBody(parent, joint, X_tree, link, "l" + std::to_string(i));
   }
-  return builder.build();
+  return std::move(builder).build();
 }
 
 // The same chain as URDF text: each link 0.1 m below its parent, its mass 0.05 m below its joint.

@@ -85,18 +85,18 @@ BOOST_AUTO_TEST_CASE(element_with_millions_of_attributes_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(too_many_elements_are_refused) {
-  checkRefused([&] { abdyn::loadUrdfString(manyElementsDocument(8000001)); }, "<string>", "more than 8000000 elements");
+  checkRefused([&] { abdyn::loadUrdfString(manyElementsDocument(16000001)); }, "<string>", "more than 16000000 elements");
 }
 
 // A file above the size limit is refused from its size alone, before it is read: a sparse file of
-// 300 MB costs no disk and no time.
+// 600 MB costs no disk and no time.
 BOOST_AUTO_TEST_CASE(oversized_file_is_refused_before_reading) {
   const std::string path = (std::filesystem::temp_directory_path() / "abdyn_test_huge.urdf").string();
   { std::ofstream out(path, std::ios::binary); }
-  std::filesystem::resize_file(path, 300u << 20);
-  checkRefused([&] { abdyn::loadUrdf(path); }, path, "more than the limit of 268435456");
+  std::filesystem::resize_file(path, 600u << 20);
+  checkRefused([&] { abdyn::loadUrdf(path); }, path, "more than the limit of 536870912");
   const abdyn::Model pendulum = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/pendulum.urdf");
-  checkRefused([&] { abdyn::loadUrdfLoops(path, pendulum); }, path, "more than the limit of 268435456");
+  checkRefused([&] { abdyn::loadUrdfLoops(path, pendulum); }, path, "more than the limit of 536870912");
   std::filesystem::remove(path);
 }
 

@@ -93,6 +93,8 @@ class UrdfLoader {
       fail(fmt::format("UrdfOptions::bound_inertia must be finite and not negative, not {}", options_.bound_inertia));
     }
     builder_.setGravity(options_.gravity);
+    // At most one body per link, and the world.
+    builder_.reserve(static_cast<int>(doc_.links.size()) + 1);
     for (const std::string& what : doc_.doubts) doubt(what);
     for (const std::string& what : doc_.warnings) warn(what);
     checkTopology();
@@ -102,7 +104,7 @@ class UrdfLoader {
     checkMovingMass();
     Model model = [&] {
       try {
-        return builder_.build();
+        return std::move(builder_).build();
       } catch (const Error& e) {
         throw Error(source_ + ": " + e.what());
       }

@@ -32,24 +32,28 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   qdd.setZero(nv);
   factor_D.setZero(nv);
   tmp_v.setZero(nv);
-  deriv.S.setZero(6, nv);
-  deriv.v.assign(n, Motion());
-  deriv.a.assign(n, Motion());
-  deriv.F.assign(n, Force());
-  deriv.H.assign(n, Force());
-  deriv.Ic.assign(n, Matrix6::Zero());
-  deriv.B.assign(n, Matrix6::Zero());
-  for (Matrix6X* m : {&deriv.P, &deriv.Q, &deriv.alpha, &deriv.u, &deriv.w, &deriv.Gq, &deriv.Gv}) m->setZero(6, nv);
   if (nv <= kEagerMassMatrixDofs) {
     internal::reserveMassMatrix(model, *this);
     internal::reserveDerivatives(model, *this);
   }
 }
 
+// The derivatives' O(n) recursion workspace (about half of a Data's per-body bytes) comes with their
+// nv x nv results, so that a Data for ABA alone stays small.
 void internal::reserveDerivatives(const Model& model, Data& data) {
+  const int n = model.nbodies();
   const int nv = model.nv();
-  if (data.dtau_dq.rows() == nv) return;
+  if (data.dtau_dq.rows() == nv && static_cast<int>(data.deriv.v.size()) == n) return;
   for (Eigen::MatrixXd* m : {&data.dtau_dq, &data.dtau_dv, &data.dqdd_dq, &data.dqdd_dv, &data.dqdd_dtau}) m->setZero(nv, nv);
+  Data::DerivativeWorkspace& w = data.deriv;
+  w.S.setZero(6, nv);
+  w.v.assign(n, Motion());
+  w.a.assign(n, Motion());
+  w.F.assign(n, Force());
+  w.H.assign(n, Force());
+  w.Ic.assign(n, Matrix6::Zero());
+  w.B.assign(n, Matrix6::Zero());
+  for (Matrix6X* m : {&w.P, &w.Q, &w.alpha, &w.u, &w.w, &w.Gq, &w.Gv}) m->setZero(6, nv);
 }
 
 void internal::reserveMassMatrix(const Model& model, Data& data) {

@@ -47,17 +47,18 @@ void ModelBuilder::setGravity(const Vector3& g) {
 
 int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, const RigidBodyInertia& inertia,
                           const std::string& name) {
-  const std::string where = "abdyn::ModelBuilder::addBody('" + name + "'): ";
+  // The message prefix is formed only for an error: bodies are added by the million.
+  const auto where = [&name] { return "abdyn::ModelBuilder::addBody('" + name + "'): "; };
   if (parent < 0 || parent >= model_.nbodies()) {
-    throw Error(where + "parent index " + std::to_string(parent) + " is not an existing body");
+    throw Error(where() + "parent index " + std::to_string(parent) + " is not an existing body");
   }
-  if (name.empty()) throw Error(where + "body name is empty");
+  if (name.empty()) throw Error(where() + "body name is empty");
   if (model_.body_index_.count(name) || model_.frame_index_.count(name)) {
-    throw Error(where + "a body or frame with this name already exists");
+    throw Error(where() + "a body or frame with this name already exists");
   }
   const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
-  if (model_.joint_index_.count(joint_name)) throw Error(where + "duplicate joint name '" + joint_name + "'");
-  if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where + "X_tree is not finite");
+  if (model_.joint_index_.count(joint_name)) throw Error(where() + "duplicate joint name '" + joint_name + "'");
+  if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where() + "X_tree is not finite");
 
   Joint joint;
   joint.name = joint_name;
@@ -66,31 +67,31 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   const bool has_axis = spec.type != JointType::Spherical && spec.type != JointType::Floating;
   if (has_axis) {
     const double n = spec.axis.norm();
-    if (!std::isfinite(n) || n < 1e-12) throw Error(where + "joint '" + joint_name + "' has a zero or non-finite axis");
+    if (!std::isfinite(n) || n < 1e-12) throw Error(where() + "joint '" + joint_name + "' has a zero or non-finite axis");
     joint.axis = spec.axis / n;
   }
   if (spec.type == JointType::Planar) {
     const Vector3 t1 = spec.axis2 - spec.axis2.dot(joint.axis) * joint.axis;
     if (!t1.allFinite() || t1.norm() < 1e-9) {
-      throw Error(where + "planar joint '" + joint_name + "': in-plane direction is parallel to the normal");
+      throw Error(where() + "planar joint '" + joint_name + "': in-plane direction is parallel to the normal");
     }
     joint.axis2 = t1.normalized();
   }
-  if (!std::isfinite(spec.pitch)) throw Error(where + "joint '" + joint_name + "' has a non-finite pitch");
+  if (!std::isfinite(spec.pitch)) throw Error(where() + "joint '" + joint_name + "' has a non-finite pitch");
   joint.type = specialise(spec.type, joint.axis);
   jointSizes(joint.type, joint.nq, joint.nv);
 
   const double numbers[] = {spec.lower, spec.upper, spec.velocity_limit, spec.effort_limit,
                             spec.damping, spec.friction, spec.armature};
   for (double x : numbers) {
-    if (!isFiniteOrInf(x)) throw Error(where + "joint '" + joint_name + "' has a NaN limit or dynamics value");
+    if (!isFiniteOrInf(x)) throw Error(where() + "joint '" + joint_name + "' has a NaN limit or dynamics value");
   }
   if (spec.lower > spec.upper) {
-    throw Error(where + "joint '" + joint_name + "': lower limit " + std::to_string(spec.lower) +
+    throw Error(where() + "joint '" + joint_name + "': lower limit " + std::to_string(spec.lower) +
                 " is above upper limit " + std::to_string(spec.upper));
   }
   if (spec.velocity_limit < 0 || spec.effort_limit < 0 || spec.damping < 0 || spec.friction < 0 || spec.armature < 0) {
-    throw Error(where + "joint '" + joint_name + "': velocity/effort limits, damping, friction and armature must be >= 0");
+    throw Error(where() + "joint '" + joint_name + "': velocity/effort limits, damping, friction and armature must be >= 0");
   }
 
   const int id = model_.nbodies();
@@ -114,10 +115,10 @@ void ModelBuilder::addInertia(int body, const RigidBodyInertia& inertia) {
 }
 
 int ModelBuilder::addFrame(const std::string& name, int body, const Plx& X_frame_body, FrameType type) {
-  const std::string where = "abdyn::ModelBuilder::addFrame('" + name + "'): ";
-  if (body < 0 || body >= model_.nbodies()) throw Error(where + "body index " + std::to_string(body) + " does not exist");
-  if (model_.frame_index_.count(name)) throw Error(where + "a frame with this name already exists");
-  if (type != FrameType::Body && model_.body_index_.count(name)) throw Error(where + "a body with this name already exists");
+  const auto where = [&name] { return "abdyn::ModelBuilder::addFrame('" + name + "'): "; };
+  if (body < 0 || body >= model_.nbodies()) throw Error(where() + "body index " + std::to_string(body) + " does not exist");
+  if (model_.frame_index_.count(name)) throw Error(where() + "a frame with this name already exists");
+  if (type != FrameType::Body && model_.body_index_.count(name)) throw Error(where() + "a body with this name already exists");
   model_.frame_index_[name] = model_.nframes();
   model_.frames_.push_back(Frame{name, type, body, X_frame_body});
   return model_.nframes() - 1;
@@ -139,8 +140,35 @@ void ModelBuilder::addGeometry(const Geometry& geometry) {
   model_.geometries_.push_back(geometry);
 }
 
-Model ModelBuilder::build() const {
+void ModelBuilder::reserve(int bodies) {
+  if (bodies < 0) throw Error("abdyn::ModelBuilder::reserve: negative body count " + std::to_string(bodies));
+  const auto count = static_cast<std::size_t>(bodies);
+  model_.parent_.reserve(count);
+  model_.joints_.reserve(count);
+  model_.X_tree_.reserve(count);
+  model_.inertia_.reserve(count);
+  model_.body_names_.reserve(count);
+  model_.frames_.reserve(count);
+  model_.body_index_.reserve(count);
+  model_.joint_index_.reserve(count);
+  model_.frame_index_.reserve(count);
+  specs_.reserve(count);
+}
+
+Model ModelBuilder::build() const& {
   Model m = model_;
+  finish(m);
+  return m;
+}
+
+Model ModelBuilder::build() && {
+  Model m = std::move(model_);
+  model_ = Model();
+  finish(m);
+  return m;
+}
+
+void ModelBuilder::finish(Model& m) const {
   const int n = m.nbodies();
   m.children_.assign(n, {});
   for (int i = 1; i < n; ++i) m.children_[m.parent_[i]].push_back(i);
@@ -189,8 +217,8 @@ Model ModelBuilder::build() const {
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
   }
 
-  m.inertia_matrix_.clear();
-  for (const RigidBodyInertia& I : m.inertia_) m.inertia_matrix_.push_back(I.matrix());
+  m.inertia_matrix_.resize(m.inertia_.size());
+  for (std::size_t i = 0; i < m.inertia_.size(); ++i) m.inertia_matrix_[i] = m.inertia_[i].matrix();
 
   m.dof_run_start_.resize(m.nv_);
   for (int k = 0; k < m.nv_; ++k) m.dof_run_start_[k] = (k > 0 && m.dof_parent_[k] == k - 1) ? m.dof_run_start_[k - 1] : k;
@@ -260,7 +288,6 @@ Model ModelBuilder::build() const {
     }
     m.mimics_.push_back(MimicCoupling{f->second, l->second, mimic_values_[k].first, mimic_values_[k].second});
   }
-  return m;
 }
 
 }  // namespace abdyn

@@ -73,8 +73,8 @@
 // inertia, a singular mass matrix, a zero axis -- throws abdyn::Error. A lower position limit above the
 // upper one is a warning, and the joint's position limits are ignored (strict mode: an error).
 // Its message starts with the source (the path, or "<string>") and names the link or joint at fault.
-// Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (256 MiB,
-// elements nested 98 deep, 256 attributes on one element, 8 million elements), which would otherwise
+// Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (512 MiB,
+// elements nested 98 deep, 256 attributes on one element, 16 million elements), which would otherwise
 // overflow the parsers' stack or keep them busy for minutes; loadUrdfLoops applies the same limits.
 // Numbers are read independently of the process's locale. Loading is linear in the file's size in time
 // and memory (a 10^5-link chain: docs/performance.md, "Scale"), and safe from several threads at once.

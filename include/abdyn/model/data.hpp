@@ -5,9 +5,10 @@
 //
 // Memory: the recursive algorithms (kinematics, RNEA, ABA) need O(n) workspace. The mass-matrix
 // workspace (M, M^-1 and its 6 x nv per-body scratch, and the L^T D L factor with its pattern, O(nv^2)
-// and O(nv * depth)) is allocated here too when nv <= kEagerMassMatrixDofs; for bigger models the first
-// call that needs it (massMatrix, factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix) allocates
-// it, so that a 10^6-body chain runs ABA in O(n) memory.
+// and O(nv * depth)) and the derivatives' (their nv x nv results and `deriv`) are allocated here too when
+// nv <= kEagerMassMatrixDofs; for bigger models the first call that needs them (massMatrix,
+// factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix, the derivatives) allocates them, so that
+// a 10^6-body chain runs ABA in O(n) memory (about 1.4 KB per body).
 //
 // Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
 // the name says otherwise (a trailing _world: world coordinates, about the world origin).
@@ -102,8 +103,8 @@ class Data {
   Eigen::MatrixXd dqdd_dq;    // nv x nv (forwardDynamicsDerivatives)
   Eigen::MatrixXd dqdd_dv;    // nv x nv
   Eigen::MatrixXd dqdd_dtau;  // nv x nv: M^-1
-  // The derivative recursion's workspace; every spatial quantity here is in world coordinates about the
-  // world origin, angular first (docs/derivatives.md names each one).
+  // The derivative recursion's workspace (sized with the matrices above); every spatial quantity here is in
+  // world coordinates about the world origin, angular first (docs/derivatives.md names each one).
   struct DerivativeWorkspace {
     Matrix6X S;                   // 6 x nv: motion-subspace columns
     std::vector<Motion> v, a;     // per body: velocity; acceleration with a_0 = -gravity

@@ -47,13 +47,22 @@ class ModelBuilder {
   void addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
                 double offset);
   void addGeometry(const Geometry& geometry);
+  /// Makes room for `bodies` bodies (the world included) and as many frames, so that adding them
+  /// reallocates nothing (loaders that know the count call it first).
+  void reserve(int bodies);
   int nbodies() const { return model_.nbodies(); }
   const RigidBodyInertia& inertia(int body) const { return model_.inertia_[body]; }
 
   /// Checks the whole model (every moving joint must move some mass or inertia) and returns it.
-  Model build() const;
+  Model build() const&;
+  /// The same without copying the bodies: they move into the model (std::move(builder).build()), and the
+  /// builder holds none afterwards.
+  Model build() &&;
 
  private:
+  // Computes the model's derived structure from the bodies and checks it: the body of both build()s.
+  void finish(Model& m) const;
+
   Model model_;
   std::vector<JointSpec> specs_;
   std::vector<std::pair<std::string, std::string>> mimic_names_;
