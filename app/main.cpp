@@ -172,8 +172,10 @@ std::string formatVector(const Eigen::VectorXd& x) {
 
 bool hasDamping(const abdyn::Model& model) { return model.damping().size() > 0 && model.damping().maxCoeff() > 0.0; }
 
+// Whether body 1 hangs from the world by a free joint (S the identity), whose q starts with the position
+// (the joint table, joint.hpp): the base --height and the ground lift move.
 bool floatingRoot(const abdyn::Model& model) {
-  return model.nbodies() > 1 && model.parent(1) == 0 && model.joint(1).type == abdyn::JointType::Floating;
+  return model.nbodies() > 1 && model.parent(1) == 0 && model.joint(1).identitySubspace();
 }
 
 abdyn::Model load(const Arguments& args) {
