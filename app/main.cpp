@@ -790,9 +790,10 @@ int main(int argc, char** argv) {
     return status;
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
-  } catch (const CLI::ArgumentMismatch& e) {  // CLI11's "--dt: 1 required H missing"
+  } catch (const CLI::ArgumentMismatch& e) {  // CLI11's "--dt: 1 required H missing", say
     const std::string text = e.what();
-    return usage(text.substr(0, text.find(':')) + " needs a value");
+    const bool missing = text.size() > 8 && text.compare(text.size() - 8, 8, " missing") == 0;
+    return usage(missing ? text.substr(0, text.find(':')) + " needs a value" : text);
   } catch (const CLI::RequiredError& e) {  // CLI11's "MODEL.urdf is required"
     const std::string text = e.what();
     return usage("missing " + text.substr(0, text.find(' ')));
