@@ -19,7 +19,7 @@
 
 namespace abdyn_app {
 
-std::optional<double> parseFinite(const std::string& text) {
+double parseFinite(const std::string& option, const std::string& text) {
   std::size_t used = 0;
   double x = 0.0;
   try {
@@ -27,30 +27,27 @@ std::optional<double> parseFinite(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || !std::isfinite(x)) return std::nullopt;
+  if (used == 0 || used != text.size() || !std::isfinite(x)) {
+    throw UsageError(option + " expects a finite number, got '" + text + "'");
+  }
   return x;
 }
 
-const char* const kUrdfOptionsUsage =
-    "  --strict       refuse what the loader otherwise repairs or ignores with a warning (inertias that\n"
-    "                 are indefinite or break the triangle inequality, negative limits, dangling mimics,\n"
-    "                 nameless materials, unreadable visuals or collisions)\n"
-    "  --balance-inertia\n"
-    "                 give links that break the triangle inequality the isotropic inertia of the same trace\n"
-    "  --bound-mass M, --bound-inertia I\n"
-    "                 raise each moving body's mass to at least M kg and its principal moments to at least\n"
-    "                 I kg m^2 (loads files whose massless links make the mass matrix singular)\n"
-    "  --accept-invalid-inertia\n"
-    "                 load bodies whose inertia is indefinite (with a warning) instead of refusing the file\n";
+void refuseExtras(const CLI::App& command) {
+  for (const std::string& a : command.remaining()) {
+    if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' for '" + command.get_name() + "'");
+    throw UsageError("unexpected argument '" + a + "'");
+  }
+}
 
 namespace {
 
 namespace fs = std::filesystem;
 
 double parseNonNegative(const std::string& option, const std::string& text) {
-  const std::optional<double> x = parseFinite(text);
-  if (!x || *x < 0.0) throw UsageError(option + " expects a finite number >= 0, got '" + text + "'");
-  return *x;
+  const double x = parseFinite(option, text);
+  if (x < 0.0) throw UsageError(option + " expects a finite number >= 0, got '" + text + "'");
+  return x;
 }
 
 // Counts the warnings abdyn logs while a file loads, and keeps their text.
@@ -114,44 +111,35 @@ std::string reason(const std::string& message, const std::string& path) {
 
 }  // namespace
 
-bool parseUrdfOption(const std::string& arg, const std::function<std::string()>& value, abdyn::UrdfOptions& options) {
-  if (arg == "--strict") {
-    options.strict = true;
-  } else if (arg == "--balance-inertia") {
-    options.balance_inertia = true;
-  } else if (arg == "--bound-mass") {
-    options.bound_mass = parseNonNegative(arg, value());
-  } else if (arg == "--bound-inertia") {
-    options.bound_inertia = parseNonNegative(arg, value());
-  } else if (arg == "--accept-invalid-inertia") {
-    options.accept_invalid_inertia = true;
-  } else {
-    return false;
-  }
-  return true;
+void addUrdfOptions(CLI::App& command, abdyn::UrdfOptions& options) {
+  const std::string group = "URDF options (include/abdyn/io/urdf.hpp)";
+  command.add_flag("--strict", options.strict,
+                   "refuse what the loader otherwise repairs or ignores with a warning (inertias that are indefinite "
+                   "or break the triangle inequality, negative limits, dangling mimics, nameless materials, "
+                   "unreadable visuals or collisions)")->group(group);
+  command.add_flag("--balance-inertia", options.balance_inertia,
+                   "give links that break the triangle inequality the isotropic inertia of the same trace")->group(group);
+  addParsed(command, "--bound-mass", "M", options.bound_mass, parseNonNegative,
+            "raise each moving body's mass to at least M kg (loads files whose massless links make the mass "
+            "matrix singular)")->group(group);
+  addParsed(command, "--bound-inertia", "I", options.bound_inertia, parseNonNegative,
+            "raise each moving body's principal moments to at least I kg m^2")->group(group);
+  command.add_flag("--accept-invalid-inertia", options.accept_invalid_inertia,
+                   "load bodies whose inertia is indefinite (with a warning) instead of refusing the file")->group(group);
 }
 
-int check(int argc, char** argv) {
+namespace {
+
+struct CheckArguments {
+  std::vector<std::string> inputs;
   abdyn::UrdfOptions options;
   bool show_warnings = false;
-  std::vector<std::string> inputs;
-  for (int k = 2; k < argc; ++k) {
-    const std::string a = argv[k];
-    const auto value = [&]() -> std::string {
-      if (k + 1 >= argc) throw UsageError(a + " needs a value");
-      return argv[++k];
-    };
-    if (a == "--warnings") {
-      show_warnings = true;
-    } else if (parseUrdfOption(a, value, options)) {
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "' for 'check' (it loads every file both fixed and floating)");
-    } else {
-      inputs.push_back(a);
-    }
-  }
-  if (inputs.empty()) throw UsageError("missing FILE_OR_FOLDER");
-  const std::vector<std::string> files = collect(inputs);
+};
+
+// Loads every file fixed and floating (see addCheck) and returns the exit status.
+int check(CheckArguments args) {
+  abdyn::UrdfOptions& options = args.options;
+  const std::vector<std::string> files = collect(args.inputs);
 
   const auto sink = std::make_shared<WarningSink>();
   const LoggerRestore restore;
@@ -171,7 +159,7 @@ int check(int argc, char** argv) {
         std::cout << mode << "  loaded   " << file << ": nq " << model.nq() << ", nv " << model.nv() << ", "
                   << model.nbodies() - 1 << " bodies, mass " << model.totalMass() << " kg, " << warnings.size()
                   << (warnings.size() == 1 ? " warning" : " warnings") << "\n";
-        if (show_warnings) {
+        if (args.show_warnings) {
           for (const std::string& w : warnings) std::cout << "    warning: " << reason(w, file) << "\n";
         }
       } catch (const abdyn::Error& e) {
@@ -184,6 +172,22 @@ int check(int argc, char** argv) {
   std::cout << "checked " << n << (n == 1 ? " file" : " files") << ": fixed base " << loaded[0] << " loaded, "
             << n - loaded[0] << " refused; floating base " << loaded[1] << " loaded, " << n - loaded[1] << " refused\n";
   return loaded[0] == n && loaded[1] == n ? 0 : 1;
+}
+
+}  // namespace
+
+void addCheck(CLI::App& app, int& status) {
+  CLI::App* command = app.add_subcommand(
+      "check", "load URDF files (and every *.urdf below folders) with a fixed and a floating base, one line per "
+               "file and base; exit status 0 only if all loaded");
+  const auto args = std::make_shared<CheckArguments>();  // lives as long as the command's callbacks
+  command->add_option("FILE_OR_FOLDER", args->inputs, "URDF files and folders")->required();
+  addUrdfOptions(*command, args->options);
+  command->add_flag("--warnings", args->show_warnings, "print the loader's warnings under each file");
+  command->allow_extras()->callback([command, args, &status] {
+    refuseExtras(*command);
+    status = check(*args);
+  });
 }
 
 }  // namespace abdyn_app

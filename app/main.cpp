@@ -1,12 +1,5 @@
-// abdyn: the command-line program.
-//
-//   abdyn info MODEL.urdf [--floating] [URDF options]
-//   abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]      (app/check.cpp)
-//   abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--height Z]
-//                  [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits]
-//                  [--html DIR]
-//   abdyn view MODEL.urdf ... (app/view.cpp)
-//   abdyn help | --help | --version
+// abdyn: the command-line program. The commands and their options are CLI11 subcommands (main, below);
+// `abdyn COMMAND --help` lists a command's options.
 
 #include <unistd.h>
 
@@ -26,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "abdyn/abdyn.hpp"
 #include "model_lookup.hpp"
 #include "check.hpp"
@@ -33,61 +28,28 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage:\n"
+// The help's footer: every command at a glance (README.md's "The command-line program" shows the same).
+constexpr const char* kCommands =
+    "Commands:\n"
     "  abdyn info MODEL.urdf [--floating] [URDF options]\n"
-    "      print the kinematic tree, degrees of freedom, masses and limits, the loop joints and mimic\n"
-    "      couplings, and the closed configuration a model with loop joints starts from (loader warnings\n"
-    "      on stderr)\n"
     "  abdyn check FILE_OR_FOLDER... [URDF options] [--warnings]\n"
-    "      load every URDF file (folders: every *.urdf below them) with a fixed and a floating base; print\n"
-    "      one line per file and base, then a summary; exit status 0 only if every file loaded both ways\n"
-    "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST]\n"
-    "                 [--height Z] [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits]\n"
-    "      simulate the model under gravity with zero joint torque from the neutral configuration\n"
-    "      (or from --q0); print a summary and, with --csv, one row at t = 0 and one per step\n"
-    "      (t, q:<joint>, v:<joint>, kinetic, potential; with constraint rows also iterations, residual,\n"
-    "      constraint_error, contacts)\n"
-    "  abdyn view MODEL.urdf [--csv FILE] [--floating] [--port P] [--out DIR]\n"
-    "      write a browser page of the model (and trajectory) and serve it on 127.0.0.1 (abdyn view --help)\n"
+    "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--height Z]\n"
+    "                 [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits] [--html DIR]\n"
+    "  abdyn view MODEL.urdf [--csv FILE] [--floating] [URDF options] [--ground Z] [--port P] [--out DIR]\n"
     "  abdyn help, abdyn --help   print this text\n"
     "  abdyn --version            print the version\n"
-    "options:\n"
-    "  --floating     attach the root link to the world by a 6-DoF floating joint\n"
-    "  --duration S   simulated time in seconds (default 5); the run ends exactly at S (a last, shorter\n"
-    "                 step when --dt does not divide it)\n"
-    "  --dt H         time step in seconds (default 0.001)\n"
-    "  --q0 LIST      the start: all nq values comma-separated, or named values changing the neutral\n"
-    "                 configuration, e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate\n"
-    "                 joints, <joint>[k]=x for coordinate k, <joint>.x/.y/.z for a floating joint's position)\n"
-    "  --height Z     with --floating: lift the model so that its lowest collision point starts Z above the\n"
-    "                 ground (--ground) or above z = 0\n"
-    "  --integrator NAME\n"
-    "                 rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping (semi-\n"
-    "                 implicit Euler with the joint damping taken implicitly: stable for stiff damping) or\n"
-    "                 adaptive-rk4, which covers each --dt step with RK4 sub-steps as short as a local\n"
-    "                 error tolerance needs (fast light links). Default: implicit-damping when the model has\n"
-    "                 joint damping, else adaptive-rk4 (rk4 with loop joints or mimic couplings,\n"
-    "                 semi-implicit-euler with --ground or --limits)\n"
-    "  --substeps N   split every step into N equal sub-steps (default 1)\n"
-    "  --ground Z     contact the model's collision geometry with the horizontal plane z = Z; a floating model\n"
-    "                 that starts below it is lifted onto it, a fixed one is refused\n"
-    "  --limits       enforce the joint position limits\n"
-    "                 (--ground and --limits solve constraint rows each step, with semi-implicit-euler or\n"
-    "                 implicit-damping)\n"
-    "  --warnings     (check) print the loader's warnings under each file\n"
-    "  --html DIR     (simulate) after simulating, write a browser page replaying the run into DIR\n"
-    "                 (see abdyn view --help)\n";
+    "  abdyn COMMAND --help       print a command's options\n";
 
+using abdyn_app::parseFinite;
 using abdyn_app::UsageError;
 
 struct Arguments {
-  std::string command, model_path, csv_path, q0;
+  std::string model_path, csv_path, q0;
   bool floating = false;
   abdyn::UrdfOptions urdf;  // all but floating_base, which `floating` gives
   double duration = 5.0;
   double dt = 1e-3;
-  std::string integrator;  // empty: chosen by the model (see the usage text)
+  std::string integrator;  // empty: chosen by the model (see --integrator's help)
   int substeps = 1;
   bool ground = false;
   double ground_height = 0.0;
@@ -98,77 +60,79 @@ struct Arguments {
   bool rows() const { return ground || limits; }
 };
 
-const std::vector<std::string> kIntegrators = {"rk4", "explicit-euler", "semi-implicit-euler", "implicit-midpoint",
-                                               "implicit-damping", "adaptive-rk4"};
 // More steps than this is a typing error (or days of computing), not a simulation anyone waits for.
 constexpr double kMaxSteps = 1e9;
 
-double parseNumber(const std::string& option, const std::string& text) {
-  const std::optional<double> x = abdyn_app::parseFinite(text);
-  if (!x) throw UsageError(option + " expects a finite number, got '" + text + "'");
-  return *x;
-}
-
 double parsePositive(const std::string& option, const std::string& text) {
-  const double x = parseNumber(option, text);
+  const double x = parseFinite(option, text);
   if (x <= 0.0) throw UsageError(option + " expects a positive number, got '" + text + "'");
   return x;
 }
 
-Arguments parse(int argc, char** argv) {
-  if (argc < 2) throw UsageError("missing command");
-  Arguments args;
-  args.command = argv[1];
-  if (args.command != "info" && args.command != "simulate") throw UsageError("unknown command '" + args.command + "'");
-  for (int k = 2; k < argc; ++k) {
-    const std::string a = argv[k];
-    const auto value = [&]() -> std::string {
-      if (k + 1 >= argc) throw UsageError(a + " needs a value");
-      return argv[++k];
-    };
-    if (a == "--floating") {
-      args.floating = true;
-    } else if (abdyn_app::parseUrdfOption(a, value, args.urdf)) {
-    } else if (a == "--duration" && args.command == "simulate") {
-      args.duration = parsePositive(a, value());
-    } else if (a == "--dt" && args.command == "simulate") {
-      args.dt = parsePositive(a, value());
-    } else if (a == "--csv" && args.command == "simulate") {
-      args.csv_path = value();
-    } else if (a == "--q0" && args.command == "simulate") {
-      args.q0 = value();
-    } else if (a == "--height" && args.command == "simulate") {
-      args.height_given = true;
-      args.height = parseNumber(a, value());
-    } else if (a == "--integrator" && args.command == "simulate") {
-      args.integrator = value();
-      if (std::find(kIntegrators.begin(), kIntegrators.end(), args.integrator) == kIntegrators.end()) {
-        throw UsageError(
-            "--integrator expects rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping or "
-            "adaptive-rk4, got '" +
-            args.integrator + "'");
-      }
-    } else if (a == "--substeps" && args.command == "simulate") {
-      const std::string text = value();
-      const double n = parsePositive(a, text);
-      if (n != std::floor(n) || n > 1e6) throw UsageError("--substeps expects a positive integer, got '" + text + "'");
-      args.substeps = static_cast<int>(n);
-    } else if (a == "--ground" && args.command == "simulate") {
-      args.ground = true;
-      args.ground_height = parseNumber(a, value());
-    } else if (a == "--limits" && args.command == "simulate") {
-      args.limits = true;
-    } else if (a == "--html" && args.command == "simulate") {
-      args.html_dir = value();
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "' for '" + args.command + "'");
-    } else if (args.model_path.empty()) {
-      args.model_path = resolveModelPath(a);  // a path, or the name of a bundled model
-    } else {
-      throw UsageError("unexpected argument '" + a + "'");
-    }
+int parseSubsteps(const std::string& option, const std::string& text) {
+  const double n = parsePositive(option, text);
+  if (n != std::floor(n) || n > 1e6) throw UsageError(option + " expects a positive integer, got '" + text + "'");
+  return static_cast<int>(n);
+}
+
+std::string parseIntegrator(const std::string& option, const std::string& text) {
+  for (const char* name : {"rk4", "explicit-euler", "semi-implicit-euler", "implicit-midpoint", "implicit-damping",
+                           "adaptive-rk4"}) {
+    if (text == name) return text;
   }
-  if (args.model_path.empty()) throw UsageError("missing MODEL.urdf");
+  throw UsageError(option +
+                   " expects rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping or adaptive-rk4, "
+                   "got '" + text + "'");
+}
+
+// A command on one model: MODEL.urdf (a path or a bundled model's name), --floating and the URDF options.
+CLI::App* addModelCommand(CLI::App& app, const std::string& name, const std::string& description, Arguments& args) {
+  CLI::App* command = app.add_subcommand(name, description)->allow_extras();
+  command->add_option("MODEL.urdf", args.model_path, "a URDF file, or the name of a bundled model")->required();
+  command->add_flag("--floating", args.floating, "attach the root link to the world by a 6-DoF floating joint");
+  abdyn_app::addUrdfOptions(*command, args.urdf);
+  return command;
+}
+
+void addSimulateOptions(CLI::App& command, Arguments& args) {
+  abdyn_app::addParsed(command, "--duration", "S", args.duration, parsePositive,
+                       "simulated time in seconds (default 5); the run ends exactly at S (a last, shorter step when "
+                       "--dt does not divide it)");
+  abdyn_app::addParsed(command, "--dt", "H", args.dt, parsePositive, "time step in seconds (default 0.001)");
+  command.add_option("--q0", args.q0,
+                     "the start: all nq values comma-separated, or named values changing the neutral configuration, "
+                     "e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate joints, <joint>[k]=x for "
+                     "coordinate k, <joint>.x/.y/.z for a floating joint's position)")->type_name("LIST");
+  command.add_option_function<std::string>("--height", [&args](const std::string& text) {
+    args.height = parseFinite("--height", text);
+    args.height_given = true;
+  }, "with --floating: lift the model so that its lowest collision point starts Z above the ground (--ground) or "
+     "above z = 0")->type_name("Z");
+  command.add_option("--csv", args.csv_path,
+                     "write one row at t = 0 and one per step (t, q:<joint>, v:<joint>, kinetic, potential; with "
+                     "constraint rows also iterations, residual, constraint_error, contacts)")->type_name("FILE");
+  abdyn_app::addParsed(command, "--integrator", "NAME", args.integrator, parseIntegrator,
+                       "rk4, explicit-euler, semi-implicit-euler, implicit-midpoint, implicit-damping (semi-implicit "
+                       "Euler with the joint damping taken implicitly: stable for stiff damping) or adaptive-rk4, which "
+                       "covers each --dt step with RK4 sub-steps as short as a local error tolerance needs (fast light "
+                       "links). Default: implicit-damping when the model has joint damping, else adaptive-rk4 (rk4 with "
+                       "loop joints or mimic couplings, semi-implicit-euler with --ground or --limits)");
+  abdyn_app::addParsed(command, "--substeps", "N", args.substeps, parseSubsteps,
+                       "split every step into N equal sub-steps (default 1)");
+  command.add_option_function<std::string>("--ground", [&args](const std::string& text) {
+    args.ground_height = parseFinite("--ground", text);
+    args.ground = true;
+  }, "contact the model's collision geometry with the horizontal plane z = Z; a floating model that starts below "
+     "it is lifted onto it, a fixed one is refused")->type_name("Z");
+  command.add_flag("--limits", args.limits,
+                   "enforce the joint position limits (--ground and --limits solve constraint rows each step, with "
+                   "semi-implicit-euler or implicit-damping)");
+  command.add_option("--html", args.html_dir, "after simulating, write a browser page replaying the run into DIR "
+                                               "(see abdyn view --help)")->type_name("DIR");
+}
+
+// What the options say together, once each is valid on its own.
+void checkSimulateArguments(Arguments& args) {
   if (args.dt > args.duration) throw UsageError("--dt must not exceed --duration");
   if (args.duration / args.dt > kMaxSteps) {
     std::ostringstream s;
@@ -183,7 +147,6 @@ Arguments parse(int argc, char** argv) {
   }
   if (args.height_given && !args.floating) throw UsageError("--height places a floating base: add --floating");
   if (!args.html_dir.empty()) args.csv_path = abdyn_app::prepareHtml(args.html_dir, args.csv_path);
-  return args;
 }
 
 // Coordinate labels: <joint> for one-coordinate joints, <joint>[k] otherwise.
@@ -212,8 +175,10 @@ std::string formatVector(const Eigen::VectorXd& x) {
 
 bool hasDamping(const abdyn::Model& model) { return model.damping().size() > 0 && model.damping().maxCoeff() > 0.0; }
 
+// Whether body 1 hangs from the world by a free joint (S the identity), whose q starts with the position
+// (the joint table, joint.hpp): the base --height and the ground lift move.
 bool floatingRoot(const abdyn::Model& model) {
-  return model.nbodies() > 1 && model.parent(1) == 0 && model.joint(1).type == abdyn::JointType::Floating;
+  return model.nbodies() > 1 && model.parent(1) == 0 && model.joint(1).identitySubspace();
 }
 
 abdyn::Model load(const Arguments& args) {
@@ -318,7 +283,7 @@ Eigen::VectorXd startConfiguration(const abdyn::Model& model, const std::string&
     if (static_cast<int>(items.size()) != model.nq()) {
       throw UsageError("--q0 has " + std::to_string(items.size()) + " values, the model has nq = " + std::to_string(model.nq()));
     }
-    for (int k = 0; k < model.nq(); ++k) q[k] = parseNumber("--q0", items[k]);
+    for (int k = 0; k < model.nq(); ++k) q[k] = parseFinite("--q0", items[k]);
     places_base = floatingRoot(model);
   } else {
     const std::vector<std::string> names = labels(model, true);
@@ -326,7 +291,7 @@ Eigen::VectorXd startConfiguration(const abdyn::Model& model, const std::string&
       const std::size_t eq = item.find('=');
       if (eq == std::string::npos) throw UsageError("--q0 mixes named and unnamed values: '" + item + "' has no '='");
       std::string name = item.substr(0, eq);
-      const double x = parseNumber("--q0", item.substr(eq + 1));
+      const double x = parseFinite("--q0", item.substr(eq + 1));
       // <joint>.x, .y, .z: a floating joint's position coordinates [0], [1], [2].
       for (int axis = 0; axis < 3; ++axis) {
         const std::string suffix = std::string(".") + "xyz"[axis];
@@ -819,24 +784,56 @@ int simulate(Arguments args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "view") return abdyn_app::view(argc, argv);
-  try {
-    const std::string command = argc > 1 ? argv[1] : "";
-    if (command == "--version" || command == "version") {
-      std::cout << "abdyn " << ABDYN_VERSION << "\n";
-      return 0;
-    }
-    if (command == "--help" || command == "-h" || command == "help") {
-      std::cout << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
-      return 0;
-    }
-    if (command == "check") return abdyn_app::check(argc, argv);
-    const Arguments args = parse(argc, argv);
-    if (args.command == "info") return info(args);
-    return simulate(args);
-  } catch (const UsageError& e) {
-    std::cerr << "abdyn: " << e.what() << "\n" << kUsage << "URDF options (include/abdyn/io/urdf.hpp):\n" << abdyn_app::kUrdfOptionsUsage;
+  CLI::App app("abdyn: simulate and inspect URDF robots with the abdyn library", "abdyn");
+  app.set_version_flag("--version", "abdyn " ABDYN_VERSION);
+  int status = 0;
+  Arguments args;  // of info or simulate, whichever runs
+  CLI::App* info_command = addModelCommand(
+      app, "info", "print a model's tree, masses, limits, loop joints and mimic couplings (warnings on stderr)", args);
+  info_command->callback([&] {
+    abdyn_app::refuseExtras(*info_command);
+    args.model_path = resolveModelPath(args.model_path);
+    status = info(args);
+  });
+  CLI::App* simulate_command = addModelCommand(
+      app, "simulate", "simulate a model under gravity with zero joint torque; print a summary (and a CSV)", args);
+  addSimulateOptions(*simulate_command, args);
+  simulate_command->callback([&] {
+    abdyn_app::refuseExtras(*simulate_command);
+    args.model_path = resolveModelPath(args.model_path);
+    checkSimulateArguments(args);
+    status = simulate(args);
+  });
+  abdyn_app::addCheck(app, status);
+  abdyn_app::addView(app);
+  app.add_subcommand("help", "print this text")->callback([&app] {
+    std::cout << app.get_formatter()->make_help(&app, "abdyn", CLI::AppFormatMode::Normal);
+  });
+  app.add_subcommand("version", "print the version")->callback([] { std::cout << "abdyn " ABDYN_VERSION "\n"; });
+  app.footer(kCommands);  // after the commands, which would inherit it
+  const auto usage = [](const std::string& message) {
+    std::cerr << "abdyn: " << message << "\n(abdyn help lists the commands, abdyn COMMAND --help a command's options)\n";
     return 2;
+  };
+  try {
+    app.allow_extras()->parse(argc, argv);
+    if (app.get_subcommands().empty()) {
+      return usage(app.remaining().empty() ? "missing command" : "unknown command '" + app.remaining().front() + "'");
+    }
+    return status;
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ArgumentMismatch& e) {  // CLI11's "--dt: 1 required H missing", say
+    const std::string text = e.what();
+    const bool missing = text.size() > 8 && text.compare(text.size() - 8, 8, " missing") == 0;
+    return usage(missing ? text.substr(0, text.find(':')) + " needs a value" : text);
+  } catch (const CLI::RequiredError& e) {  // CLI11's "MODEL.urdf is required"
+    const std::string text = e.what();
+    return usage("missing " + text.substr(0, text.find(' ')));
+  } catch (const CLI::ParseError& e) {
+    return usage(e.what());
+  } catch (const UsageError& e) {
+    return usage(e.what());
   } catch (const std::exception& e) {
     std::cerr << "abdyn: " << e.what() << "\n";
     return 1;

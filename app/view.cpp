@@ -38,18 +38,6 @@ namespace fs = std::filesystem;
 namespace abdyn_app {
 namespace {
 
-constexpr const char* kViewUsage =
-    "usage:\n"
-    "  abdyn view MODEL.urdf [--csv FILE] [--floating] [--accept-invalid-inertia] [--ground Z] [--port P] [--out DIR]\n"
-    "      write a browser page of the model (and of the trajectory FILE written by `abdyn simulate --csv`)\n"
-    "      into DIR (default: a new folder under the temporary directory) and serve it on 127.0.0.1:P\n"
-    "      (default 8765; 0 picks a free port). With --out and no --port the page is only written.\n"
-    "  --ground Z     draw the ground plane at z = Z (default 0)\n";
-
-struct ViewUsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 std::string readFile(const fs::path& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + what + " '" + path.string() + "'");
@@ -396,10 +384,35 @@ std::string answer(const std::string& request, const fs::path& root) {
   }
 }
 
-double parseViewNumber(const std::string& option, const std::string& text) {
-  const std::optional<double> x = parseFinite(text);
-  if (!x) throw ViewUsageError(option + " expects a finite number, got '" + text + "'");
-  return *x;
+int parsePort(const std::string& option, const std::string& text) {
+  const double p = parseFinite(option, text);
+  if (p != std::floor(p) || p < 0 || p > 65535) throw UsageError(option + " expects 0 to 65535, got '" + text + "'");
+  return static_cast<int>(p);
+}
+
+std::string parseFolder(const std::string& option, const std::string& text) {
+  if (text.empty()) throw UsageError(option + " needs a folder");
+  return text;
+}
+
+struct ViewArguments {
+  PageInputs inputs;
+  std::string out;
+  int port = 8765;
+};
+
+// Writes the page (see addView) and serves it unless only --out was given.
+void view(ViewArguments& args, bool port_given) {
+  const bool out_given = !args.out.empty();
+  if (!out_given) {
+    std::string pattern = (fs::temp_directory_path() / "abdyn-view-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a folder under " + fs::temp_directory_path().string());
+    args.out = pattern;
+  }
+  writePage(args.inputs, args.out);
+  if (out_given && !port_given) return;  // --out alone: the page is written, nothing is served
+  std::cout.flush();
+  serve(args.out, args.port);
 }
 
 }  // namespace
@@ -431,63 +444,27 @@ void writePage(const PageInputs& inputs, const std::string& dir) {
   }
 }
 
-int view(int argc, char** argv) {
-  try {
-    PageInputs inputs;
-    std::string out;
-    int port = 8765;
-    bool port_given = false;
-    for (int k = 2; k < argc; ++k) {
-      const std::string a = argv[k];
-      const auto value = [&]() -> std::string {
-        if (k + 1 >= argc) throw ViewUsageError(a + " needs a value");
-        return argv[++k];
-      };
-      if (a == "--floating") {
-        inputs.floating = true;
-      } else if (parseUrdfOption(a, value, inputs.urdf)) {
-      } else if (a == "--csv") {
-        inputs.csv_path = value();
-      } else if (a == "--ground") {
-        inputs.ground = parseViewNumber(a, value());
-      } else if (a == "--out") {
-        out = value();
-        if (out.empty()) throw ViewUsageError("--out needs a folder");
-      } else if (a == "--port") {
-        const std::string text = value();
-        const double p = parseViewNumber(a, text);
-        if (p != std::floor(p) || p < 0 || p > 65535) throw ViewUsageError("--port expects 0 to 65535, got '" + text + "'");
-        port = static_cast<int>(p);
-        port_given = true;
-      } else if (a == "--help" || a == "-h") {
-        std::cout << kViewUsage;
-        return 0;
-      } else if (!a.empty() && a[0] == '-') {
-        throw ViewUsageError("unknown option '" + a + "' for 'view'");
-      } else if (inputs.model_path.empty()) {
-        inputs.model_path = a;
-      } else {
-        throw ViewUsageError("unexpected argument '" + a + "'");
-      }
-    }
-    if (inputs.model_path.empty()) throw ViewUsageError("missing MODEL.urdf");
-    const bool out_given = !out.empty();
-    if (!out_given) {
-      std::string pattern = (fs::temp_directory_path() / "abdyn-view-XXXXXX").string();
-      if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a folder under " + fs::temp_directory_path().string());
-      out = pattern;
-    }
-    writePage(inputs, out);
-    if (out_given && !port_given) return 0;  // --out alone: the page is written, nothing is served
-    std::cout.flush();
-    serve(out, port);
-  } catch (const ViewUsageError& e) {
-    std::cerr << "abdyn: " << e.what() << "\n" << kViewUsage;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "abdyn: " << e.what() << "\n";
-    return 1;
-  }
+void addView(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "view", "write a browser page of a model (and of a run's CSV) and serve it on 127.0.0.1 until Ctrl-C");
+  const auto args = std::make_shared<ViewArguments>();  // lives as long as the command's callbacks
+  command->add_option("MODEL.urdf", args->inputs.model_path, "a URDF file")->required();
+  command->add_option("--csv", args->inputs.csv_path, "replay the trajectory FILE written by `abdyn simulate --csv`")
+      ->type_name("FILE");
+  command->add_flag("--floating", args->inputs.floating, "attach the root link to the world by a 6-DoF floating joint");
+  addUrdfOptions(*command, args->inputs.urdf);
+  command->add_option_function<std::string>("--ground", [args](const std::string& text) {
+    args->inputs.ground = parseFinite("--ground", text);
+  }, "draw the ground plane at z = Z (default 0)")->type_name("Z");
+  const CLI::Option* port = addParsed(*command, "--port", "P", args->port, parsePort,
+                                      "serve on port P (default 8765; 0 picks a free port)");
+  addParsed(*command, "--out", "DIR", args->out, parseFolder,
+            "write the page into DIR (default: a new folder under the temporary directory); with --out and no "
+            "--port the page is only written");
+  command->allow_extras()->callback([command, args, port] {
+    refuseExtras(*command);
+    view(*args, port->count() > 0);
+  });
 }
 
 }  // namespace abdyn_app

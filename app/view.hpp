@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "abdyn/io/urdf.hpp"
 
 namespace abdyn_app {
@@ -25,7 +27,7 @@ void writePage(const PageInputs& inputs, const std::string& dir);
 /// returns the CSV path to write, csv_path or, when that is empty, DIR/trajectory.csv.
 std::string prepareHtml(const std::string& dir, const std::string& csv_path);
 
-/// `abdyn view MODEL.urdf [--csv FILE] [--floating] [URDF options] [--ground Z] [--port P] [--out DIR]`, argv[1] being "view". Returns the exit code.
-int view(int argc, char** argv);
+/// Adds `abdyn view MODEL.urdf [--csv FILE] [--floating] [URDF options] [--ground Z] [--port P] [--out DIR]` to app.
+void addView(CLI::App& app);
 
 }  // namespace abdyn_app

@@ -567,6 +567,8 @@ BOOST_AUTO_TEST_CASE(bad_stabilisation_settings_are_named) {
       {[](auto& s) { s.time_step = std::numeric_limits<double>::infinity(); }, "settings.time_step = inf"},
       {[](auto& s) { s.stabilisation = Stabilisation::ErrorReduction; }, "settings.time_step = 0 must be positive"},
       {[](auto& s) { s.stabilisation = Stabilisation::PredictedError; }, "settings.time_step = 0 must be positive"},
+      // Checked at the constrained door for every solver (the articulated one's ABA pass checks nothing).
+      {[](auto& s) { s.dynamics.implicit_damping_step = -1.0; }, "options 'implicit_damping_step' must be >= 0"},
   };
   for (const Case& c : cases) {
     ConstrainedDynamicsSettings settings;

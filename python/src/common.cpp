@@ -13,7 +13,8 @@ PyData::PyData(ModelPtr model_in)
       q(Eigen::VectorXd::Zero(model->nq())),
       v(Eigen::VectorXd::Zero(model->nv())),
       u(Eigen::VectorXd::Zero(model->nv())),
-      w(Eigen::VectorXd::Zero(model->nv())) {}
+      w(Eigen::VectorXd::Zero(model->nv())),
+      a(Eigen::VectorXd::Zero(model->nv())) {}
 
 DataLock::DataLock(const char* function, const Model& model, PyData& data)
     : data_(data), function_(function), previous_kinematics_(0) {

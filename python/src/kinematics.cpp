@@ -52,14 +52,14 @@ void bindKinematics(py::module_& m) {
           }
           if (!a.is_none()) {
             if (level < 2) throw InvalidArgument("abdyn.forward_kinematics: 'a' given without 'v'");
-            readVector(fn, "a", a, model.nv(), d.u);
+            readVector(fn, "a", a, model.nv(), d.a);
             level = 3;
           }
           {
             py::gil_scoped_release release;
             if (level == 1) forwardKinematics(model, d.data, d.q);
             if (level == 2) forwardKinematics(model, d.data, d.q, d.v);
-            if (level == 3) forwardKinematics(model, d.data, d.q, d.v, d.u);
+            if (level == 3) forwardKinematics(model, d.data, d.q, d.v, d.a);
           }
           d.kinematics = level;
         },

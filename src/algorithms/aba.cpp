@@ -4,6 +4,7 @@
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/joint_ops.hpp"
+#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -102,6 +103,13 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
   checkInputs(model, q, v, tau, options);
   internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, &f_ext, options);
+  return data.qdd;
+}
+
+const Eigen::VectorXd& internal::forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                          const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                                          const DynamicsOptions& options) {
+  aba(model, data, q, v, tau, nullptr, options);
   return data.qdd;
 }
 

@@ -6,10 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "abdyn/algorithms/aba.hpp"
-#include "abdyn/algorithms/crba.hpp"
-#include "abdyn/algorithms/kinematics.hpp"
-#include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "internal/checks.hpp"
@@ -61,6 +57,7 @@ void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, co
   }
   if (!(s.erp >= 0.0 && s.erp <= 1.0)) fail("erp", s.erp, "must lie in [0, 1]");
   if (!(std::isfinite(s.time_step) && s.time_step >= 0.0)) fail("time_step", s.time_step, "must be finite and non-negative");
+  internal::checkDynamicsOptions(s.dynamics, fn);
   if (s.stabilisation != Stabilisation::Baumgarte && !(s.time_step > 0.0)) {
     fail("time_step", s.time_step, "must be positive: ErrorReduction and PredictedError need the integrator's step");
   }
@@ -372,7 +369,7 @@ const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model
     addYTimesLambda(cd, cd.qdd);
     finishSolve(model, data, cd.qdd);
   } else if (solver == ConstrainedSolver::Articulated) {
-    cd.qdd0 = forwardDynamics(model, data, q, v, tau, settings.dynamics);
+    cd.qdd0 = internal::forwardDynamicsUnchecked(model, data, q, v, tau, settings.dynamics);
     articulatedResponse(model, data, cd, k.G);
     cd.eta = cd.rhs;
     cd.eta.noalias() -= k.G * cd.qdd0;
@@ -423,7 +420,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   } else if (solver == ConstrainedSolver::Articulated) {
     constraintsAt(model, data, cd, constraints, q, true);
     // ABA at zero velocity and torque only for its articulated-body inertias at q.
-    forwardDynamics(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
+    internal::forwardDynamicsUnchecked(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
     articulatedResponse(model, data, cd, G);
     cd.eta.noalias() = G * v_minus;
     cd.eta *= -(1.0 + restitution);

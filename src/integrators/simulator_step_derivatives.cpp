@@ -7,6 +7,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
 #include "internal/checks.hpp"
+#include "internal/dense_solve.hpp"
 
 namespace abdyn {
 namespace {
@@ -20,48 +21,6 @@ int findRow(const RowSet& rows, int hint, std::int64_t key) {
     if (rows[r].key == key) return r;
   }
   return -1;
-}
-
-// Solves S x = rhs (S square, possibly singular) by Gaussian elimination with complete pivoting, in place:
-// S and rhs are overwritten, x receives a basic solution (the unknowns past the numerical rank are zero).
-// Redundant free rows (four coplanar contacts of a box) make S singular but the held-fixed system
-// consistent: every solution then gives the same v+, and any one does. An inconsistent one is an error.
-void solveCompletePivoting(Eigen::MatrixXd& S, Eigen::MatrixXd& rhs, std::vector<int>& perm, Eigen::MatrixXd& x) {
-  const int e = static_cast<int>(S.rows());
-  perm.resize(static_cast<std::size_t>(e));
-  for (int k = 0; k < e; ++k) perm[static_cast<std::size_t>(k)] = k;
-  const double rhs_scale = rhs.cwiseAbs().maxCoeff();
-  double first_pivot = 0.0;
-  int rank = e;
-  for (int k = 0; k < e; ++k) {
-    Eigen::Index i = 0, j = 0;
-    const double pivot = S.bottomRightCorner(e - k, e - k).cwiseAbs().maxCoeff(&i, &j);
-    if (k == 0) first_pivot = pivot;
-    if (!(pivot > 1e-11 * first_pivot)) {
-      rank = k;
-      break;
-    }
-    S.row(k).swap(S.row(k + i));
-    rhs.row(k).swap(rhs.row(k + i));
-    S.col(k).swap(S.col(k + j));
-    std::swap(perm[static_cast<std::size_t>(k)], perm[static_cast<std::size_t>(k + j)]);
-    for (int r = k + 1; r < e; ++r) {
-      const double f = S(r, k) / S(k, k);
-      S.row(r).tail(e - k) -= f * S.row(k).tail(e - k);
-      rhs.row(r) -= f * rhs.row(k);
-    }
-  }
-  if (rank < e && rhs.bottomRows(e - rank).cwiseAbs().maxCoeff() > 1e-8 * (rhs_scale + 1e-300)) {
-    throw Error(std::string(kStep) + ": the held-fixed row system is inconsistent (" + std::to_string(e - rank) +
-                " of its " + std::to_string(e) + " free rows are dependent on the others with a different bias): the "
-                "step is not differentiable with this active set");
-  }
-  x.setZero(e, rhs.cols());
-  for (int k = rank - 1; k >= 0; --k) {
-    rhs.row(k).noalias() -= S.row(k).segment(k + 1, rank - k - 1) * rhs.middleRows(k + 1, rank - k - 1);
-    rhs.row(k) /= S(k, k);
-  }
-  for (int k = 0; k < rank; ++k) x.row(perm[static_cast<std::size_t>(k)]) = rhs.row(k);
 }
 
 }  // namespace
@@ -174,7 +133,13 @@ void SimulatorStepJacobians::solveHeldSystem(const RowSet& rows) {
     rhs_.row(i).noalias() = -row.J.transpose() * R_;
     rhs_.row(i).head(n) -= Phi_q_.row(i);
   }
-  solveCompletePivoting(S_, rhs_, perm_, dlambda_);
+  // Redundant free rows (four coplanar contacts of a box) make S singular but the held-fixed system
+  // consistent: every solution then gives the same v+, and any one does. An inconsistent one is an error.
+  if (const int dependent = internal::completePivotingSolve(S_, rhs_, perm_, dlambda_)) {
+    throw Error(std::string(kStep) + ": the held-fixed row system is inconsistent (" + std::to_string(dependent) +
+                " of its " + std::to_string(e) + " free rows are dependent on the others with a different bias): the "
+                "step is not differentiable with this active set");
+  }
   dv_.noalias() += Jt_T_ * dlambda_;
 }
 
