@@ -1,7 +1,8 @@
 #include "abdyn/algorithms/derivatives.hpp"
 
+#include <algorithm>
+
 #include "abdyn/algorithms/aba.hpp"
-#include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/shared_passes.hpp"
@@ -97,27 +98,37 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     w.Gv.col(k) = w.Ic[b] * wk.vector() + Bsym * Sk.vector() + Sk.crossDual(w.H[b]).vector();
     data.tau[k] = w.S.col(k).dot(w.F[b].vector());
   }
-  // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above).
+  // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above). The
+  // ancestors are walked by runs of consecutive coordinates (Model::dofRunStart), [s, e], so that each
+  // run's entries are a few 6 x L products; the part of the first run on k's own joint, [own, e], takes
+  // the same-body formula for row j.
   data.dtau_dq.setZero();
   data.dtau_dv.setZero();
   for (int k = 0; k < model.nv(); ++k) {
-    const int b = model.dofBody(k);
-    data.dtau_dq(k, k) = w.P.col(k).dot(w.alpha.col(k)) + w.Q.col(k).dot(w.u.col(k));
-    data.dtau_dv(k, k) = w.P.col(k).dot(w.w.col(k)) + w.Q.col(k).dot(w.S.col(k));
-    data.M(k, k) = w.P.col(k).dot(w.S.col(k));
-    for (int j = model.dofParent(k); j >= 0; j = model.dofParent(j)) {
-      // Row k, column j: j's joint is at or above k's, so k's column S_k turns with q_j.
-      data.dtau_dq(k, j) = w.P.col(k).dot(w.alpha.col(j)) + w.Q.col(k).dot(w.u.col(j));
-      data.dtau_dv(k, j) = w.P.col(k).dot(w.w.col(j)) + w.Q.col(k).dot(w.S.col(j));
-      // Row j, column k: on the same body as for (k, j); above it only k's subtree changes.
-      if (model.dofBody(j) == b) {
+    const int own = model.joint(model.dofBody(k)).idx_v;
+    const auto Pk = w.P.col(k).transpose();
+    const auto Qk = w.Q.col(k).transpose();
+    data.dtau_dq(k, k) = Pk.dot(w.alpha.col(k)) + Qk.dot(w.u.col(k));
+    data.dtau_dv(k, k) = Pk.dot(w.w.col(k)) + Qk.dot(w.S.col(k));
+    data.M(k, k) = Pk.dot(w.S.col(k));
+    for (int e = model.dofParent(k); e >= 0;) {
+      const int s = model.dofRunStart(e), L = e - s + 1;
+      // Row k, columns s..e: their joints are at or above k's, so k's column S_k turns with them.
+      data.dtau_dq.row(k).segment(s, L) = Pk.lazyProduct(w.alpha.middleCols(s, L)) + Qk.lazyProduct(w.u.middleCols(s, L));
+      data.dtau_dv.row(k).segment(s, L) = Pk.lazyProduct(w.w.middleCols(s, L)) + Qk.lazyProduct(w.S.middleCols(s, L));
+      data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
+      data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
+      // Rows s..e, column k: on k's own joint as for (k, j); above it only k's subtree changes.
+      const int m = std::clamp(own, s, e + 1), above = m - s;  // rows s..m-1 above k's joint, m..e on it
+      if (above > 0) {
+        data.dtau_dq.col(k).segment(s, above) = w.S.middleCols(s, above).transpose().lazyProduct(w.Gq.col(k));
+        data.dtau_dv.col(k).segment(s, above) = w.S.middleCols(s, above).transpose().lazyProduct(w.Gv.col(k));
+      }
+      for (int j = m; j <= e; ++j) {
         data.dtau_dq(j, k) = w.P.col(j).dot(w.alpha.col(k)) + w.Q.col(j).dot(w.u.col(k));
         data.dtau_dv(j, k) = w.P.col(j).dot(w.w.col(k)) + w.Q.col(j).dot(w.S.col(k));
-      } else {
-        data.dtau_dq(j, k) = w.S.col(j).dot(w.Gq.col(k));
-        data.dtau_dv(j, k) = w.S.col(j).dot(w.Gv.col(k));
       }
-      data.M(k, j) = data.M(j, k) = w.P.col(k).dot(w.S.col(j));
+      e = model.dofParent(s);
     }
   }
   if (options.armature) {
@@ -141,13 +152,36 @@ void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q,
   internal::checkVector(x, model.nv(), function, x_name);
 }
 
+// out = -Minv * D for a D with the pattern of d tau / d q and d tau / d v: column j is nonzero only in the
+// rows of j's ancestors (runs of consecutive coordinates) and of its subtree, [j, lastSubtreeDof(body(j))].
+// On a branched tree that is a fraction of the rows, so one matrix-vector product per run beats the dense
+// product; on a chain (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is faster.
+void minusMinvTimesPattern(const Model& model, const Eigen::MatrixXd& Minv, const Eigen::MatrixXd& D,
+                           Eigen::MatrixXd& out) {
+  const int nv = model.nv();
+  if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
+    out.noalias() = -Minv * D;
+    return;
+  }
+  for (int j = 0; j < nv; ++j) {
+    const int last = model.lastSubtreeDof(model.dofBody(j));
+    auto column = out.col(j);
+    column.noalias() = -Minv.middleCols(j, last - j + 1) * D.col(j).segment(j, last - j + 1);
+    for (int e = model.dofParent(j); e >= 0;) {
+      const int s = model.dofRunStart(e);
+      column.noalias() -= Minv.middleCols(s, e - s + 1) * D.col(j).segment(s, e - s + 1);
+      e = model.dofParent(s);
+    }
+  }
+}
+
 // dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau), which data.qdd holds.
 void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                         const std::vector<Force>* f_ext, const DynamicsOptions& options) {
-  derivatives(model, data, q, v, data.qdd, f_ext, options);
-  inverseMassMatrix(model, data, q, options);
-  data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
-  data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
+  derivatives(model, data, q, v, data.qdd, f_ext, options);  // leaves data.X_body_world at q
+  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);  // with forwardDynamics' U and D^-1 at q
+  minusMinvTimesPattern(model, data.Minv, data.dtau_dq, data.dqdd_dq);
+  minusMinvTimesPattern(model, data.Minv, data.dtau_dv, data.dqdd_dv);
   data.dqdd_dtau = data.Minv;
 }
 

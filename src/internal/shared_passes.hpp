@@ -38,6 +38,11 @@ const Eigen::VectorXd& forwardDynamicsUnchecked(const Model& model, Data& data, 
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
 
+/// inverseMassMatrix (forward_dynamics_crba.hpp) after ABA's backward pass at q: M^-1 into data.Minv from
+/// the factors data.U and data.Dinv, the transforms data.X_body_world and the motion-subspace columns in
+/// world coordinates S_world (6 x nv, as Data::S_world), without recomputing them.
+void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world);
+
 /// data.X_body_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
 void worldTransformsAtTransforms(const Model& model, Data& data);
 
