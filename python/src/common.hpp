@@ -41,7 +41,7 @@ class PyData {
   const ModelPtr model;
   Data data;
   Eigen::VectorXd q, v, u, w;  // q: nq, v, u, w: nv (argument buffers)
-  Eigen::VectorXd a;           // nv: forward_kinematics' accelerations
+  Eigen::VectorXd a;           // nv: accelerations (forward_kinematics, inverse_dynamics_derivatives)
   std::vector<Force> f_ext;    // external forces argument
   std::atomic<bool> busy{false};
   // What the last call left in data for the frame queries (frame_pose, frame_velocity, ...): 0 nothing

@@ -134,14 +134,14 @@ void bindDerivatives(py::module_& m) {
           DataLock lock(fn, model, d);
           readVector(fn, "q", q, model.nq(), d.q);
           readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "qdd", qdd, model.nv(), d.u);
+          readVector(fn, "qdd", qdd, model.nv(), d.a);
           const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
           {
             py::gil_scoped_release release;
             if (has_f) {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
+              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, d.f_ext, options(armature, damping));
             } else {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.u, options(armature, damping));
+              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, options(armature, damping));
             }
           }
           return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M));

@@ -88,10 +88,12 @@ class Data {
   Eigen::VectorXd u;                       // nv: tau - S^T pA (- damping v)
   Eigen::VectorXd qdd;                     // nv: result of forwardDynamics
 
-  // Inverse mass matrix (inverseMassMatrix: ABA with nv right-hand sides; also uses IA, U, Dinv, X_up).
+  // Inverse mass matrix (inverseMassMatrix and forwardDynamicsDerivatives: ABA with nv right-hand sides
+  // from ABA's U and Dinv, with X_body_world and S_world).
   Eigen::MatrixXd Minv;           // nv x nv: result (both triangles)
-  std::vector<Matrix6X> Minv_F;   // per body, 6 x nv: bias forces per right-hand side, then accelerations
-  Matrix6X Minv_tmp;              // 6 x nv scratch
+  std::vector<Matrix6X> Minv_F;   // per body, 6 x nv, world coordinates: bias forces per right-hand side,
+                                  // then accelerations; Minv_F[0] is the pass's per-joint scratch
+  Matrix6X Minv_tmp;              // 6 x nv: U in world coordinates
 
   Eigen::VectorXd tmp_v;          // nv scratch (a zero qdd for the passes that need one)
 
