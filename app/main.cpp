@@ -533,6 +533,16 @@ class Stepper {
   throw std::runtime_error(s.str());
 }
 
+// adaptive-rk4 stopped inside a step from a state with defined dynamics: the state is finite, so this is
+// not a divergence; its own message says why (the sub-step budget, or the smallest sub-step).
+[[noreturn]] void adaptiveGaveUp(const abdyn::Model& model, double t, long step, long steps, const std::string& why) {
+  std::ostringstream s;
+  s << "adaptive-rk4 stopped at t = " << t << " s (step " << step << " of " << steps << "): " << why;
+  s << (hasDamping(model) ? "; use --integrator implicit-damping, which is stable for any joint damping"
+                          : "; try --integrator implicit-midpoint or a shorter --duration");
+  throw std::runtime_error(s.str());
+}
+
 // The sub-steps adaptive-rk4 took, for the summary: how often the tolerance shortened the step.
 std::string adaptiveText(const Stepper& stepper) {
   std::ostringstream s;
@@ -669,10 +679,11 @@ int simulate(Arguments args) {
     q_before = q;
     try {
       stepper.step(q, v, tau, h);
-    } catch (const std::exception&) {  // abdyn::Error, or abdyn::InvalidArgument from checked mode
+    } catch (const std::exception& e) {  // abdyn::Error, or abdyn::InvalidArgument from checked mode
       // A step from a state where the dynamics are defined failed inside: its stages left them.
       // Its message is about the symptom (a singular matrix at a wild stage state), not the cause.
       if (!stepper.dynamicsDefined(q_before, tau)) throw;
+      if (args.integrator == "adaptive-rk4" && q.allFinite() && v.allFinite()) adaptiveGaveUp(model, t, k, steps, e.what());
       diverged(model, args, t_next, k, steps, q, v, "within the step, the dynamics became undefined");
     }
     t = t_next;

@@ -8,6 +8,7 @@
 #include "view.hpp"
 
 #include "check.hpp"  // the URDF options shared by every command
+#include "model_lookup.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -448,7 +449,7 @@ void addView(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "view", "write a browser page of a model (and of a run's CSV) and serve it on 127.0.0.1 until Ctrl-C");
   const auto args = std::make_shared<ViewArguments>();  // lives as long as the command's callbacks
-  command->add_option("MODEL.urdf", args->inputs.model_path, "a URDF file")->required();
+  command->add_option("MODEL.urdf", args->inputs.model_path, "a URDF file, or the name of a bundled model")->required();
   command->add_option("--csv", args->inputs.csv_path, "replay the trajectory FILE written by `abdyn simulate --csv`")
       ->type_name("FILE");
   command->add_flag("--floating", args->inputs.floating, "attach the root link to the world by a 6-DoF floating joint");
@@ -463,6 +464,7 @@ void addView(CLI::App& app) {
             "--port the page is only written");
   command->allow_extras()->callback([command, args, port] {
     refuseExtras(*command);
+    args->inputs.model_path = resolveModelPath(args->inputs.model_path);
     view(*args, port->count() > 0);
   });
 }

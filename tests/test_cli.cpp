@@ -594,7 +594,7 @@ namespace {
 
 // A finger of three 10 g, 5 cm links with joint damping 0.05 N m s/rad: the hinges' decay rates d / I reach
 // about 2e4 / s (docs/integrators.md), so explicit RK4 at 1 ms (h d / I about 20, beyond its stability bound 2.785) diverges.
-std::string stiffFinger() {
+std::string stiffFinger(const std::string& damping = "0.05") {
   std::string urdf = R"(<robot name="finger"><link name="palm"/>)";
   for (int k = 0; k < 3; ++k) {
     const std::string link = "link" + std::to_string(k);
@@ -602,7 +602,7 @@ std::string stiffFinger() {
       <inertia ixx="1e-8" ixy="0" ixz="0" iyy="2.08e-6" iyz="0" izz="2.08e-6"/></inertial></link>
       <joint name="hinge)" + std::to_string(k) + R"(" type="continuous"><parent link=")" + (k ? "link" + std::to_string(k - 1) : "palm") +
             R"("/><child link=")" + link + R"("/><origin xyz=")" + (k ? "0.05" : "0") + R"( 0 0"/><axis xyz="0 1 0"/>
-      <dynamics damping="0.05"/></joint>)";
+      <dynamics damping=")" + damping + R"("/></joint>)";
   }
   return urdf + "</robot>";
 }
@@ -628,6 +628,19 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   BOOST_TEST(implicit.status == 0, implicit.err);
   BOOST_TEST(contains(implicit.out, "(implicit-damping"), implicit.out);
   BOOST_TEST(!contains(implicit.out, "nan"), implicit.out);
+
+  // With damping 5000 (decay rates about 2e9 / s) adaptive-rk4 would need about 1e6 sub-steps per step:
+  // it stops at its budget with its own reason and the advice, not as a divergence.
+  const fs::path stiffer = scratch() / "stiffer_finger.urdf";
+  std::ofstream(stiffer) << stiffFinger("5000");
+  const Run adaptive = run({"simulate", stiffer.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1", "--integrator", "adaptive-rk4"});
+  BOOST_TEST(adaptive.status == 1);
+  BOOST_TEST(adaptive.out.empty(), adaptive.out);
+  for (const std::string part : {"adaptive-rk4 stopped at t = 0 s (step 1 of 1000): ", "(max_substeps)",
+                                 "use --integrator implicit-damping"}) {
+    BOOST_TEST(contains(adaptive.err, part), part << " in " << adaptive.err);
+  }
+  BOOST_TEST(!contains(adaptive.err, "diverged"), adaptive.err);
 
   const fs::path tiny = scratch() / "tiny.urdf";
   std::ofstream(tiny) << R"(<robot name="tiny"><link name="base"/><link name="bob"><inertial><origin xyz="0 0 -1"/>

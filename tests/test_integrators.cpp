@@ -314,6 +314,41 @@ BOOST_AUTO_TEST_CASE(adaptive_rk4_on_a_smooth_model) {
   BOOST_TEST((v - v_halves).norm() == 0.0);
 }
 
+// A stiff joint damper (decay rate d / I = 1e9 / s on the pendulum; RK4 is stable below h d / I = 2.785)
+// makes the error-controlled step creep at sub-steps near 3e-9 s, above the smallest fraction of a 1 ms step: the sub-step budget stops it
+// with an error that says why and names the implicit step, within the budget's work. A smaller budget
+// stops it sooner; a generous one on a smooth model changes nothing.
+BOOST_AUTO_TEST_CASE(adaptive_rk4_stops_at_its_substep_budget_on_a_stiff_model) {
+  ModelBuilder b("stiff pendulum");
+  JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = Vector3::UnitY();
+  hinge.damping = 1e9;
+  const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
+  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
+  const Model model = b.build();
+  Data data(model);
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(1);
+  for (const int budget : {10000, 100}) {
+    AdaptiveRungeKutta4Settings settings;
+    settings.max_substeps = budget;
+    AdaptiveRungeKutta4 adaptive(model, settings);
+    Eigen::VectorXd q = Eigen::VectorXd::Constant(1, 1.0), v = Eigen::VectorXd::Constant(1, 1.0);
+    try {
+      adaptive.step(model, data, q, v, tau, 1e-3);
+      BOOST_ERROR("the stiff step did not stop at its budget of " << budget);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("abdyn::AdaptiveRungeKutta4::step: " + std::to_string(budget) + " sub-steps (max_substeps)") == 0,
+                 what);
+      BOOST_TEST(what.find("ImplicitDampingEuler") != std::string::npos, what);
+    }
+    BOOST_TEST(adaptive.lastAccepted() + adaptive.lastRejected() == budget);
+    BOOST_TEST(q.allFinite());
+    BOOST_TEST(v.allFinite());
+  }
+}
+
 // Settings that are not positive and finite are refused by name; a tolerance no sub-step can meet
 // above the smallest fraction throws abdyn::Error naming the step.
 BOOST_AUTO_TEST_CASE(adaptive_rk4_bad_settings_throw) {
@@ -338,6 +373,9 @@ BOOST_AUTO_TEST_CASE(adaptive_rk4_bad_settings_throw) {
   AdaptiveRungeKutta4Settings nan;
   nan.min_step_fraction = std::nan("");
   BOOST_CHECK_EXCEPTION(AdaptiveRungeKutta4(model, nan), InvalidArgument, says({"min_step_fraction"}));
+  AdaptiveRungeKutta4Settings no_budget;
+  no_budget.max_substeps = 0;
+  BOOST_CHECK_EXCEPTION(AdaptiveRungeKutta4(model, no_budget), InvalidArgument, says({"max_substeps", "at least 1"}));
   AdaptiveRungeKutta4Settings impossible;
   impossible.relative_tolerance = impossible.absolute_tolerance = 1e-300;
   impossible.min_step_fraction = 0.1;

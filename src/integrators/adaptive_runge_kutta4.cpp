@@ -31,6 +31,10 @@ AdaptiveRungeKutta4::AdaptiveRungeKutta4(const Model& model, const AdaptiveRunge
   checkSetting(settings.relative_tolerance, "relative_tolerance");
   checkSetting(settings.absolute_tolerance, "absolute_tolerance");
   checkSetting(settings.min_step_fraction, "min_step_fraction");
+  if (settings.max_substeps < 1) {
+    throw InvalidArgument("abdyn::AdaptiveRungeKutta4: setting 'max_substeps' must be at least 1, got " +
+                          std::to_string(settings.max_substeps));
+  }
 }
 
 // max over coordinates of |x2 - x1| / 15 / (atol + rtol max(|x1|, |x2|)); infinite if either is not finite.
@@ -62,6 +66,12 @@ void AdaptiveRungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& 
   double s = next_ > 0.0 ? std::min(next_, h) : h;
   std::string failure;  // the last trial's error, if one threw
   while (done < h) {
+    if (accepted_ + rejected_ == settings_.max_substeps) {
+      throw Error(fmt::format("abdyn::AdaptiveRungeKutta4::step: {} sub-steps (max_substeps) took it only {:g} s into "
+                              "the step of {:g} s, the last of them {:g} s: the motion is stiff (stiff joint damping "
+                              "needs an implicit step, such as ImplicitDampingEuler)",
+                              settings_.max_substeps, done, h, s));
+    }
     // The last sub-step ends exactly at h; a remainder below rounding joins the one before it.
     const double planned = s;
     const bool last = done + s >= h * (1.0 - 1e-12);

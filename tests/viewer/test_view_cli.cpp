@@ -137,6 +137,11 @@ BOOST_AUTO_TEST_CASE(view_carries_loop_joints_and_the_trajectory) {
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   const nlohmann::json data = pageData(dir);
   BOOST_TEST(data["trajectory"]["name"] == "four_bar.csv");
+  // A bundled model by its name writes the same model.
+  const fs::path by_name = scratch() / "four_bar_by_name";
+  r = run({"view", "four_bar", "--out", by_name.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(pageData(by_name)["model"]["urdf"] == data["model"]["urdf"]);
   BOOST_TEST(data["trajectory"]["text"] == readFile(csv));
 
   const abdyn::Model model = abdyn::loadUrdf(source("models/four_bar.urdf"));

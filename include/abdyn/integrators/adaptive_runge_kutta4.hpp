@@ -28,17 +28,21 @@ struct AdaptiveRungeKutta4Settings {
   double absolute_tolerance = 1e-6;
   /// The smallest sub-step, as a fraction of the caller's step: below it, step() throws abdyn::Error.
   double min_step_fraction = 1e-7;
+  /// The most sub-steps (accepted and rejected) one call may take: beyond it, step() throws abdyn::Error. A
+  /// stiff model (stiff joint damping) otherwise creeps on at sub-steps just above the smallest fraction,
+  /// millions per call; an implicit step is what it needs.
+  int max_substeps = 10000;
 };
 
 class AdaptiveRungeKutta4 {
  public:
   /// Allocates the workspace for this model; step() allocates nothing. Throws abdyn::InvalidArgument
-  /// for tolerances or a smallest fraction that are not positive and finite.
+  /// for tolerances or a smallest fraction that are not positive and finite, or a sub-step budget below 1.
   explicit AdaptiveRungeKutta4(const Model& model, const AdaptiveRungeKutta4Settings& settings = {});
 
   /// Advances (q, v) by exactly h under constant joint forces tau, in sub-steps that meet the tolerance.
-  /// Throws abdyn::Error when the sub-step would fall below min_step_fraction * h; (q, v) then hold the
-  /// state reached.
+  /// Throws abdyn::Error when the sub-step would fall below min_step_fraction * h or the call would take
+  /// more than max_substeps sub-steps; (q, v) then hold the state reached.
   void step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h,
             const DynamicsOptions& options = {});
 
