@@ -53,9 +53,8 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
     throw Error(where() + "parent index " + std::to_string(parent) + " is not an existing body");
   }
   if (name.empty()) throw Error(where() + "body name is empty");
-  if (model_.body_index_.count(name) || model_.frame_index_.count(name)) {
-    throw Error(where() + "a body or frame with this name already exists");
-  }
+  // Every body has a frame of its own name, so the frame index alone knows every body name too.
+  if (model_.frame_index_.count(name)) throw Error(where() + "a body or frame with this name already exists");
   const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
   if (model_.joint_index_.count(joint_name)) throw Error(where() + "duplicate joint name '" + joint_name + "'");
   if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where() + "X_tree is not finite");
@@ -103,7 +102,9 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   model_.body_index_[name] = id;
   model_.joint_index_[joint_name] = id;
   specs_.push_back(spec);
-  addFrame(name, id, Plx(), FrameType::Body);
+  // The body's own frame; its name was checked above.
+  model_.frame_index_[name] = model_.nframes();
+  model_.frames_.push_back(Frame{name, FrameType::Body, id, Plx()});
   return id;
 }
 
