@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "internal/huge_pages.hpp"
+
 namespace abdyn::internal {
 
 class NameIndex {
@@ -64,7 +66,10 @@ class NameIndex {
 
   // The stored hashes place every name again: no name is read.
   void rehash(std::size_t capacity) {
-    std::vector<Slot> old(capacity);
+    std::vector<Slot> old;
+    old.reserve(capacity);
+    adviseHugePages(old);
+    old.assign(capacity, Slot{});
     old.swap(slots_);
     for (const Slot& slot : old) {
       if (slot.position < 0) continue;

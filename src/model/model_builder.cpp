@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "abdyn/error.hpp"
+#include "internal/huge_pages.hpp"
 
 namespace abdyn {
 namespace {
@@ -154,6 +155,12 @@ void ModelBuilder::reserve(int bodies) {
   model_.joint_index_.reserve(count);
   model_.frame_index_.reserve(count);
   specs_.reserve(count);
+  internal::adviseHugePages(model_.joints_);
+  internal::adviseHugePages(model_.X_tree_);
+  internal::adviseHugePages(model_.inertia_);
+  internal::adviseHugePages(model_.body_names_);
+  internal::adviseHugePages(model_.frames_);
+  internal::adviseHugePages(specs_);
 }
 
 Model ModelBuilder::build() const& {
@@ -183,7 +190,9 @@ void ModelBuilder::finish(Model& m) const {
   }
 
   const double inf = std::numeric_limits<double>::infinity();
-  m.S_.setZero(6, m.nv_);
+  m.S_.resize(6, m.nv_);
+  internal::adviseHugePages(m.S_.data(), sizeof(double) * m.S_.size());
+  m.S_.setZero();
   m.dof_body_.assign(m.nv_, 0);
   m.dof_parent_.assign(m.nv_, -1);
   m.lower_.setConstant(m.nq_, -inf);
@@ -218,6 +227,8 @@ void ModelBuilder::finish(Model& m) const {
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
   }
 
+  m.inertia_matrix_.reserve(m.inertia_.size());
+  internal::adviseHugePages(m.inertia_matrix_);
   m.inertia_matrix_.resize(m.inertia_.size());
   for (std::size_t i = 0; i < m.inertia_.size(); ++i) m.inertia_matrix_[i] = m.inertia_[i].matrix();
 
