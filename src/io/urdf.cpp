@@ -196,7 +196,7 @@ class UrdfLoader {
       linkInertia(doc_.links[root], true);
       addGeometries(doc_.links[root], 0, Plx());
       reached_[root] = true;
-      root = tree_.joint_child[tree_.childJoints(tree_.root).first[0]];
+      root = tree_.link(worldWeld().child);
     }
     const UrdfLink& root_link = doc_.links[root];
     const RigidBodyInertia root_inertia = linkInertia(root_link, !options_.floating_base);
