@@ -82,7 +82,7 @@ class UrdfLoader {
  public:
   UrdfLoader(const UrdfDocument& doc, const UrdfTree& tree, std::string source, const UrdfOptions& options)
       : doc_(doc), tree_(tree), source_(std::move(source)), options_(options), builder_(doc.name, "world"),
-        body_names_{"world"}, body_joints_{""}, body_parents_{-1}, body_links_(1) {}
+        body_link_{-1}, body_joint_{-1}, body_parents_{-1}, last_link_{-1} {}
 
   Model load() {
     if (!options_.gravity.allFinite()) fail("UrdfOptions::gravity is not finite");
@@ -95,6 +95,8 @@ class UrdfLoader {
     builder_.setGravity(options_.gravity);
     // At most one body per link, and the world.
     builder_.reserve(static_cast<int>(doc_.links.size()) + 1);
+    for (std::vector<int>* v : {&body_link_, &body_joint_, &body_parents_, &last_link_}) v->reserve(doc_.links.size() + 1);
+    next_link_.assign(doc_.links.size(), -1);
     for (const std::string& what : doc_.doubts) doubt(what);
     for (const std::string& what : doc_.warnings) warn(what);
     checkTopology();
@@ -153,13 +155,13 @@ class UrdfLoader {
 
   // The root link 'world' set free: its only child joint, which must be fixed (urdf.hpp).
   const UrdfJoint& worldWeld() const {
-    const std::vector<int>& children = tree_.child_joints[tree_.root];
+    const UrdfTree::Joints children = tree_.childJoints(tree_.root);
     if (children.size() != 1) {
       fail(fmt::format("UrdfOptions::floating_base is set, but the root link 'world' has {} child joints: only a "
                        "single link welded to 'world' can be set free",
                        children.size()));
     }
-    const UrdfJoint& joint = doc_.joints[children.front()];
+    const UrdfJoint& joint = doc_.joints[*children.begin()];
     if (joint.type != UrdfJointType::Fixed) {
       fail(fmt::format("UrdfOptions::floating_base is set, but the root link 'world' holds link '{}' by the moving "
                        "joint '{}': load the file without floating_base",
@@ -171,14 +173,14 @@ class UrdfLoader {
   // The tree itself is checked by buildUrdfTree; here, the names abdyn gives a meaning.
   void checkTopology() const {
     const std::string& root = doc_.links[tree_.root].name;
-    if (root != "world" && tree_.link_index.count("world")) {
+    if (root != "world" && tree_.link("world") >= 0) {
       fail("link 'world' is not the root link (the root is '" + root +
            "'), but 'world' names the fixed world body");
     }
     if (options_.floating_base) {
       // The weld from 'world' disappears when its child floats, so it may bear the name.
       const bool weld_is_root_joint = root == "world" && worldWeld().name == "root_joint";
-      if (tree_.joint_index.count("root_joint") && !weld_is_root_joint) {
+      if (tree_.joint("root_joint") >= 0 && !weld_is_root_joint) {
         fail("joint 'root_joint' is defined in the file, but UrdfOptions::floating_base needs that name "
              "for the joint of the root link");
       }
@@ -194,7 +196,7 @@ class UrdfLoader {
       linkInertia(doc_.links[root], true);
       addGeometries(doc_.links[root], 0, Plx());
       reached_[root] = true;
-      root = tree_.link_index.at(worldWeld().child);
+      root = tree_.link(worldWeld().child);
     }
     const UrdfLink& root_link = doc_.links[root];
     const RigidBodyInertia root_inertia = linkInertia(root_link, !options_.floating_base);
@@ -203,10 +205,9 @@ class UrdfLoader {
       JointSpec spec;
       spec.type = JointType::Floating;
       spec.name = "root_joint";
-      root_body = addBody(quoted("link", root_link.name), 0, spec, Plx(), root_inertia, root_link.name);
+      root_body = addBody("link", root_link.name, 0, spec, Plx(), root_inertia, root, -1);
     } else if (root_link.name != "world") {
-      builderCall(quoted("link", root_link.name),
-                  [&] { return builder_.addFrame(root_link.name, 0, Plx(), FrameType::Fixed); });
+      builderCall("link", root_link.name, [&] { return builder_.addFrame(root_link.name, 0, Plx(), FrameType::Fixed); });
     }
     addGeometries(root_link, root_body, Plx());
     reached_[root] = true;
@@ -218,14 +219,15 @@ class UrdfLoader {
       const Pending item = stack.back();
       stack.pop_back();
       const UrdfJoint& joint = doc_.joints[item.joint];
-      const int child_index = tree_.link_index.at(joint.child);
+      const int child_index = tree_.joint_child[item.joint];
       const UrdfLink& child = doc_.links[child_index];
-      const std::string where = quoted("joint", joint.name);
       // X_joint_parentlink (the joint frame's <origin> in the parent link), composed with the parent
       // link's place in its body: X_joint_body.
       const Plx X_joint_body = placement(joint.origin) * item.X_parentlink_body;
-      requireFinite(X_joint_body,
-                    where + ": the placement of its frame in body '" + body_names_[item.parent_body] + "' overflows");
+      if (!X_joint_body.E().allFinite() || !X_joint_body.r().allFinite()) {
+        fail(quoted("joint", joint.name) + ": the placement of its frame in body '" + bodyName(item.parent_body) +
+             "' overflows");
+      }
       const bool fixed = joint.type == UrdfJointType::Fixed;
       // The world does not move: what is welded to it needs no inertia.
       const RigidBodyInertia inertia = linkInertia(child, fixed && item.parent_body == 0);
@@ -233,17 +235,17 @@ class UrdfLoader {
       int body = item.parent_body;
       Plx X_link_body;
       if (fixed) {
-        if (joint.mimic) doubt(where + " is fixed but has a <mimic> element, which is ignored");
+        if (joint.mimic) doubt(quoted("joint", joint.name) + " is fixed but has a <mimic> element, which is ignored");
         X_link_body = X_joint_body;
-        builderCall(quoted("link", child.name),
-                    [&] { return builder_.addFrame(child.name, body, X_link_body, FrameType::Fixed); });
+        builderCall("link", child.name, [&] { return builder_.addFrame(child.name, body, X_link_body, FrameType::Fixed); });
         if (body != 0) {
           builder_.addInertia(body, X_link_body.applyInverse(inertia));
-          body_links_[body].push_back(child.name);
+          next_link_[last_link_[body]] = child_index;
+          last_link_[body] = child_index;
         }
       } else {
         const JointSpec spec = jointSpec(joint);
-        body = addBody(where, item.parent_body, spec, X_joint_body, inertia, child.name);
+        body = addBody("joint", joint.name, item.parent_body, spec, X_joint_body, inertia, child_index, item.joint);
         if (joint.mimic) addMimic(joint);
       }
       addGeometries(child, body, X_link_body);
@@ -273,11 +275,11 @@ class UrdfLoader {
   void addMimic(const UrdfJoint& joint) {
     const std::string where = quoted("joint", joint.name);
     const internal::UrdfMimic& mimic = *joint.mimic;
-    const auto leader = tree_.joint_index.find(mimic.joint);
-    if (leader == tree_.joint_index.end()) {
+    const int leader = tree_.joint(mimic.joint);
+    if (leader < 0) {
       doubt(fmt::format("{}: <mimic> names joint '{}', which does not exist; the coupling is dropped", where,
                         mimic.joint));
-    } else if (doc_.joints[leader->second].type == UrdfJointType::Fixed) {
+    } else if (doc_.joints[leader].type == UrdfJointType::Fixed) {
       doubt(fmt::format("{}: <mimic> names joint '{}', which is fixed; the coupling is dropped", where, mimic.joint));
     } else {
       builder_.addMimic(joint.name, mimic.joint, mimic.multiplier, mimic.offset);
@@ -286,18 +288,31 @@ class UrdfLoader {
 
   // Children in reverse, so that the stack pops them in the tree's (joint name) order.
   void pushChildren(int link, int body, const Plx& X_link_body, std::vector<Pending>& stack) const {
-    const std::vector<int>& children = tree_.child_joints[link];
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(Pending{*it, body, X_link_body});
+    const UrdfTree::Joints children = tree_.childJoints(link);
+    for (const int* j = children.last; j != children.first; --j) stack.push_back(Pending{j[-1], body, X_link_body});
   }
 
-  int addBody(const std::string& element, int parent, const JointSpec& spec, const Plx& X_tree,
-              const RigidBodyInertia& inertia, const std::string& name) {
-    const int body = builderCall(element, [&] { return builder_.addBody(parent, spec, X_tree, inertia, name); });
-    body_names_.push_back(name);
-    body_joints_.push_back(spec.name);
+  // Adds the body of document link `link`, moved by document joint `joint` (-1: the floating root's
+  // joint); `kind` and `name` say which element an error is about.
+  int addBody(const char* kind, const std::string& name, int parent, const JointSpec& spec, const Plx& X_tree,
+              const RigidBodyInertia& inertia, int link, int joint) {
+    const int body = builderCall(kind, name, [&] { return builder_.addBody(parent, spec, X_tree, inertia, doc_.links[link].name); });
+    body_link_.push_back(link);
+    body_joint_.push_back(joint);
     body_parents_.push_back(parent);
-    body_links_.push_back({name});
+    last_link_.push_back(link);
     return body;
+  }
+
+  const std::string& bodyName(int body) const { return body == 0 ? kWorld : doc_.links[body_link_[body]].name; }
+  const std::string& bodyJointName(int body) const {
+    return body_joint_[body] < 0 ? kRootJoint : doc_.joints[body_joint_[body]].name;
+  }
+  // The names of the links merged into a body (its own first), in the order the walk met them.
+  std::vector<std::string> bodyLinks(int body) const {
+    std::vector<std::string> links;
+    for (int l = body == 0 ? -1 : body_link_[body]; l >= 0; l = next_link_[l]) links.push_back(doc_.links[l].name);
+    return links;
   }
 
   JointSpec jointSpec(const UrdfJoint& joint) {
@@ -457,7 +472,7 @@ class UrdfLoader {
     g.body = body;
     g.X_geometry_body = placement(shape.origin) * X_link_body;
     if (!g.X_geometry_body.E().allFinite() || !g.X_geometry_body.r().allFinite()) {
-      return drop("its placement in body '" + body_names_[body] + "' overflows");
+      return drop("its placement in body '" + bodyName(body) + "' overflows");
     }
     g.shape = shape.shape;
     g.size = shape.size;
@@ -474,29 +489,25 @@ class UrdfLoader {
     return Plx::fromPose(rpyToMatrix(pose.rpy), pose.xyz);
   }
 
-  void requireFinite(const Plx& X, const std::string& what) const {
-    if (!X.E().allFinite() || !X.r().allFinite()) fail(what);
-  }
-
   // The composite inertia of each moving body (its links merged) must be positive semi-definite within
   // the tolerance; then the bounds of UrdfOptions apply to it.
   void checkBodyInertias() {
     for (int i = 1; i < builder_.nbodies(); ++i) {
       const RigidBodyInertia I = builder_.inertia(i);
       if (!std::isfinite(I.mass()) || !I.com().allFinite() || !I.inertiaAboutCom().allFinite()) {
-        fail("body '" + body_names_[i] + "': the inertia assembled from its links is invalid: it overflows");
+        fail("body '" + bodyName(i) + "': the inertia assembled from its links is invalid: it overflows");
       }
       const PrincipalInertia p = principal(I.inertiaAboutCom());
       const Vector3& l = p.moments;
       if (l(0) < -tolerance(l.sum())) {
         std::vector<std::string> culprits;
-        for (const std::string& link : body_links_[i]) {
+        for (const std::string& link : bodyLinks(i)) {
           if (indefinite_links_.count(link)) culprits.push_back(link);
         }
         const std::string what = fmt::format(
             "body '{}' has an invalid inertia: the rotational inertia assembled from its links is not positive "
             "semi-definite (principal moments {:.6g}, {:.6g}, {:.6g}){}",
-            body_names_[i], l(0), l(1), l(2),
+            bodyName(i), l(0), l(1), l(2),
             culprits.empty() ? std::string() : ", because of link " + listNames(culprits));
         if (!options_.accept_invalid_inertia) fail(what + " (UrdfOptions::accept_invalid_inertia loads it anyway)");
         warn(what + "; accepted (accept_invalid_inertia)");
@@ -519,7 +530,7 @@ class UrdfLoader {
     const RigidBodyInertia& J = builder_.inertia(body);
     logger()->info("{}: body '{}': mass {} -> {}, principal moments {}, {}, {} raised to at least {} (bound_mass, "
                    "bound_inertia)",
-                   source_, body_names_[body], I.mass(), J.mass(), p.moments(0), p.moments(1), p.moments(2),
+                   source_, bodyName(body), I.mass(), J.mass(), p.moments(0), p.moments(1), p.moments(2),
                    options_.bound_inertia);
   }
 
@@ -537,7 +548,7 @@ class UrdfLoader {
       if (weight[i] != 0.0) continue;
       fail(fmt::format("joint '{}' moves only massless bodies (body '{}' and its subtree, links {}, have no mass or "
                        "inertia), so the mass matrix would be singular; {}",
-                       body_joints_[i], body_names_[i], listNames(subtreeLinks(i)), kBoundAdvice));
+                       bodyJointName(i), bodyName(i), listNames(subtreeLinks(i)), kBoundAdvice));
     }
   }
 
@@ -548,7 +559,8 @@ class UrdfLoader {
       int a = j;
       while (a > i) a = body_parents_[a];
       if (a != i) continue;
-      links.insert(links.end(), body_links_[j].begin(), body_links_[j].end());
+      const std::vector<std::string> own = bodyLinks(j);
+      links.insert(links.end(), own.begin(), own.end());
     }
     return links;
   }
@@ -614,7 +626,8 @@ class UrdfLoader {
       if (a != body) continue;
       const RigidBodyInertia& I = model.inertia(j);
       if (I.mass() == 0.0 || principal(I.inertiaAboutCom()).moments(0) <= tolerance(I.inertiaAboutCom().trace())) {
-        light.insert(light.end(), body_links_[j].begin(), body_links_[j].end());
+        const std::vector<std::string> own = bodyLinks(j);
+        light.insert(light.end(), own.begin(), own.end());
       }
     }
     return fmt::format(" (its coordinate {} has no inertia of its own: the bodies it carries follow its motion at no "
@@ -623,13 +636,13 @@ class UrdfLoader {
                        light.empty() ? std::string() : "; massless or point-like links: " + listNames(light));
   }
 
-  // Runs a builder call, naming the URDF element in its error message.
+  // Runs a builder call, naming the URDF element (kind 'name') in its error message.
   template <class Call>
-  auto builderCall(const std::string& element, Call&& call) const -> decltype(call()) {
+  auto builderCall(const char* kind, const std::string& name, Call&& call) const -> decltype(call()) {
     try {
       return call();
     } catch (const Error& e) {
-      throw Error(source_ + ": " + element + ": " + e.what());
+      throw Error(source_ + ": " + quoted(kind, name) + ": " + e.what());
     }
   }
 
@@ -638,11 +651,16 @@ class UrdfLoader {
   std::string source_;
   const UrdfOptions& options_;
   ModelBuilder builder_;
-  // By body index: name, joint name, parent and the links merged into it (its own first).
-  std::vector<std::string> body_names_;
-  std::vector<std::string> body_joints_;
+  // By body: its own link and joint (document indices; -1 for the world, and for the joint of a
+  // floating root), its parent body, and the last link merged into it; by link, the next link merged
+  // into the same body (-1 after the last): each body's links as one list through next_link_, no
+  // vector per body.
+  static inline const std::string kWorld = "world", kRootJoint = "root_joint";
+  std::vector<int> body_link_;
+  std::vector<int> body_joint_;
   std::vector<int> body_parents_;
-  std::vector<std::vector<std::string>> body_links_;
+  std::vector<int> last_link_;
+  std::vector<int> next_link_;
   std::vector<bool> reached_;  // by link: added, as a body or a frame
   std::unordered_set<std::string> indefinite_links_;
   double largest_trace_ = 0.0;

@@ -8,6 +8,7 @@
 #include <tinyxml2.h>
 
 #include "abdyn/error.hpp"
+#include "internal/huge_pages.hpp"
 #include "internal/xml_limits.hpp"
 #include "internal/xml_numbers.hpp"
 
@@ -162,6 +163,8 @@ class Reader {
     const std::vector<XmlOutline::Span>& children = robot->children;
     d.links.reserve(children.size() / 2 + 1);
     d.joints.reserve(children.size() / 2 + 1);
+    adviseHugePages(d.links);
+    adviseHugePages(d.joints);
     std::size_t k = 0;
     try {
       for (; k < children.size(); ++k) {

@@ -9,34 +9,35 @@ namespace abdyn::internal {
 UrdfTree buildUrdfTree(const UrdfDocument& doc, const std::string& source) {
   const auto fail = [&](const std::string& what) { throw Error(source + ": " + what); };
   UrdfTree tree;
+  tree.doc = &doc;
   const int nlinks = static_cast<int>(doc.links.size()), njoints = static_cast<int>(doc.joints.size());
+  const auto link_name = [&](int l) -> const std::string& { return doc.links[l].name; };
+  const auto joint_name = [&](int j) -> const std::string& { return doc.joints[j].name; };
   tree.link_index.reserve(doc.links.size());
   tree.joint_index.reserve(doc.joints.size());
   for (int l = 0; l < nlinks; ++l) {
-    if (!tree.link_index.emplace(doc.links[l].name, l).second) fail("link '" + doc.links[l].name + "' is defined more than once");
+    if (tree.link_index.insert(doc.links[l].name, l, link_name) >= 0) fail("link '" + doc.links[l].name + "' is defined more than once");
   }
   for (int j = 0; j < njoints; ++j) {
-    if (!tree.joint_index.emplace(doc.joints[j].name, j).second) fail("joint '" + doc.joints[j].name + "' is defined more than once");
+    if (tree.joint_index.insert(doc.joints[j].name, j, joint_name) >= 0) fail("joint '" + doc.joints[j].name + "' is defined more than once");
   }
   tree.parent_joint.assign(nlinks, -1);
-  tree.child_joints.resize(nlinks);
+  tree.joint_parent.resize(njoints);
+  tree.joint_child.resize(njoints);
   for (int j = 0; j < njoints; ++j) {
     const UrdfJoint& joint = doc.joints[j];
-    const auto parent = tree.link_index.find(joint.parent);
-    if (parent == tree.link_index.end()) {
-      fail("joint '" + joint.name + "' refers to parent link '" + joint.parent + "', which does not exist");
-    }
-    const auto child = tree.link_index.find(joint.child);
-    if (child == tree.link_index.end()) {
-      fail("joint '" + joint.name + "' refers to child link '" + joint.child + "', which does not exist");
-    }
-    int& parent_joint = tree.parent_joint[child->second];
+    const int parent = tree.link(joint.parent);
+    if (parent < 0) fail("joint '" + joint.name + "' refers to parent link '" + joint.parent + "', which does not exist");
+    const int child = tree.link(joint.child);
+    if (child < 0) fail("joint '" + joint.name + "' refers to child link '" + joint.child + "', which does not exist");
+    int& parent_joint = tree.parent_joint[child];
     if (parent_joint >= 0) {
       fail("link '" + joint.child + "' is the child of two joints, '" + doc.joints[parent_joint].name + "' and '" +
            joint.name + "', but a URDF must be one tree");
     }
     parent_joint = j;
-    tree.child_joints[parent->second].push_back(j);
+    tree.joint_parent[j] = parent;
+    tree.joint_child[j] = child;
   }
   for (int l = 0; l < nlinks; ++l) {
     if (tree.parent_joint[l] >= 0) continue;
@@ -47,13 +48,19 @@ UrdfTree buildUrdfTree(const UrdfDocument& doc, const std::string& source) {
     tree.root = l;
   }
   if (tree.root < 0) fail("no root link: every link has a parent joint, so the joints form a cycle");
+  // Each link's child joints, grouped by a counting sort over the joints in file order.
+  tree.child_offset.assign(nlinks + 1, 0);
+  for (int j = 0; j < njoints; ++j) ++tree.child_offset[tree.joint_parent[j] + 1];
+  for (int l = 0; l < nlinks; ++l) tree.child_offset[l + 1] += tree.child_offset[l];
+  tree.child_joint_list.resize(njoints);
+  std::vector<int> next(tree.child_offset.begin(), tree.child_offset.end() - 1);
+  for (int j = 0; j < njoints; ++j) tree.child_joint_list[next[tree.joint_parent[j]]++] = j;
   // Siblings in the order of their joint names, as urdfdom (and so Pinocchio) visit them: models
   // loaded before abdyn had its own reader keep their body numbering.
-  for (std::vector<int>& children : tree.child_joints) {
-    if (children.size() > 1) {
-      std::sort(children.begin(), children.end(),
-                [&](int a, int b) { return doc.joints[a].name < doc.joints[b].name; });
-    }
+  for (int l = 0; l < nlinks; ++l) {
+    int* first = tree.child_joint_list.data() + tree.child_offset[l];
+    int* last = tree.child_joint_list.data() + tree.child_offset[l + 1];
+    if (last - first > 1) std::sort(first, last, [&](int a, int b) { return doc.joints[a].name < doc.joints[b].name; });
   }
   return tree;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "abdyn/error.hpp"
+#include "internal/huge_pages.hpp"
 
 namespace abdyn {
 namespace {
@@ -53,9 +54,8 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
     throw Error(where() + "parent index " + std::to_string(parent) + " is not an existing body");
   }
   if (name.empty()) throw Error(where() + "body name is empty");
-  if (model_.body_index_.count(name) || model_.frame_index_.count(name)) {
-    throw Error(where() + "a body or frame with this name already exists");
-  }
+  // Every body has a frame of its own name, so the frame index alone knows every body name too.
+  if (model_.frame_index_.count(name)) throw Error(where() + "a body or frame with this name already exists");
   const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
   if (model_.joint_index_.count(joint_name)) throw Error(where() + "duplicate joint name '" + joint_name + "'");
   if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where() + "X_tree is not finite");
@@ -103,7 +103,9 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   model_.body_index_[name] = id;
   model_.joint_index_[joint_name] = id;
   specs_.push_back(spec);
-  addFrame(name, id, Plx(), FrameType::Body);
+  // The body's own frame; its name was checked above.
+  model_.frame_index_[name] = model_.nframes();
+  model_.frames_.push_back(Frame{name, FrameType::Body, id, Plx()});
   return id;
 }
 
@@ -153,6 +155,12 @@ void ModelBuilder::reserve(int bodies) {
   model_.joint_index_.reserve(count);
   model_.frame_index_.reserve(count);
   specs_.reserve(count);
+  internal::adviseHugePages(model_.joints_);
+  internal::adviseHugePages(model_.X_tree_);
+  internal::adviseHugePages(model_.inertia_);
+  internal::adviseHugePages(model_.body_names_);
+  internal::adviseHugePages(model_.frames_);
+  internal::adviseHugePages(specs_);
 }
 
 Model ModelBuilder::build() const& {
@@ -182,7 +190,9 @@ void ModelBuilder::finish(Model& m) const {
   }
 
   const double inf = std::numeric_limits<double>::infinity();
-  m.S_.setZero(6, m.nv_);
+  m.S_.resize(6, m.nv_);
+  internal::adviseHugePages(m.S_.data(), sizeof(double) * m.S_.size());
+  m.S_.setZero();
   m.dof_body_.assign(m.nv_, 0);
   m.dof_parent_.assign(m.nv_, -1);
   m.lower_.setConstant(m.nq_, -inf);
@@ -217,6 +227,8 @@ void ModelBuilder::finish(Model& m) const {
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
   }
 
+  m.inertia_matrix_.reserve(m.inertia_.size());
+  internal::adviseHugePages(m.inertia_matrix_);
   m.inertia_matrix_.resize(m.inertia_.size());
   for (std::size_t i = 0; i < m.inertia_.size(); ++i) m.inertia_matrix_[i] = m.inertia_[i].matrix();
 
