@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 
 #include "abdyn/integrators/simulator.hpp"
 
@@ -55,10 +56,16 @@ class SimulatorStepJacobians {
   const std::vector<RowActivity>& activity() const { return activity_; }
 
   double clamp_tolerance = 1e-9;      // see activity(); the solver's tolerance should be well below it
-  double configuration_step = 1e-5;   // centred-difference step of the rows' J(q) and targets (tangent units)
+  double configuration_step = 1e-5;   // centred-difference step of the rebuilt rows' J(q) and targets (tangent units)
+  /// Differentiate every row by centred differences of rebuilt rows, as joints of rows and body contacts always
+  /// are, instead of the analytic derivatives of the tree's rows and ground contacts: the reference those
+  /// are tested against, and 2 nv row builds slower.
+  bool rebuild_all_rows = false;
 
  private:
   void differentiateRows(const Simulator& simulator, double h);
+  void differentiateTreeAndGroundRows(const Simulator& simulator, double h);
+  void differentiateRebuiltRows(const Simulator& simulator, double h, bool all);
   void solveHeldSystem(const RowSet& rows);
 
   std::uint64_t model_key_;
@@ -74,6 +81,15 @@ class SimulatorStepJacobians {
   Eigen::MatrixXd Jt_T_;        // nv x e: J^T T, the impulse directions of the free unknowns
   Eigen::MatrixXd S_;           // e x e: J_E W^-1 J^T T + diag(cfm_E)
   Eigen::MatrixXd rhs_, dlambda_, dv_;  // e x 3 nv, e x 3 nv, nv x 3 nv
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> S_factor_;
+  Eigen::RowVectorXd solve_work_;
+  // Per body, world coordinates, over the ground contact rows of its subtree (the .cpp's glossary): the
+  // wrench F = sum lambda [p x d; d], M = sum lambda d and Q = sum (p m^T - (p . m) 1 - [m]x slide), m = lambda d;
+  // V the body's velocity at v+; loaded: a contact with an impulse in the subtree.
+  std::vector<Vector6> F_, V_;
+  std::vector<Vector3> M_;
+  std::vector<Matrix3> Q_;
+  std::vector<char> loaded_;
   Eigen::VectorXd phi_plus_, phi_minus_, g_plus_, g_minus_;
   std::vector<int> free_;       // row index of each free unknown
   std::vector<int> unknown_;    // free unknown of each row (-1: clamped)
