@@ -12,9 +12,14 @@
 //            impulse keeps that sign and moves with the normal impulse, lambda_i = +-mu lambda_n.
 // The rows that exist, their keys and which of them are free do not change: the Jacobian is that of the
 // smooth branch the step took, one-sided at a contact switch (a contact that opens, a row that reaches
-// its bound, sticking that turns to sliding), where the step itself is not differentiable. It is the
-// Jacobian of the exact solution of the held-fixed system, not of the solver's approximate iterate: it
-// matches finite differences of Simulator::step as far as the solver has converged.
+// its bound, sticking that turns to sliding), where the step itself is not differentiable; at a contact or
+// limit resting at C = 0 (the kink of its target) it takes the side of C's sign. It is the Jacobian of the
+// exact solution of the held-fixed system, not of the solver's approximate iterate: it matches finite
+// differences of Simulator::step as far as the solver has converged. Dependent free rows (a body resting on
+// more contacts than it has freedoms) are solved in the least-squares sense: exact when the dependency is
+// consistent (a flat box's four corners), and otherwise (a humanoid lying on the ground, whose contacts and
+// sticking joints over-determine v+ and let no held step exist once q moves) the limit of the step with its
+// free rows softened by cfm -> 0 (docs/derivatives.md, section 8).
 //
 // Supported: one sub-step per step (substeps = 1), every row kind, implicit or explicit damping, either
 // response method. Refused with abdyn::InvalidArgument: substeps > 1 (the Simulator keeps only the last
@@ -42,8 +47,8 @@ class SimulatorStepJacobians {
   /// Takes one step of the simulator from its current (q, v, tau) by h, as simulator.step(h) does, and
   /// sets A, B and activity() for that step. Throws abdyn::InvalidArgument on a simulator of another model,
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
-  /// a row of the active set is not built at a configuration perturbed by `configuration_step` (the step
-  /// sits on a row's margin: a switch) or the held-fixed system has no solution.
+  /// a joint-of-rows or body-contact row of the active set (the rows differentiated by rebuilds) is not built
+  /// at a configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 
   /// The role of row r of `rows` (impulses set by a solve): at a bound when within
