@@ -16,7 +16,8 @@
 //                     exact motion keeps E = T + V - tau . q, and it swings about a regular pose.
 //
 // TransitionJacobians/<scene>/<library> times the step's transition Jacobians A = d x_next / d x and
-// B = d x_next / d tau of the ragdoll (in the air, 40 ms into its drop) and the arm at the same state:
+// B = d x_next / d tau of the ragdoll (in the air, 40 ms into its drop, and lying at rest on the ground after
+// 2 s: humanoid_ragdoll_resting) and the arm at the same state:
 // abdyn's SimulatorStepJacobians (analytic, active set held fixed) against MuJoCo's mjd_transitionFD
 // (centred differences), each first checked against a reference (addTransition).
 //
@@ -480,10 +481,11 @@ std::vector<double> rowMajor(const Eigen::MatrixXd& m) {
   return {r.data(), r.data() + r.size()};
 }
 
-abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, Eigen::VectorXd& q, Eigen::VectorXd& v) {
+abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, int steps, const std::string& label, bool at_rest,
+                                               Eigen::VectorXd& q, Eigen::VectorXd& v) {
   const StepScene& scene = setup.scene;
   std::shared_ptr<abdyn::Simulator> sim = makeSimulator(setup, kAbdynVariants[0]);
-  for (int k = 0; k < kTransitionSteps; ++k) sim->step(scene.h);
+  for (int k = 0; k < steps; ++k) sim->step(scene.h);
   q = sim->q;
   v = sim->v;
   abdyn_bench::TransitionCheck check;
@@ -494,6 +496,12 @@ abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, Eigen::
     abdyn::SimulatorSettings tight = sim->settings();
     tight.solver.tolerance = 1e-14;
     tight.solver.max_iterations = 5000;
+    if (at_rest) {
+      // Contacts and limits at rest sit at C = 0 within rounding, the kink of their targets (slopes -1/h open,
+      // -erp/h penetrating), where differences straddling it average the two: at ERP 1 the slopes agree.
+      tight.erp = 1.0;
+      tight.contact.erp = 1.0;
+    }
     abdyn::Simulator start(model, tight);
     start.joints = sim->joints;
     start.q = q;
@@ -542,37 +550,53 @@ abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, Eigen::
     check.note = "SimulatorStepJacobians, " + std::to_string(nominal.rows().size()) +
                  " rows held fixed; the difference is to centred differences, eps 1e-5, over the " +
                  std::to_string(3 * n - left_out) + " of " + std::to_string(3 * n) +
-                 " columns whose perturbed steps kept the active set";
+                 " columns whose perturbed steps kept the active set" + (at_rest ? ", ERP 1 (C = 0 is a kink of the targets at rest)" : "");
   }
-  benchmark::RegisterBenchmark(("TransitionJacobians/" + scene.label + "/abdyn").c_str(), [sim, q, v, h = scene.h](benchmark::State& state) {
-    abdyn::SimulatorStepJacobians jacobians(*sim);
-    for (auto _ : state) {
-      sim->q = q;
-      sim->v = v;
-      jacobians.step(*sim, h);
-      benchmark::DoNotOptimize(jacobians.A.data());
-    }
-  })->Unit(benchmark::kMicrosecond);
+  // abdyn_rebuilt: every row differentiated by centred rebuilds (rebuild_all_rows), as before the analytic row
+  // derivatives, for their gain in the same run.
+  for (const bool rebuilt : {false, true}) {
+    benchmark::RegisterBenchmark(("TransitionJacobians/" + label + (rebuilt ? "/abdyn_rebuilt" : "/abdyn")).c_str(),
+                                 [sim, q, v, h = scene.h, rebuilt](benchmark::State& state) {
+                                   abdyn::SimulatorStepJacobians jacobians(*sim);
+                                   jacobians.rebuild_all_rows = rebuilt;
+                                   for (auto _ : state) {
+                                     sim->q = q;
+                                     sim->v = v;
+                                     jacobians.step(*sim, h);
+                                     benchmark::DoNotOptimize(jacobians.A.data());
+                                   }
+                                 })
+        ->Unit(benchmark::kMicrosecond);
+  }
   return check;
 }
 
-// The transition Jacobians of the scene in abdyn and MuJoCo at the same state, with their checks.
-void addTransition(const SceneSetup& setup) {
+// The transition Jacobians of the scene in abdyn and MuJoCo at the same state, abdyn's after `steps` steps
+// of the scene, with their checks; benchmarks TransitionJacobians/<label>/<library>.
+void addTransition(const SceneSetup& setup, int steps = kTransitionSteps, const std::string& suffix = "") {
+  const std::string label = setup.scene.label + suffix;
   Eigen::VectorXd q, v;
-  std::vector<abdyn_bench::TransitionCheck> checks{addAbdynTransition(setup, q, v)};
+  std::vector<abdyn_bench::TransitionCheck> checks{addAbdynTransition(setup, steps, label, !suffix.empty(), q, v)};
 #ifdef ABDYN_BENCH_WITH_MUJOCO
-  checks.push_back(abdyn_bench::addMujocoTransition(setup.scene, toStd(q), toStd(v)));
+  checks.push_back(abdyn_bench::addMujocoTransition(setup.scene, label, toStd(q), toStd(v)));
 #endif
-  std::cout << setup.scene.label << ": transition Jacobians after " << kTransitionSteps << " steps\n";
+  std::cout << label << ": transition Jacobians after " << steps << " steps\n";
   for (const abdyn_bench::TransitionCheck& c : checks) {
     char row[300];
     if (c.error.empty()) std::snprintf(row, sizeof row, "%-12s difference %.1e (%s)", c.library.c_str(), c.difference, c.note.c_str());
     else std::snprintf(row, sizeof row, "%-12s not run: %s", c.library.c_str(), c.error.c_str());
     std::cout << row << "\n";
-    benchmark::AddCustomContext("transition " + setup.scene.label + " " + c.library, row);
+    benchmark::AddCustomContext("transition " + label + " " + c.library, row);
   }
   std::cout << std::endl;
 }
+
+// TransitionJacobians/humanoid_ragdoll_resting/<library>: the ragdoll lying at rest on the ground after its
+// drop, kRestingSteps steps (2 s), with 14 contact points whose free rows, with the joint friction rows of the
+// joints they hold, outnumber its 36 coordinates (the least-squares case of docs/derivatives.md, section 8).
+// MuJoCo starts from abdyn's state there and finds its own contacts.
+constexpr int kRestingSteps = 1000;
+void addRestingTransition(const SceneSetup& ragdoll) { addTransition(ragdoll, kRestingSteps, "_resting"); }
 
 // Runs the scene once in every engine, prints the checks and registers the timed runs.
 void addScene(const SceneSetup& setup) {
@@ -623,6 +647,7 @@ int main(int argc, char** argv) {
   addScene(delta);
   addScene(arm);
   addTransition(ragdoll);
+  addRestingTransition(ragdoll);
   addTransition(arm);
 
   benchmark::RunSpecifiedBenchmarks();

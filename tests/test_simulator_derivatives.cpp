@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE simulator_derivatives
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -9,9 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/QR>
+
+#include "abdyn/algorithms/aba.hpp"
+#include "abdyn/algorithms/derivatives.hpp"
 #include "abdyn/integrators/simulator.hpp"
 #include "abdyn/integrators/simulator_step_derivatives.hpp"
 #include "abdyn/integrators/step_derivatives.hpp"
+#include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
@@ -103,6 +109,103 @@ std::vector<RowActivity> checkStep(const std::string& name, Simulator& sim, doub
   return jacobians.activity();
 }
 
+// The step with the rows' roles of `nominal` held (docs/derivatives.md, section 8), solved densely and
+// independently of the solver: v_free = v + h a(q, v, tau) and W = d ID / d a with the step's damping
+// treatment, the rows rebuilt at q, clamped rows at the impulses they had (`clamped`, by key; a sliding
+// friction row at s mu times its free normal row's impulse), and the free rows' impulses the minimum-norm
+// least-squares solution of their equalities (Eigen's complete orthogonal decomposition), which is the
+// limit of the step with every free row softened by cfm -> 0 when the rows over-determine v+. Returns
+// (q1 as difference from q_ref, v1).
+Eigen::VectorXd heldStep(const Simulator& sim, const ActiveSet& nominal, const std::vector<double>& clamped, double h,
+                         const Eigen::VectorXd& q_ref) {
+  const Model& model = sim.model();
+  const int n = model.nv();
+  Data data(model);
+  DynamicsOptions options = sim.settings().dynamics;
+  if (sim.settings().implicit_damping) options.implicit_damping_step = h;
+  const Eigen::VectorXd v_free = sim.v + h * forwardDynamics(model, data, sim.q, sim.v, sim.tau, options);
+  inverseDynamicsDerivatives(model, data, sim.q, sim.v, Eigen::VectorXd::Zero(n), options);
+  const Eigen::LLT<Eigen::MatrixXd> W(data.M);
+  RowSet rows(model);
+  sim.buildRowsAt(sim.q, sim.v, h, data, rows);
+  BOOST_REQUIRE_EQUAL(static_cast<std::size_t>(rows.size()), nominal.size());
+  std::vector<int> unknown(nominal.size(), -1);
+  int e = 0;
+  for (int r = 0; r < rows.size(); ++r) {
+    BOOST_REQUIRE_EQUAL(rows[r].key, nominal[static_cast<std::size_t>(r)].first);
+    if (nominal[static_cast<std::size_t>(r)].second == RowActivity::Free) unknown[static_cast<std::size_t>(r)] = e++;
+  }
+  Eigen::MatrixXd JtT = Eigen::MatrixXd::Zero(n, e), JE(e, n);
+  Eigen::VectorXd impulse_c = Eigen::VectorXd::Zero(n), cfm(e);  // J^T c, the clamped rows' impulse
+  for (int r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const int u = unknown[static_cast<std::size_t>(r)];
+    if (u >= 0) {
+      JtT.col(u) += row.J;
+      JE.row(u) = row.J.transpose();
+      cfm[u] = row.cfm;
+    } else if (row.tie >= 0 && unknown[static_cast<std::size_t>(row.tie)] >= 0) {
+      const double sign = nominal[static_cast<std::size_t>(r)].second == RowActivity::AtUpper ? 1.0 : -1.0;
+      JtT.col(unknown[static_cast<std::size_t>(row.tie)]) += sign * row.mu * row.J;
+    } else {
+      impulse_c += clamped[static_cast<std::size_t>(r)] * row.J;
+    }
+  }
+  const Eigen::VectorXd v_c = v_free + W.solve(impulse_c);
+  Eigen::VectorXd target(e);
+  for (int r = 0; r < rows.size(); ++r) {
+    if (unknown[static_cast<std::size_t>(r)] >= 0) target[unknown[static_cast<std::size_t>(r)]] = rows[r].target;
+  }
+  const Eigen::MatrixXd Y = W.solve(JtT);
+  Eigen::MatrixXd S = JE * Y;
+  S.diagonal() += cfm;
+  const Eigen::VectorXd lambda = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(S).solve(target - JE * v_c);
+  const Eigen::VectorXd v1 = v_c + Y * lambda;
+  Eigen::VectorXd x(2 * n);
+  x << difference(model, q_ref, integrate(model, sim.q, v1, h)), v1;
+  return x;
+}
+
+// Centred differences (kEps) of heldStep at the state of `start`, with the roles and clamped impulses of
+// `nominal`'s last step, against `jacobians`' A and B: the relative error as checkStep measures it.
+double heldStepError(const Simulator& start, const Simulator& nominal, const SimulatorStepJacobians& jacobians, double h) {
+  const Model& model = start.model();
+  const int n = model.nv();
+  const ActiveSet roles = activeSet(nominal, jacobians.clamp_tolerance);
+  std::vector<double> clamped;
+  for (int r = 0; r < nominal.rows().size(); ++r) clamped.push_back(nominal.rows()[r].impulse);
+  Eigen::MatrixXd A(2 * n, 2 * n), B(2 * n, n);
+  for (int c = 0; c < 3 * n; ++c) {
+    Eigen::VectorXd column = Eigen::VectorXd::Zero(2 * n);
+    for (const double sign : {1.0, -1.0}) {
+      Simulator sim = start;
+      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+      e[c % n] = sign * kEps;
+      if (c < n) sim.q = integrate(model, start.q, e, 1.0);
+      else if (c < 2 * n) sim.v += e;
+      else sim.tau += e;
+      column += sign * heldStep(sim, roles, clamped, h, nominal.q) / (2.0 * kEps);
+    }
+    if (c < 2 * n) A.col(c) = column;
+    else B.col(c - 2 * n) = column;
+  }
+  const double scale = std::sqrt((jacobians.A - Eigen::MatrixXd::Identity(2 * n, 2 * n)).squaredNorm() + jacobians.B.squaredNorm());
+  return std::sqrt((jacobians.A - A).squaredNorm() + (jacobians.B - B).squaredNorm()) / scale;
+}
+
+// The analytic row derivatives against the centred rebuilds of every row (rebuild_all_rows) from the same
+// state: the relative difference of [A B], as checkStep measures it.
+double analyticAgainstRebuilt(const Simulator& start, double h) {
+  Simulator analytic = start, rebuilt = start;
+  SimulatorStepJacobians a(analytic), r(rebuilt);
+  r.rebuild_all_rows = true;
+  a.step(analytic, h);
+  r.step(rebuilt, h);
+  const int n = start.model().nv();
+  const double scale = std::sqrt((r.A - Eigen::MatrixXd::Identity(2 * n, 2 * n)).squaredNorm() + r.B.squaredNorm());
+  return std::sqrt((a.A - r.A).squaredNorm() + (a.B - r.B).squaredNorm()) / scale;
+}
+
 SimulatorSettings tightSettings() {
   SimulatorSettings settings;
   settings.solver.tolerance = 1e-14;
@@ -149,7 +252,7 @@ Model floatingBall() {
 
 }  // namespace
 
-// The shoulder is driven into its upper limit (0.3 rad) by 20 N m and rests on it (the limit row free,
+// The shoulder is driven into its upper limit (0.3 rad) by 20 N m and pressed 1e-4 rad past it (the limit row free,
 // impulse > 0) while the elbow swings with its friction at the bound (clamped); damping taken implicitly,
 // then explicitly.
 BOOST_AUTO_TEST_CASE(pendulum_on_its_limit) {
@@ -162,6 +265,10 @@ BOOST_AUTO_TEST_CASE(pendulum_on_its_limit) {
     sim.q << 0.25, 0.4;
     sim.v << 0.0, 2.0;
     for (int k = 0; k < 100; ++k) sim.step(1e-3);
+    // It rests exactly on the bound (C = 0), the kink of the limit's target between the open side's slope
+    // -1/h and the penetrating side's -erp/h, where the step has no derivative and centred differences return
+    // the mean of the two: start 1e-4 rad past the bound, on the penetrating branch, well beyond kEps.
+    sim.q[0] = 0.3001;
     const std::vector<RowActivity> active = checkStep(implicit ? "pendulum, implicit damping" : "pendulum, explicit damping", sim, 1e-3);
     BOOST_REQUIRE_EQUAL(active.size(), 2u);  // the shoulder's upper limit, the elbow's friction
     BOOST_TEST((active[0] == RowActivity::Free));
@@ -314,4 +421,228 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_named) {
   ball.settings().contact.restitution = 0.0;
   throws([&] { jacobians.step(ball, 1e-3); }, "'v'");
   BOOST_TEST(ball.time() == 0.0);
+}
+
+namespace {
+
+// A floating body (1 kg) carrying one collision shape of `shape` and `size` at its origin.
+Model floatingShape(ShapeType shape, const Vector3& size) {
+  ModelBuilder b("shape");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3), "body");
+  Geometry g;
+  g.name = "collision";
+  g.link = "body";
+  g.body = body;
+  g.shape = shape;
+  g.size = size;
+  b.addGeometry(g);
+  return b.build();
+}
+
+Model humanoid() {
+  UrdfOptions options;
+  options.floating_base = true;
+  return loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+}
+
+// The humanoid's settings in bench_step_peers (limits, ground 0.95 m below the pelvis, mu 0.8, 20 sweeps).
+SimulatorSettings ragdollSettings() {
+  SimulatorSettings settings;
+  settings.joint_limits = true;
+  settings.ground = true;
+  settings.contact.height = -0.95;
+  settings.contact.mu = 0.8;
+  settings.solver.max_iterations = 20;
+  return settings;
+}
+
+// Moves every one-DoF joint within 1e-4 of a position limit to 1e-4 past it: a joint resting on its limit sits
+// at C = 0 (or within rounding of it), the kink of the limit's target between the open side's slope -1/h and
+// the penetrating side's -erp/h, where the step has no derivative and centred differences straddling it
+// return the mean of the two slopes; the analytic derivative takes the side of C's sign, the step's branch.
+void pressLimits(Simulator& sim) {
+  const Model& model = sim.model();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& joint = model.joint(i);
+    if (joint.nq != 1 || joint.nv != 1) continue;
+    double& q = sim.q[joint.idx_q];
+    const double lower = model.lowerPositionLimit()[joint.idx_q], upper = model.upperPositionLimit()[joint.idx_q];
+    if (std::abs(q - lower) < 1e-4) q = lower - 1e-4;
+    if (std::abs(q - upper) < 1e-4) q = upper + 1e-4;
+  }
+}
+
+}  // namespace
+
+// The analytic q derivatives of the rows (limits, mimic and motor rows, ground contacts on box corners, a
+// sphere's lowest point and a tilted cylinder's rim points, which slide over the shape) against centred
+// rebuilds of every row (rebuild_all_rows, eps = 1e-5: error O(eps^2) ~ 1e-10 and rounding 1e-16 / eps), from
+// states whose contacts and limits lie well off the kink of their targets (|C| >> eps), to 1e-7 relative.
+// Random velocities from seed 7.
+BOOST_AUTO_TEST_CASE(analytic_row_derivatives_match_rebuilt_rows) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  const auto randomVelocity = [&](int n, double scale) {
+    Eigen::VectorXd v(n);
+    for (int k = 0; k < n; ++k) v[k] = scale * uniform(rng);
+    return v;
+  };
+  const auto check = [](const std::string& name, const Simulator& sim) {
+    const double error = analyticAgainstRebuilt(sim, 1e-3);
+    BOOST_TEST_MESSAGE(name << ": analytic against rebuilt " << error);
+    BOOST_TEST(error < 1e-7, name << ": " << error);
+  };
+  for (const double mu : {2.0, 0.2}) {
+    SimulatorSettings settings = tightSettings();
+    settings.ground = true;
+    settings.contact.mu = mu;
+    Simulator ball(floatingBall(), settings);
+    ball.q[2] = 0.098;
+    ball.v = randomVelocity(6, 0.3);
+    check(mu > 1.0 ? "ball, sticking" : "ball, sliding", ball);
+    // A box tilted about x and y, two corners 2 and 4 mm in: rows on corners at different depths.
+    Simulator box(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
+    box.q.segment<4>(3) << std::cos(0.01), std::sin(0.01), std::sin(0.005), 0.0;
+    box.q.segment<4>(3).normalize();
+    box.q[2] = 0.1;
+    box.v = randomVelocity(6, 0.2);
+    check(mu > 1.0 ? "tilted box, sticking" : "tilted box, sliding", box);
+    // A cylinder (radius 0.05 m, 0.2 m long) tilted 0.2 rad: its lower cap's lowest rim point 8 mm in and
+    // the two side points 2 mm above the ground, within the margin.
+    Simulator cylinder(floatingShape(ShapeType::Cylinder, Vector3(0.05, 0.2, 0.0)), settings);
+    cylinder.q.segment<4>(3) << std::cos(0.1), std::sin(0.1), 0.0, 0.0;
+    cylinder.q[2] = 0.1 * std::cos(0.2) + 0.002;
+    cylinder.v = randomVelocity(6, 0.3);
+    check(mu > 1.0 ? "tilted cylinder, sticking" : "tilted cylinder, sliding", cylinder);
+  }
+  // The humanoid standing, its feet 3 mm in and tilted by 0.02 rad, limits (pressed off their kink) and joint
+// friction on.
+  Simulator standing(humanoid(), ragdollSettings());
+  standing.settings().solver = tightSettings().solver;
+  standing.q.segment<4>(3) << std::cos(0.01), std::sin(0.01), 0.0, 0.0;
+  {
+    // The lowest candidate point's gap, from rows built with a margin that takes every point in.
+    Simulator probe = standing;
+    probe.settings().contact.margin = 10.0;
+    probe.settings().joint_limits = false;
+    Data data(probe.model());
+    RowSet rows(probe.model());
+    probe.buildRowsAt(probe.q, probe.v, 1e-3, data, rows);
+    double lowest = HUGE_VAL;
+    for (int r = 0; r < rows.size(); ++r) {
+      if (rows[r].unilateral) lowest = std::min(lowest, rows[r].error);
+    }
+    standing.q[2] -= lowest + 0.003;
+  }
+  pressLimits(standing);
+  standing.v = randomVelocity(standing.model().nv(), 0.1);
+  check("humanoid on its feet", standing);
+  // Limits past their bound (pendulum) and the mimic and motor rows (gears) as in the tests above.
+  SimulatorSettings limits = tightSettings();
+  limits.joint_limits = true;
+  Simulator pendulum(limitedDoublePendulum(), limits);
+  pendulum.tau << 20.0, 0.0;
+  pendulum.q << 0.3001, 0.4;
+  pendulum.v << 0.0, 2.0;
+  check("pendulum past its limit", pendulum);
+}
+
+// A box resting flat on the ground (settled for 0.5 s from 2 mm in at rest, then pressed 1e-4 m further so
+// that its corners sit off the kink of their targets at C = 0, by more than kEps moves them): four coplanar
+// corners, all sticking, twelve free rows of rank six. Against the full step's differences (every column keeps
+// the active set) and the held step's.
+BOOST_AUTO_TEST_CASE(box_resting_flat) {
+  SimulatorSettings settings = tightSettings();
+  settings.ground = true;
+  settings.contact.mu = 0.8;
+  Simulator sim(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
+  sim.q[2] = 0.098;
+  for (int k = 0; k < 500; ++k) sim.step(1e-3);
+  BOOST_TEST(sim.v.norm() < 1e-6);
+  sim.q[2] -= 1e-4;
+  const Simulator start = sim;
+  const std::vector<RowActivity> active = checkStep("box resting flat", sim, 1e-3);
+  BOOST_REQUIRE_EQUAL(active.size(), 12u);
+  for (RowActivity a : active) BOOST_TEST((a == RowActivity::Free));
+  Simulator nominal = start;
+  SimulatorStepJacobians jacobians(nominal);
+  jacobians.step(nominal, 1e-3);
+  const double held = heldStepError(start, nominal, jacobians, 1e-3);
+  BOOST_TEST_MESSAGE("box resting flat against the held step: " << held);
+  BOOST_TEST(held < kTolerance);
+}
+
+// The humanoid of bench_step_peers at rest on the ground: dropped with its sideways push, 2 s (1000 steps of
+// 2 ms, 20 sweeps), then stepped once with ERP 1 for limits and contacts (its contacts and limits rest at
+// C = 0, within rounding, the kink of their targets between the slopes -1/h and -erp/h, which agree at ERP 1
+// so that differences straddling C = 0 stay valid: see pressLimits) and the solver converged with the solver converged (1e-14). Lying down, its free rows (contacts
+// and sticking joint friction) outnumber its 36 coordinates: they over-determine v+, consistently at this
+// state but not once q moves (section 8), where the held-fixed step has no exact solution and the
+// derivative is the least-squares one. Checked against the held step's differences (every column) and the
+// full step's (the columns whose perturbed steps keep the active set: v and tau, whose perturbations move no
+// row), to 1e-6 relative.
+BOOST_AUTO_TEST_CASE(ragdoll_resting_on_the_ground) {
+  const double h = 2e-3;
+  Simulator sim(humanoid(), ragdollSettings());
+  sim.v.segment<3>(3) << 0.8, 0.5, 0.2;
+  for (int k = 0; k < 1000; ++k) sim.step(h);
+  sim.settings().erp = 1.0;
+  sim.settings().contact.erp = 1.0;
+  sim.settings().solver = tightSettings().solver;
+  const Simulator start = sim;
+  Simulator nominal = start;
+  SimulatorStepJacobians jacobians(nominal);
+  BOOST_REQUIRE_NO_THROW(jacobians.step(nominal, h));
+  Eigen::MatrixXd J_free(0, start.model().nv());
+  for (int r = 0; r < nominal.rows().size(); ++r) {
+    if (jacobians.activity()[static_cast<std::size_t>(r)] != RowActivity::Free) continue;
+    J_free.conservativeResize(J_free.rows() + 1, Eigen::NoChange);
+    J_free.bottomRows(1) = nominal.rows()[r].J.transpose();
+  }
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> rank(J_free);
+  rank.setThreshold(1e-10);
+  BOOST_TEST_MESSAGE("ragdoll at rest: " << nominal.statistics().contacts << " contacts, " << nominal.rows().size()
+                                         << " rows, " << J_free.rows() << " free, of rank " << rank.rank());
+  BOOST_TEST(rank.rank() < J_free.rows());  // dependent free rows: the case that had no exact solution
+  const double held = heldStepError(start, nominal, jacobians, h);
+  BOOST_TEST_MESSAGE("ragdoll at rest against the held step: " << held);
+  BOOST_TEST(held < kTolerance);
+  // The full step, column by column, where the perturbed steps keep the active set.
+  const Model& model = start.model();
+  const int n = model.nv();
+  const ActiveSet roles = activeSet(nominal, jacobians.clamp_tolerance);
+  Eigen::MatrixXd AB(2 * n, 3 * n), fd(2 * n, 3 * n);
+  AB << jacobians.A, jacobians.B;
+  int kept = 0;
+  double diff = 0.0, scale = 0.0;
+  for (int c = 0; c < 3 * n; ++c) {
+    Eigen::VectorXd column = Eigen::VectorXd::Zero(2 * n);
+    bool same = true;
+    for (const double sign : {1.0, -1.0}) {
+      Simulator s = start;
+      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+      e[c % n] = sign * kEps;
+      if (c < n) s.q = integrate(model, start.q, e, 1.0);
+      else if (c < 2 * n) s.v += e;
+      else s.tau += e;
+      s.step(h);
+      same = same && activeSet(s, jacobians.clamp_tolerance) == roles;
+      Eigen::VectorXd x(2 * n);
+      x << difference(model, nominal.q, s.q), s.v - nominal.v;
+      column += sign * x / (2.0 * kEps);
+    }
+    if (!same) continue;
+    ++kept;
+    Eigen::VectorXd one = Eigen::VectorXd::Zero(2 * n);
+    if (c < 2 * n) one[c] = 1.0;
+    diff += (AB.col(c) - column).squaredNorm();
+    scale += (AB.col(c) - one).squaredNorm();
+  }
+  const double error = std::sqrt(diff / scale);
+  BOOST_TEST_MESSAGE("ragdoll at rest against the full step: " << kept << " of " << 3 * n << " columns keep the active set, relative error " << error);
+  BOOST_TEST(kept >= 2 * n);
+  BOOST_TEST(error < kTolerance);
 }

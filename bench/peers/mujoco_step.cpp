@@ -273,7 +273,8 @@ std::vector<StepReport> addMujocoStep(const StepScene& scene) {
   return reports;
 }
 
-TransitionCheck addMujocoTransition(const StepScene& scene, const std::vector<double>& q, const std::vector<double>& v) {
+TransitionCheck addMujocoTransition(const StepScene& scene, const std::string& label, const std::vector<double>& q,
+                                    const std::vector<double>& v) {
   TransitionCheck check;
   check.library = "mujoco";
   std::string repair;
@@ -299,7 +300,7 @@ TransitionCheck addMujocoTransition(const StepScene& scene, const std::vector<do
   check.difference = transitionDifference(A[0], B[0], A[1], B[1], n);
   check.note = "mjd_transitionFD, centred, eps " + toString(kTransitionEps) + ", " + std::to_string(nu) +
                " motors; the difference is to eps " + toString(10 * kTransitionEps) + (repair.empty() ? "" : "; " + repair);
-  benchmark::RegisterBenchmark(("TransitionJacobians/" + scene.label + "/mujoco").c_str(), [s, n, nu](benchmark::State& state) {
+  benchmark::RegisterBenchmark(("TransitionJacobians/" + label + "/mujoco").c_str(), [s, n, nu](benchmark::State& state) {
     const mjModel* m = s->model.get();
     Data d(mj_makeData(m), mj_deleteData);
     setState(m, d.get(), *s);

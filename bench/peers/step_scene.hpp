@@ -138,8 +138,9 @@ inline double transitionDifference(const std::vector<double>& A, const std::vect
 /// "StepRun/<label>/<library>" (one iteration = the whole run from (q0, v0)) and reports one run.
 std::vector<StepReport> addBulletStep(const StepScene& scene);
 std::vector<StepReport> addMujocoStep(const StepScene& scene);
-/// Registers TransitionJacobians/<scene>/mujoco: mjd_transitionFD (centred, kTransitionEps) at (q, v) in
+/// Registers TransitionJacobians/<label>/mujoco: mjd_transitionFD (centred, kTransitionEps) at (q, v) in
 /// abdyn's coordinates under the scene's joint forces, with one motor actuator per revolute joint for B.
-TransitionCheck addMujocoTransition(const StepScene& scene, const std::vector<double>& q, const std::vector<double>& v);
+TransitionCheck addMujocoTransition(const StepScene& scene, const std::string& label, const std::vector<double>& q,
+                                    const std::vector<double>& v);
 
 }  // namespace abdyn_bench

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "internal/checks.hpp"
 
@@ -152,6 +153,62 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
     }
   }
   return contacts;
+}
+
+// The slide of each candidate point (row_contacts.hpp): with the body turning at w, a point p = origin + R x of
+// the shape moves at v_body(p) = v_o + w x p. The sphere offers centre c minus radius up, which moves with c:
+// slide w = w x (c - p). A cylinder's rim point e + radius u, with e = its cap's centre (on the body) and u
+// built from the axis a alone (out = the unit part of t = -up normal to a, side = a x out; R's first column
+// when the axis is vertical, a direction of the body), moves at v_body(e) + radius du with da = w x a:
+//   d out = (1 - out out^T) (-(t . da) a - (t . a) da) / |t - (t . a) a|,   d side = da x out + a x d out,
+// so slide w = radius (du - w x u). Box corners are points of the body.
+GroundContactPoint groundContactPoint(const Model& model, const Data& data, std::int64_t key_offset) {
+  internal::checkData(model, data, "abdyn::groundContactPoint");
+  const auto& geometries = model.geometries();
+  const std::int64_t point = key_offset / 3;
+  const std::int64_t gi = point / kContactPointsPerGeometry;
+  const int c = static_cast<int>(point % kContactPointsPerGeometry);
+  if (key_offset < 0 || gi >= static_cast<std::int64_t>(geometries.size()) ||
+      geometries[static_cast<std::size_t>(gi)].role != GeometryRole::Collision || geometries[static_cast<std::size_t>(gi)].body == 0) {
+    throw InvalidArgument("abdyn::groundContactPoint: key offset " + std::to_string(key_offset) +
+                          " names no candidate point of a collision shape");
+  }
+  const Geometry& g = geometries[static_cast<std::size_t>(gi)];
+  const Vector3 up = Vector3::UnitZ();
+  const Plx X_shape_world = g.X_geometry_body * data.X_body_world[g.body];
+  Vector3 points[kContactPointsPerGeometry];
+  double inflation = 0.0;
+  const int n = candidatePoints(g, X_shape_world, -up, points, inflation);
+  if (c >= n) {
+    throw InvalidArgument("abdyn::groundContactPoint: key offset " + std::to_string(key_offset) + " names point " +
+                          std::to_string(c) + " of geometry '" + g.name + "', which has " + std::to_string(n));
+  }
+  GroundContactPoint contact;
+  contact.body = g.body;
+  contact.p_world = points[c] - inflation * up;
+  if (g.shape == ShapeType::Sphere) {
+    contact.slide = -skew(X_shape_world.r() - contact.p_world);
+  } else if (g.shape == ShapeType::Cylinder) {
+    const Vector3 axis = X_shape_world.E().row(2).transpose();  // the shape's z axis in world coordinates
+    const Vector3 t = -up;
+    const Vector3 w = t - t.dot(axis) * axis;
+    if (w.norm() > 1e-9) {
+      const double radius = g.size[0];
+      const Vector3 out = w.normalized(), side = axis.cross(out);
+      const int k = c % 4;  // out, side, -out, -side (candidatePoints' order)
+      const Vector3 u = k == 0 ? out : k == 1 ? side : k == 2 ? Vector3(-out) : Vector3(-side);
+      for (int e = 0; e < 3; ++e) {
+        const Vector3 omega = Vector3::Unit(e);
+        const Vector3 da = omega.cross(axis);
+        const Vector3 dw = -t.dot(da) * axis - t.dot(axis) * da;
+        const Vector3 dout = (dw - out.dot(dw) * out) / w.norm();
+        const Vector3 dside = da.cross(out) + axis.cross(dout);
+        const Vector3 du = k == 0 ? dout : k == 1 ? dside : k == 2 ? Vector3(-dout) : Vector3(-dside);
+        contact.slide.col(e) = radius * (du - omega.cross(u));
+      }
+    }
+  }
+  return contact;
 }
 
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,

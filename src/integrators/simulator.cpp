@@ -85,6 +85,16 @@ int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& 
   return contacts;
 }
 
+Simulator::RowSource Simulator::rowSource(std::int64_t key, std::int64_t& offset) {
+  constexpr std::int64_t kRange = std::int64_t(1) << 40;
+  constexpr RowSource kSources[] = {RowSource::RowJoint, RowSource::Limit,         RowSource::Motor,      RowSource::JointFriction,
+                                    RowSource::Mimic,    RowSource::GroundContact, RowSource::BodyContact};
+  static_assert(kLimitKeys == kRange && kBodyContactKeys == 6 * kRange, "one range of 2^40 keys per source, in this order");
+  const std::int64_t source = std::min<std::int64_t>(std::max<std::int64_t>(key, 0) / kRange, 6);
+  offset = key - source * kRange;
+  return kSources[source];
+}
+
 int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
                            RowSet& rows) const {
   internal::checkConfiguration(model_, q_rows, "abdyn::Simulator::buildRowsAt");

@@ -4,15 +4,20 @@
 #include <string>
 
 #include "abdyn/algorithms/derivatives.hpp"
+#include "abdyn/algorithms/jacobian.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
 #include "internal/checks.hpp"
-#include "internal/dense_solve.hpp"
 
 namespace abdyn {
 namespace {
 
 constexpr const char* kStep = "abdyn::SimulatorStepJacobians::step";
+// Pivots of the free rows' system below this fraction of the largest count as zero: redundant rows (four
+// corners of a flat box) give exact zeros up to rounding, about 1e-16 of the largest.
+constexpr double kRankThreshold = 1e-10;
 
 // The index of the row with `key` in rows, trying `hint` first (rows built in the same order); -1 if none.
 int findRow(const RowSet& rows, int hint, std::int64_t key) {
@@ -21,6 +26,33 @@ int findRow(const RowSet& rows, int hint, std::int64_t key) {
     if (rows[r].key == key) return r;
   }
   return -1;
+}
+
+// X = S^+ B for every column of B: the minimum-norm least-squares solution, from S's complete orthogonal
+// decomposition S P = Q [T11 0; 0 0] Z (rank r), as internal::minimumNormSolve for one column: C = Q^T B
+// (the first r reflectors), T11 Y = C(0:r), X = P Z^T [Y; 0]. B is overwritten; work has B's column count.
+void minimumNormSolveColumns(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, Eigen::MatrixXd& B,
+                             Eigen::RowVectorXd& work, Eigen::MatrixXd& X) {
+  const Eigen::Index e = cod.rows(), cols = cod.cols(), r = cod.rank();
+  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
+  for (Eigen::Index k = 0; k < r; ++k) {
+    const auto essential = QTZ.col(k).tail(e - k - 1);
+    work.noalias() = essential.transpose() * B.bottomRows(e - k - 1);
+    work += B.row(k);
+    B.row(k) -= cod.hCoeffs()[k] * work;
+    B.bottomRows(e - k - 1).noalias() -= (cod.hCoeffs()[k] * essential) * work;
+  }
+  B.bottomRows(e - r).setZero();
+  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(B.topRows(r));
+  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
+    const auto essential = QTZ.row(k).tail(cols - r);
+    work.noalias() = essential * B.bottomRows(cols - r);
+    work += B.row(k);
+    B.row(k) -= cod.zCoeffs()[k] * work;
+    B.bottomRows(cols - r).noalias() -= (cod.zCoeffs()[k] * essential.transpose()) * work;
+  }
+  const auto& perm = cod.colsPermutation().indices();
+  for (Eigen::Index i = 0; i < cols; ++i) X.row(perm[i]) = B.row(i);
 }
 
 }  // namespace
@@ -33,6 +65,12 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
       W_factor_(simulator.model().nv()) {
   const Model& model = simulator.model();
   const int n = model.nv();
+  const std::size_t nb = static_cast<std::size_t>(model.nbodies());
+  F_.resize(nb);
+  V_.resize(nb);
+  M_.resize(nb);
+  Q_.resize(nb);
+  loaded_.resize(nb);
   A.setZero(2 * n, 2 * n);
   B.setZero(2 * n, n);
   for (Eigen::VectorXd* x : {&v0_, &tau_, &a_, &dq_}) x->setZero(n);
@@ -55,9 +93,10 @@ RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double t
   return RowActivity::Free;
 }
 
-// The rows' roles, the impulse directions J^T T of the free unknowns, and the centred differences along
-// each tangent coordinate k of the rows rebuilt at q (+) (+-eps e_k): Gq (J^T lambda at fixed lambda) and
-// Phi_q (J_i v+ - target_i of the free rows at fixed v+).
+// The rows' roles, the impulse directions J^T T of the free unknowns, and the rows' q derivatives Gq
+// (J^T lambda at fixed lambda) and Phi_q (J_i v+ - target_i of the free rows at fixed v+), analytic for the
+// tree's own rows and ground contacts (docs/derivatives.md, section 8), by centred differences of the rows
+// rebuilt at q (+) (+-eps e_k) for joints of rows and body contacts.
 void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -85,8 +124,144 @@ void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, doubl
       Jt_T_.col(unknown_[static_cast<std::size_t>(row.tie)]) += (sign * row.mu) * row.J;
     }
   }
-  Phi_q_.resize(e, n);
+  Phi_q_.setZero(e, n);
   Gq_.setZero();
+  if (rebuild_all_rows) {
+    differentiateRebuiltRows(simulator, h, true);
+    return;
+  }
+  differentiateTreeAndGroundRows(simulator, h);
+  bool rebuild = false;
+  for (int r = 0; r < m && !rebuild; ++r) {
+    std::int64_t offset = 0;
+    const Simulator::RowSource source = Simulator::rowSource(rows[r].key, offset);
+    const bool enters = unknown_[static_cast<std::size_t>(r)] >= 0 || rows[r].impulse != 0.0;
+    rebuild = enters && (source == Simulator::RowSource::RowJoint || source == Simulator::RowSource::BodyContact);
+  }
+  if (rebuild) differentiateRebuiltRows(simulator, h, false);
+}
+
+// Section 8's formulas. With s_j = [w_j; v_j] coordinate j's world column, V_b body b's world velocity at v+,
+// and a ground contact row f = [p x d; d] (world direction d, point p on body b moving at
+// dp_j = v_j + w_j x p + slide w_j along coordinate j):
+//   Phi_q(r, j) = dp_j . (d x w_b) + f . (s_j x (V_b - V_lambda(j))) - slope dgap_j      (j on b's path)
+//   Gq(k, j)    = (v_j x M_k + Q_k w_j) . w_k + F_k . (s_j x s_k)   (k in j's subtree, j's joint included)
+//               = (v_j x M_j + Q_j w_j) . w_k                          (k strictly above j)
+// where F, M = sum lambda d and Q = sum (p (lambda d)^T - (p . lambda d) 1 - [lambda d]x slide) are summed over
+// the contact rows on the subtree of the coordinate's body. The tree's own rows have constant J: only their
+// bias moves, target = slope C with dC/dq = J.
+void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& simulator, double h) {
+  const Model& model = simulator.model();
+  const RowSet& rows = simulator.rows();
+  const SimulatorSettings& settings = simulator.settings();
+  const int n = model.nv(), m = rows.size(), nb = model.nbodies();
+  const Eigen::VectorXd& v1 = simulator.v;
+  forwardKinematics(model, data_, q0_);
+  jointJacobians(model, data_);
+  const Matrix6X& S = data_.S_world;
+  Vector3 tangent[2];
+  orthonormalComplement(Vector3::UnitZ(), tangent[0], tangent[1]);
+  for (int b = 0; b < nb; ++b) {
+    F_[static_cast<std::size_t>(b)].setZero();
+    M_[static_cast<std::size_t>(b)].setZero();
+    Q_[static_cast<std::size_t>(b)].setZero();
+    loaded_[static_cast<std::size_t>(b)] = 0;
+  }
+  V_[0].setZero();
+  for (int i = 1; i < nb; ++i) {
+    const Joint& joint = model.joint(i);
+    V_[static_cast<std::size_t>(i)] = V_[static_cast<std::size_t>(model.parent(i))];
+    for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) V_[static_cast<std::size_t>(i)] += S.col(k) * v1[k];
+  }
+  GroundContactPoint contact;
+  std::int64_t contact_point = -1;
+  for (int r = 0; r < m; ++r) {
+    const ConstraintRow& row = rows[r];
+    const int u = unknown_[static_cast<std::size_t>(r)];
+    std::int64_t offset = 0;
+    const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
+    if (source == Simulator::RowSource::Limit || source == Simulator::RowSource::Mimic) {
+      if (u < 0) continue;
+      const double erp = settings.erp;
+      const double slope = source == Simulator::RowSource::Limit && row.error > 0.0 ? -1.0 / h : -erp / h;
+      Phi_q_.row(u) = -slope * row.J.transpose();
+      continue;
+    }
+    if (source != Simulator::RowSource::GroundContact || (u < 0 && row.impulse == 0.0)) continue;
+    if (offset / 3 != contact_point) {
+      contact_point = offset / 3;
+      contact = groundContactPoint(model, data_, offset);
+    }
+    const int b = contact.body;
+    const Vector3& p = contact.p_world;
+    const int kind = static_cast<int>(offset % 3);
+    const Vector3 d = kind == 0 ? Vector3::UnitZ() : tangent[kind - 1];
+    if (row.impulse != 0.0) {
+      const Vector3 force = row.impulse * d;
+      F_[static_cast<std::size_t>(b)].head<3>() += p.cross(force);
+      F_[static_cast<std::size_t>(b)].tail<3>() += force;
+      M_[static_cast<std::size_t>(b)] += force;
+      Q_[static_cast<std::size_t>(b)] += p * force.transpose() - p.dot(force) * Matrix3::Identity() - skew(force) * contact.slide;
+      loaded_[static_cast<std::size_t>(b)] = 1;
+    }
+    if (u < 0) continue;
+    double slope = 0.0;  // d target / d gap of a normal row on the branch the step took
+    if (kind == 0) {
+      const GroundContactSettings& c = settings.contact;
+      const double unclamped = unilateralTarget(row.error, c.erp, h);
+      slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
+    }
+    const Vector6& V_b = V_[static_cast<std::size_t>(b)];
+    const Vector3 d_x_w = d.cross(V_b.head<3>());
+    const Vector3 moment = p.cross(d);
+    for (int i = b; i > 0; i = model.parent(i)) {
+      const Joint& joint = model.joint(i);
+      const Vector6 dV = V_b - V_[static_cast<std::size_t>(model.parent(i))];
+      for (int j = joint.idx_v; j < joint.idx_v + joint.nv; ++j) {
+        const Vector3 w_j = S.col(j).head<3>(), v_j = S.col(j).tail<3>();
+        const Vector3 dp = v_j + w_j.cross(p) + contact.slide * w_j;
+        // f . (s_j x dV), s_j x dV = [w_j x dV_w; w_j x dV_v + v_j x dV_w]
+        const double turn = moment.dot(w_j.cross(dV.head<3>())) + d.dot(w_j.cross(dV.tail<3>()) + v_j.cross(dV.head<3>()));
+        Phi_q_(u, j) = dp.dot(d_x_w) + turn - slope * d.dot(dp);
+      }
+    }
+  }
+  for (int i = nb - 1; i > 0; --i) {
+    const std::size_t c = static_cast<std::size_t>(i), parent = static_cast<std::size_t>(model.parent(i));
+    if (!loaded_[c]) continue;
+    F_[parent] += F_[c];
+    M_[parent] += M_[c];
+    Q_[parent] += Q_[c];
+    loaded_[parent] = 1;
+  }
+  for (int j = 0; j < n; ++j) {
+    const int body = model.dofBody(j);
+    if (!loaded_[static_cast<std::size_t>(body)]) continue;
+    const Vector3 w_j = S.col(j).head<3>(), v_j = S.col(j).tail<3>();
+    const Vector3 above = v_j.cross(M_[static_cast<std::size_t>(body)]) + Q_[static_cast<std::size_t>(body)] * w_j;
+    for (int i = model.parent(body); i > 0; i = model.parent(i)) {
+      const Joint& joint = model.joint(i);
+      for (int k = joint.idx_v; k < joint.idx_v + joint.nv; ++k) Gq_(k, j) += above.dot(S.col(k).head<3>());
+    }
+    const int first = model.joint(body).idx_v, last = model.lastSubtreeDof(body);
+    for (int k = first; k <= last; ++k) {
+      const std::size_t bk = static_cast<std::size_t>(model.dofBody(k));
+      if (!loaded_[bk]) continue;
+      const Vector3 w_k = S.col(k).head<3>(), v_k = S.col(k).tail<3>();
+      const Vector3 below = v_j.cross(M_[bk]) + Q_[bk] * w_j;
+      // F . (s_j x s_k), s_j x s_k = [w_j x w_k; w_j x v_k + v_j x w_k]
+      const double turn = F_[bk].head<3>().dot(w_j.cross(w_k)) + F_[bk].tail<3>().dot(w_j.cross(v_k) + v_j.cross(w_k));
+      Gq_(k, j) += below.dot(w_k) + turn;
+    }
+  }
+}
+
+// Joints of rows and body contacts (every row with `all`): centred differences of their rows rebuilt along
+// each tangent coordinate (rows matched by key), added to Gq and Phi_q.
+void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator, double h, bool all) {
+  const Model& model = simulator.model();
+  const RowSet& rows = simulator.rows();
+  const int n = model.nv(), m = rows.size();
   const double eps = configuration_step;
   const Eigen::VectorXd& v1 = simulator.v;
   for (int k = 0; k < n; ++k) {
@@ -100,6 +275,9 @@ void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, doubl
     for (int r = 0; r < m; ++r) {
       const ConstraintRow& row = rows[r];
       const int u = unknown_[static_cast<std::size_t>(r)];
+      std::int64_t offset = 0;
+      const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
+      if (!all && source != Simulator::RowSource::RowJoint && source != Simulator::RowSource::BodyContact) continue;
       if (u < 0 && row.impulse == 0.0) continue;  // neither its J nor its target enters
       const int p = findRow(rows_plus_, r, row.key), s = findRow(rows_minus_, r, row.key);
       if (p < 0 || s < 0) {
@@ -118,7 +296,9 @@ void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, doubl
 }
 
 // With Z = W^-1 R in R_ and Y = W^-1 J^T T: dv+ = Z + Y dlambda_E, and the free rows'
-// J_E dv+ + cfm_E dlambda_E = -Phi_q dq give (J_E Y + cfm_E) dlambda_E = [-Phi_q 0 0] - J_E Z.
+// J_E dv+ + cfm_E dlambda_E = -Phi_q dq give (J_E Y + cfm_E) dlambda_E = [-Phi_q 0 0] - J_E Z, solved in the
+// least-squares sense with the least dlambda_E (section 8: exact when the free rows are independent or
+// consistently redundant, the limit of softened rows when they over-determine v+).
 void SimulatorStepJacobians::solveHeldSystem(const RowSet& rows) {
   const int n = static_cast<int>(R_.rows()), e = static_cast<int>(free_.size());
   dv_ = R_;
@@ -133,13 +313,11 @@ void SimulatorStepJacobians::solveHeldSystem(const RowSet& rows) {
     rhs_.row(i).noalias() = -row.J.transpose() * R_;
     rhs_.row(i).head(n) -= Phi_q_.row(i);
   }
-  // Redundant free rows (four coplanar contacts of a box) make S singular but the held-fixed system
-  // consistent: every solution then gives the same v+, and any one does. An inconsistent one is an error.
-  if (const int dependent = internal::completePivotingSolve(S_, rhs_, perm_, dlambda_)) {
-    throw Error(std::string(kStep) + ": the held-fixed row system is inconsistent (" + std::to_string(dependent) +
-                " of its " + std::to_string(e) + " free rows are dependent on the others with a different bias): the "
-                "step is not differentiable with this active set");
-  }
+  S_factor_.setThreshold(kRankThreshold);
+  S_factor_.compute(S_);
+  dlambda_.resize(e, 3 * n);
+  solve_work_.resize(3 * n);
+  minimumNormSolveColumns(S_factor_, rhs_, solve_work_, dlambda_);
   dv_.noalias() += Jt_T_ * dlambda_;
 }
 

@@ -91,6 +91,11 @@ class Simulator {
   /// model) for the kinematics; returns the number of contact points. The rows carry the same keys as a
   /// step's, zero impulses and no solver fields. SimulatorStepJacobians differentiates them along q with it.
   int buildRowsAt(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
+  /// The builder that made a row of this class's steps, read from the row's key, and the key's offset in that
+  /// builder's range (for ground contacts, row_contacts.hpp's 3 (8 geometry + point) + {0, 1, 2}).
+  /// SimulatorStepJacobians differentiates each source's rows by that source's formula.
+  enum class RowSource { RowJoint, Limit, Motor, JointFriction, Mimic, GroundContact, BodyContact };
+  static RowSource rowSource(std::int64_t key, std::int64_t& offset);
 
  private:
   void substep(double h, double t_end);  // t_end: the time at its end, for messages

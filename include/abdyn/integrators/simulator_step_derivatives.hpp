@@ -12,9 +12,14 @@
 //            impulse keeps that sign and moves with the normal impulse, lambda_i = +-mu lambda_n.
 // The rows that exist, their keys and which of them are free do not change: the Jacobian is that of the
 // smooth branch the step took, one-sided at a contact switch (a contact that opens, a row that reaches
-// its bound, sticking that turns to sliding), where the step itself is not differentiable. It is the
-// Jacobian of the exact solution of the held-fixed system, not of the solver's approximate iterate: it
-// matches finite differences of Simulator::step as far as the solver has converged.
+// its bound, sticking that turns to sliding), where the step itself is not differentiable; at a contact or
+// limit resting at C = 0 (the kink of its target) it takes the side of C's sign. It is the Jacobian of the
+// exact solution of the held-fixed system, not of the solver's approximate iterate: it matches finite
+// differences of Simulator::step as far as the solver has converged. Dependent free rows (a body resting on
+// more contacts than it has freedoms) are solved in the least-squares sense: exact when the dependency is
+// consistent (a flat box's four corners), and otherwise (a humanoid lying on the ground, whose contacts and
+// sticking joints over-determine v+ and let no held step exist once q moves) the limit of the step with its
+// free rows softened by cfm -> 0 (docs/derivatives.md, section 8).
 //
 // Supported: one sub-step per step (substeps = 1), every row kind, implicit or explicit damping, either
 // response method. Refused with abdyn::InvalidArgument: substeps > 1 (the Simulator keeps only the last
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 
 #include "abdyn/integrators/simulator.hpp"
 
@@ -41,8 +47,8 @@ class SimulatorStepJacobians {
   /// Takes one step of the simulator from its current (q, v, tau) by h, as simulator.step(h) does, and
   /// sets A, B and activity() for that step. Throws abdyn::InvalidArgument on a simulator of another model,
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
-  /// a row of the active set is not built at a configuration perturbed by `configuration_step` (the step
-  /// sits on a row's margin: a switch) or the held-fixed system has no solution.
+  /// a joint-of-rows or body-contact row of the active set (the rows differentiated by rebuilds) is not built
+  /// at a configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 
   /// The role of row r of `rows` (impulses set by a solve): at a bound when within
@@ -55,10 +61,16 @@ class SimulatorStepJacobians {
   const std::vector<RowActivity>& activity() const { return activity_; }
 
   double clamp_tolerance = 1e-9;      // see activity(); the solver's tolerance should be well below it
-  double configuration_step = 1e-5;   // centred-difference step of the rows' J(q) and targets (tangent units)
+  double configuration_step = 1e-5;   // centred-difference step of the rebuilt rows' J(q) and targets (tangent units)
+  /// Differentiate every row by centred differences of rebuilt rows, as joints of rows and body contacts always
+  /// are, instead of the analytic derivatives of the tree's rows and ground contacts: the reference those
+  /// are tested against, and 2 nv row builds slower.
+  bool rebuild_all_rows = false;
 
  private:
   void differentiateRows(const Simulator& simulator, double h);
+  void differentiateTreeAndGroundRows(const Simulator& simulator, double h);
+  void differentiateRebuiltRows(const Simulator& simulator, double h, bool all);
   void solveHeldSystem(const RowSet& rows);
 
   std::uint64_t model_key_;
@@ -74,6 +86,15 @@ class SimulatorStepJacobians {
   Eigen::MatrixXd Jt_T_;        // nv x e: J^T T, the impulse directions of the free unknowns
   Eigen::MatrixXd S_;           // e x e: J_E W^-1 J^T T + diag(cfm_E)
   Eigen::MatrixXd rhs_, dlambda_, dv_;  // e x 3 nv, e x 3 nv, nv x 3 nv
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> S_factor_;
+  Eigen::RowVectorXd solve_work_;
+  // Per body, world coordinates, over the ground contact rows of its subtree (the .cpp's glossary): the
+  // wrench F = sum lambda [p x d; d], M = sum lambda d and Q = sum (p m^T - (p . m) 1 - [m]x slide), m = lambda d;
+  // V the body's velocity at v+; loaded: a contact with an impulse in the subtree.
+  std::vector<Vector6> F_, V_;
+  std::vector<Vector3> M_;
+  std::vector<Matrix3> Q_;
+  std::vector<char> loaded_;
   Eigen::VectorXd phi_plus_, phi_minus_, g_plus_, g_minus_;
   std::vector<int> free_;       // row index of each free unknown
   std::vector<int> unknown_;    // free unknown of each row (-1: clamped)
