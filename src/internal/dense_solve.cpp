@@ -1,7 +1,6 @@
 #include "internal/dense_solve.hpp"
 
 #include <cmath>
-#include <utility>
 
 namespace abdyn::internal {
 
@@ -65,41 +64,6 @@ void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::Matrix
   }
   const auto& perm = cod.colsPermutation().indices();
   for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
-}
-
-int completePivotingSolve(Eigen::MatrixXd& S, Eigen::MatrixXd& rhs, std::vector<int>& perm, Eigen::MatrixXd& x) {
-  const int e = static_cast<int>(S.rows());
-  perm.resize(static_cast<std::size_t>(e));
-  for (int k = 0; k < e; ++k) perm[static_cast<std::size_t>(k)] = k;
-  const double rhs_scale = rhs.cwiseAbs().maxCoeff();
-  double first_pivot = 0.0;
-  int rank = e;
-  for (int k = 0; k < e; ++k) {
-    Eigen::Index i = 0, j = 0;
-    const double pivot = S.bottomRightCorner(e - k, e - k).cwiseAbs().maxCoeff(&i, &j);
-    if (k == 0) first_pivot = pivot;
-    if (!(pivot > 1e-11 * first_pivot)) {
-      rank = k;
-      break;
-    }
-    S.row(k).swap(S.row(k + i));
-    rhs.row(k).swap(rhs.row(k + i));
-    S.col(k).swap(S.col(k + j));
-    std::swap(perm[static_cast<std::size_t>(k)], perm[static_cast<std::size_t>(k + j)]);
-    for (int r = k + 1; r < e; ++r) {
-      const double f = S(r, k) / S(k, k);
-      S.row(r).tail(e - k) -= f * S.row(k).tail(e - k);
-      rhs.row(r) -= f * rhs.row(k);
-    }
-  }
-  if (rank < e && rhs.bottomRows(e - rank).cwiseAbs().maxCoeff() > 1e-8 * (rhs_scale + 1e-300)) return e - rank;
-  x.setZero(e, rhs.cols());
-  for (int k = rank - 1; k >= 0; --k) {  // back substitution in the first rank rows
-    rhs.row(k).noalias() -= S.row(k).segment(k + 1, rank - k - 1) * rhs.middleRows(k + 1, rank - k - 1);
-    rhs.row(k) /= S(k, k);
-  }
-  for (int k = 0; k < rank; ++k) x.row(perm[static_cast<std::size_t>(k)]) = rhs.row(k);
-  return 0;
 }
 
 }  // namespace abdyn::internal
