@@ -270,8 +270,14 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
     double* L_j = F + j * n;
     for (int k = 0; k < j; ++k) {
       const double* L_k = F + k * n;
-      double a = L_j[k];
-      for (int i = 0; i < k; ++i) a -= u[i] * L_k[i];
+      double even = L_j[k], odd = 0.0;  // two sums: one would wait on each subtraction in turn
+      int i = 0;
+      for (; i + 1 < k; i += 2) {
+        even -= u[i] * L_k[i];
+        odd -= u[i + 1] * L_k[i + 1];
+      }
+      if (i < k) even -= u[i] * L_k[i];
+      const double a = even + odd;
       u[k] = L_k[k] == 0.0 ? 0.0 : a;
       L_j[k] = u[k] * L_k[k];
     }
@@ -416,11 +422,10 @@ void findNonzeroSpan(ConstraintRow& row) {
 // only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
 // tree. Runs closer than kGap coordinates are merged (a short loop over zeros is cheaper than another
 // run); past the last run slot the rest is one run.
-void prepareInFactorCoordinates(const Model& model, const Data& data, const Eigen::VectorXd& Dinv, ConstraintRow& row) {
+void prepareInFactorCoordinates(const Model& model, const Data& data, ConstraintRow& row) {
   constexpr int kGap = 4;
   row.Y = row.J;
   internal::solveLTransposed(model, data, row.Y);
-  row.Dinv_Y = row.Y.cwiseProduct(Dinv);
   row.support_runs = 0;
   const int nv = static_cast<int>(row.Y.size());
   for (int k = 0; k < nv; ++k) {
@@ -431,6 +436,11 @@ void prepareInFactorCoordinates(const Model& model, const Data& data, const Eige
     } else {
       row.support[row.support_runs++] = DofRun{k, k};
     }
+  }
+  // D^-1 Y on the support only (the divisions are most of this function's time on short supports).
+  row.Dinv_Y.setZero(nv);
+  for (int r = 0; r < row.support_runs; ++r) {
+    for (int k = row.support[r].first; k <= row.support[r].last; ++k) row.Dinv_Y[k] = row.Y[k] / data.factor_D[k];
   }
 }
 
@@ -454,11 +464,9 @@ PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen
     throw InvalidArgument("abdyn::solveRowsPgs: data holds no factor of the mass matrix of model '" + model.name() +
                           "' (run factorizeMassMatrix or forwardDynamicsCrba at the rows' configuration first)");
   }
-  Eigen::VectorXd& Dinv = rows.factorDinv();
-  Dinv = data.factor_D.cwiseInverse();  // once, not once per row
   for (int r = 0; r < rows.size(); ++r) {
     findNonzeroSpan(rows[r]);
-    prepareInFactorCoordinates(model, data, Dinv, rows[r]);
+    prepareInFactorCoordinates(model, data, rows[r]);
   }
   internal::multiplyByL(model, data, v);  // v becomes z = L v, and back below
   const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);

@@ -77,7 +77,7 @@ struct BilateralBlock {
 /// same number of rows again allocates nothing.
 class RowSet {
  public:
-  explicit RowSet(const Model& model) : nv_(model.nv()), factor_Dinv_(model.nv()) {}
+  explicit RowSet(const Model& model) : nv_(model.nv()) {}
 
   void clear() { size_ = 0; }
   int size() const { return size_; }
@@ -86,15 +86,12 @@ class RowSet {
   /// Appends a bilateral row with J = 0, target = 0, cfm = 0, impulse = 0 and no tie.
   ConstraintRow& add();
   BilateralBlock& bilateralBlock() { return block_; }
-  /// The solver's D^-1 of the factor M = L^T D L it solves with (row_pgs.hpp), nv entries.
-  Eigen::VectorXd& factorDinv() { return factor_Dinv_; }
 
  private:
   int nv_;
   int size_ = 0;
   std::vector<ConstraintRow> rows_;
   BilateralBlock block_;
-  Eigen::VectorXd factor_Dinv_;
 };
 
 /// J += sign * f^T J_body: the power of the world-frame wrench f (about the world origin) on body
