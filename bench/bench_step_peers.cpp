@@ -68,7 +68,7 @@ constexpr double kDeltaTorque[3] = {-1.15, -1.10, -1.05};
 // (the closure rows through the 0.01 kg wrist links are strongly coupled), as abdyn's did row by row.
 constexpr int kDeltaIterations = 200;
 // abdyn's sweeps per step there: its bilateral block (row_pgs.hpp) solves the 15 closure rows directly,
-// so the first sweep holds the loops and the second confirms it (there are no other rows).
+// so one sweep holds the loops and the rows' residual after it confirms them (there are no other rows).
 constexpr int kDeltaSweeps = 20;
 
 abdyn_bench::Mat3 rowMajor(const Eigen::Matrix3d& m) {
@@ -312,6 +312,8 @@ void registerAbdyn(const SceneSetup& setup, const AbdynVariant& variant) {
 
 // RolloutRun/<scene>/abdyn/threads:k: the rollout batch (step_scene.hpp) by abdyn::rollout on k threads,
 // the workers (one Simulator per thread) built once outside the timing; one iteration is the whole batch.
+// Without statistics the rollout skips the step's energy (SimulatorSettings::energy), as MuJoCo's mj_step
+// does without mjENBL_ENERGY.
 // Real time and the CPU time of the whole process (all threads); steps_per_second counts the steps of all
 // runs per second of real time.
 void registerAbdynRollout(const SceneSetup& setup) {

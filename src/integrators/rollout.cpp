@@ -48,7 +48,9 @@ void RolloutWorkers::forEachBlock(int runs, const Run& run) {
 
 struct RolloutBlocks {
   template <class Run>
-  static void run(RolloutWorkers& workers, int runs, const Run& body) {
+  static void run(RolloutWorkers& workers, int runs, bool statistics, const Run& body) {
+    // The step's energy costs a kinematics pass per step, and only the statistics return it.
+    for (Simulator& sim : workers.simulators_) sim.settings().energy = workers.energy_ && statistics;
     workers.forEachBlock(runs, body);
   }
 };
@@ -112,7 +114,7 @@ void runAll(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, co
             const Forces& forces, int steps, double h, Eigen::Ref<RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd>& V,
             StepStatistics* statistics) {
   const Eigen::Index nq = workers.model().nq(), nv = workers.model().nv();
-  RolloutBlocks::run(workers, static_cast<int>(q0.rows()), [&](int thread, int n) {
+  RolloutBlocks::run(workers, static_cast<int>(q0.rows()), statistics != nullptr, [&](int thread, int n) {
     Simulator& sim = workers.simulator(thread);
     sim.reset(q0.row(n).transpose(), v0.row(n).transpose());
     Q.row(n).head(nq) = sim.q.transpose();
@@ -129,7 +131,7 @@ void runAll(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, co
 
 }  // namespace
 
-RolloutWorkers::RolloutWorkers(const Simulator& prototype, int threads) {
+RolloutWorkers::RolloutWorkers(const Simulator& prototype, int threads) : energy_(prototype.settings().energy) {
   if (threads < 1) throwArgument("threads", "is " + std::to_string(threads) + ", expected at least 1");
   simulators_.assign(static_cast<std::size_t>(threads), prototype);
   for (Simulator& sim : simulators_) sim.reserveRows();

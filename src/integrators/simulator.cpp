@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "abdyn/algorithms/aba.hpp"
@@ -116,6 +117,7 @@ void Simulator::substep(double h, double t_end) {
   } else {
     v += h * forwardDynamics(model_, data_, q, v, tau, options);
   }
+  checkFinite(model_, v, false, t_end, "after the free motion");  // before the rows are built from it
   internal::worldTransformsAtTransforms(model_, data_);  // the dynamics left the joint transforms at q
   buildRows(h);
   double worst = 0.0;
@@ -208,7 +210,7 @@ const StepStatistics& Simulator::step(double h) {
   const double dt = h / settings_.substeps;
   for (int s = 0; s < settings_.substeps; ++s) substep(dt, time_ + (s + 1) * dt);
   time_ += h;
-  statistics_.energy = mechanicalEnergy(model_, data_, q, v);
+  statistics_.energy = settings_.energy ? mechanicalEnergy(model_, data_, q, v) : std::numeric_limits<double>::quiet_NaN();
   return statistics_;
 }
 

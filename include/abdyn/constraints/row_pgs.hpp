@@ -21,9 +21,9 @@
 // the rows' J and M^-1 J^T and factored A = L D L^T once per solve, and w_B the rows' residuals:
 //   delta = -A^-1 w_B,   lambda_B <- lambda_B + delta,   v <- v + M^-1 J_B^T delta.
 // Row by row, rows coupled through light bodies (loop closures) are an ill-conditioned A, on which
-// Gauss-Seidel needs hundreds of sweeps; the direct solve does not care. With only bilateral rows the
-// first sweep solves them (the second reports the residual). The block takes the full step: omega
-// relaxes the other rows only, as over-relaxing an exact solve would only overshoot it. Redundant rows:
+// Gauss-Seidel needs hundreds of sweeps; the direct solve does not care. With only bilateral rows one
+// sweep solves them and reports their residual after it (no second sweep). The block takes the full step:
+// omega relaxes the other rows only, as over-relaxing an exact solve would only overshoot it. Redundant rows:
 // a row whose pivot d_k falls to 1e-10 of its diagonal A_kk or 1e-14 of the largest one (the rows before
 // it span its J in the M^-1 metric, to that precision) leaves the block and is visited alone, so the
 // block's factor is that of its independent rows.

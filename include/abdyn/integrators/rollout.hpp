@@ -8,7 +8,8 @@
 //   tau  (N, T nv)  = (N, T, nv): joint forces held over step t of run n, at tau(n, t nv .. t nv + nv - 1)
 //   Q    (N, (T+1) nq) = (N, T+1, nq): Q(n, t nq ..) the configuration after t steps; t = 0 is q0
 //   V    (N, (T+1) nv) = (N, T+1, nv): likewise for the velocity
-//   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n
+//   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n; their
+//                          energy only then (a kinematics pass per step) and as the prototype's settings say
 //
 // Determinism: run n always starts from a Simulator in the state a new one would have (Simulator::reset:
 // no warm-start impulses from an earlier run) and is computed by one thread alone, so the results are
@@ -70,6 +71,7 @@ class RolloutWorkers {
   std::vector<std::thread> threads_;        // the threads beyond the caller's, started per call
   std::vector<std::exception_ptr> errors_;  // per thread: the exception that stopped its block
   std::vector<int> failed_runs_;            // per thread: the run that threw it, or -1
+  bool energy_ = true;                      // the prototype's settings().energy
 };
 
 /// N = q0.rows() runs of `steps` steps of length h with the joint forces of tau (layouts above), on

@@ -39,6 +39,7 @@ struct SimulatorSettings {
   bool ground = false;             // contacts with the plane z = contact.height
   bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
   bool implicit_damping = true;    // joint damping at the end of each sub-step (step 1 above); false: explicit
+  bool energy = true;              // StepStatistics::energy after each step (a kinematics pass); false: NaN
   GroundContactSettings contact;   // for ground and body contacts
   ResponseMethod response = ResponseMethod::Automatic;  // how M^-1 J^T is formed (row_response.hpp)
   DynamicsOptions dynamics;
@@ -50,7 +51,7 @@ struct StepStatistics {
   double constraint_error = 0.0;  // largest violation before the last sub-step's solve (bilateral |C|, unilateral max(0, -C))
   int rows = 0;                // rows of the last sub-step
   int contacts = 0;            // contact points (ground and bodies) of the last sub-step
-  double energy = 0.0;         // kinetic + potential energy after the step
+  double energy = 0.0;         // kinetic + potential energy after the step (NaN without settings.energy)
 };
 
 class Simulator {
