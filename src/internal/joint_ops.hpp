@@ -6,15 +6,23 @@
 
 namespace abdyn::internal {
 
-/// S_i x_i: the motion of joint i's coordinates x (a v-sized vector: velocity or acceleration).
+/// S_i x_i: the motion of joint i's coordinates x (a v-sized vector: velocity or acceleration). Where
+/// S = +-e_k (Joint::axis_column) the product is a pick.
 inline Motion jointMotion(const Model& model, const Joint& j, const Eigen::VectorXd& x) {
+  if (j.axis_column >= 0) {
+    Vector6 m = Vector6::Zero();
+    m[j.axis_column] = j.axis_sign * x[j.idx_v];
+    return Motion(m);
+  }
   if (j.nv == 1) return Motion(Vector6(model.motionSubspace().col(j.idx_v) * x[j.idx_v]));
   return Motion(Vector6(model.motionSubspace().middleCols(j.idx_v, j.nv) * x.segment(j.idx_v, j.nv)));
 }
 
-/// tau_i = S_i^T f.
+/// tau_i = S_i^T f, a pick where S = +-e_k.
 inline void projectForce(const Model& model, const Joint& j, const Force& f, Eigen::VectorXd& tau) {
-  if (j.nv == 1) {
+  if (j.axis_column >= 0) {
+    tau[j.idx_v] = j.axis_sign * f.vector()[j.axis_column];
+  } else if (j.nv == 1) {
     tau[j.idx_v] = model.motionSubspace().col(j.idx_v).dot(f.vector());
   } else {
     tau.segment(j.idx_v, j.nv).noalias() = model.motionSubspace().middleCols(j.idx_v, j.nv).transpose() * f.vector();
