@@ -18,11 +18,11 @@ inline Motion jointMotion(const Model& model, const Joint& j, const Eigen::Vecto
   return Motion(Vector6(model.motionSubspace().middleCols(j.idx_v, j.nv) * x.segment(j.idx_v, j.nv)));
 }
 
-/// tau_i = S_i^T f, a pick where S = +-e_k.
+/// tau_i = S_i^T f. A product even where S = +-e_k, as ArticulatedStep::bias: when velocity products
+/// overflow, f's other components are infinite, and 0 * inf = NaN is what lets the simulator report the
+/// divergence (test_simulator's divergence_is_a_clear_error, factorised response); a pick carries on.
 inline void projectForce(const Model& model, const Joint& j, const Force& f, Eigen::VectorXd& tau) {
-  if (j.axis_column >= 0) {
-    tau[j.idx_v] = j.axis_sign * f.vector()[j.axis_column];
-  } else if (j.nv == 1) {
+  if (j.nv == 1) {
     tau[j.idx_v] = model.motionSubspace().col(j.idx_v).dot(f.vector());
   } else {
     tau.segment(j.idx_v, j.nv).noalias() = model.motionSubspace().middleCols(j.idx_v, j.nv).transpose() * f.vector();
