@@ -131,35 +131,98 @@ BOOST_AUTO_TEST_CASE(aba_crba_rnea_agree_on_random_trees) {
                                                            << ", M^-1 M vs 1 " << worst_inv);
 }
 
-// The articulated-body step replaces its products with S by picks where Joint::axisColumn says S is a unit
-// vector e_k: that must hold for every joint type that claims it, and no other type may claim it. (The
-// algorithms' agreement on random trees, where one axis in three is a coordinate axis, checks the picks.)
-BOOST_AUTO_TEST_CASE(axis_column_is_the_unit_column_of_s) {
+// The algorithms replace their products with S by picks where Joint::axis_column says S = axis_sign e_k:
+// that must hold for every joint that claims it (the fast-path types about +e_k, revolute and prismatic
+// joints about -e_k), and no other joint may claim it. (The algorithms' agreement on random trees, where
+// one axis in three is a coordinate axis, checks the positive picks; the test below the negative ones.)
+BOOST_AUTO_TEST_CASE(axis_column_is_the_signed_unit_column_of_s) {
   const JointType types[] = {JointType::RevoluteX, JointType::RevoluteY,  JointType::RevoluteZ, JointType::Revolute,
                              JointType::PrismaticX, JointType::PrismaticY, JointType::PrismaticZ, JointType::Prismatic,
                              JointType::Helical,    JointType::Spherical,  JointType::Planar,     JointType::Floating};
-  int picks = 0;
+  int picks = 0, negative_picks = 0;
   for (JointType type : types) {
-    Joint j;
-    j.type = type;
-    jointSizes(type, j.nq, j.nv);
+    const bool any_axis = type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Helical;
     const int a = (type == JointType::RevoluteX || type == JointType::PrismaticX)   ? 0
                   : (type == JointType::RevoluteY || type == JointType::PrismaticY) ? 1
                                                                                     : 2;
-    j.axis = type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Helical
-                 ? Vector3(0.6, 0.0, 0.8)
-                 : Vector3(Vector3::Unit(a));
-    j.pitch = 0.1;
-    const Matrix6X S = j.motionSubspace();
-    if (j.axisColumn() >= 0) {
-      ++picks;
-      BOOST_TEST(S.cols() == 1, type);
-      BOOST_TEST((S.col(0) == Vector6::Unit(j.axisColumn())), type);
-    } else {
-      BOOST_TEST(!(S.cols() == 1 && (S.col(0).array() == 0.0).count() == 5 && S.col(0).sum() == 1.0), type);
+    const std::vector<Vector3> axes = any_axis ? std::vector<Vector3>{Vector3(0.6, 0.0, 0.8), -Vector3::UnitX(),
+                                                                      -Vector3::UnitY(), -Vector3::UnitZ()}
+                                               : std::vector<Vector3>{Vector3::Unit(a)};
+    for (const Vector3& axis : axes) {
+      Joint j;
+      j.type = type;
+      jointSizes(type, j.nq, j.nv);
+      j.axis = axis;
+      j.pitch = 0.1;
+      j.setAxisPick();
+      const Matrix6X S = j.motionSubspace();
+      if (j.axis_column >= 0) {
+        ++picks;
+        if (j.axis_sign < 0.0) ++negative_picks;
+        BOOST_TEST((j.axis_sign == 1.0 || j.axis_sign == -1.0), type);
+        BOOST_TEST(S.cols() == 1, type);
+        BOOST_TEST((S.col(0) == Vector6(j.axis_sign * Vector6::Unit(j.axis_column))), type);
+      } else {
+        BOOST_TEST(!(S.cols() == 1 && (S.col(0).array() == 0.0).count() == 5 && S.col(0).cwiseAbs().sum() == 1.0),
+                   type << " axis " << axis.transpose());
+      }
     }
   }
-  BOOST_TEST(picks == 6);
+  BOOST_TEST(picks == 12);
+  BOOST_TEST(negative_picks == 6);
+}
+
+// Revolute and prismatic joints about -e_k pick with a sign. A joint about -e_k at q is the joint about +e_k
+// at -q, so with F = diag(+-1) flipping those coordinates (q, v, qdd and tau alike, as tau is power-conjugate
+// to v), the model with negative axes must give ABA: qdd = F ABA+(F q, F v, F tau), RNEA: tau = F RNEA+(F q,
+// F v, F qdd) and CRBA: M = F M+ F, where + is the same model with every axis positive (the fast-path types).
+// A third model replaces each revolute joint about -e_k by a helical one of pitch 0 about -e_k, the same
+// joint without a pick (general S products, general transform). Random trees of 12 bodies, fixed seed;
+// tolerance 1e-12 relative (the three sides differ by the order of a few roundings).
+BOOST_AUTO_TEST_CASE(negative_axis_picks_match_the_flipped_and_the_general_path) {
+  std::mt19937 rng(19);
+  std::uniform_int_distribution<int> coin(0, 1), column(0, 2);
+  std::uniform_real_distribution<double> mass(0.5, 2.0);
+  for (int trial = 0; trial < 5; ++trial) {
+    ModelBuilder negative("negative"), positive("positive"), general("general");
+    const int bodies = 12;
+    Eigen::VectorXd F(bodies);
+    for (int i = 1; i <= bodies; ++i) {
+      const int parent = std::uniform_int_distribution<int>(0, i - 1)(rng);
+      const bool revolute = coin(rng) == 1;
+      const Vector3 e = Vector3::Unit(column(rng));
+      F[i - 1] = coin(rng) == 1 ? -1.0 : 1.0;
+      const Plx X_tree(randomRotation(rng), randomVector3(rng, 0.5));
+      const RigidBodyInertia I(mass(rng), randomVector3(rng, 0.2), randomInertiaAboutCom(rng, 0.1));
+      JointSpec spec;
+      spec.type = revolute ? JointType::Revolute : JointType::Prismatic;
+      spec.axis = F[i - 1] * e;
+      const std::string name = "b" + std::to_string(i);
+      negative.addBody(parent, spec, X_tree, I, name);
+      if (revolute && F[i - 1] < 0.0) spec.type = JointType::Helical;
+      general.addBody(parent, spec, X_tree, I, name);
+      spec.type = revolute ? JointType::Revolute : JointType::Prismatic;
+      spec.axis = e;
+      positive.addBody(parent, spec, X_tree, I, name);
+    }
+    const Model model = negative.build(), model_pos = positive.build(), model_gen = general.build();
+    BOOST_TEST(model.nv() == bodies);
+    Data data(model), data_pos(model_pos), data_gen(model_gen);
+    const Eigen::VectorXd q = randomVector(bodies, rng, 3.0), v = randomVector(bodies, rng, 2.0);
+    const Eigen::VectorXd tau = randomVector(bodies, rng, 10.0), qdd = randomVector(bodies, rng, 5.0);
+    const auto flip = [&F](const Eigen::VectorXd& x) { return Eigen::VectorXd(F.cwiseProduct(x)); };
+    const Eigen::VectorXd qdd_aba = forwardDynamics(model, data, q, v, tau);
+    ABDYN_CHECK_REL(qdd_aba, flip(forwardDynamics(model_pos, data_pos, flip(q), flip(v), flip(tau))), 1e-12);
+    ABDYN_CHECK_REL(qdd_aba, forwardDynamics(model_gen, data_gen, q, v, tau), 1e-12);
+    const Eigen::VectorXd tau_rnea = inverseDynamics(model, data, q, v, qdd);
+    ABDYN_CHECK_REL(tau_rnea, flip(inverseDynamics(model_pos, data_pos, flip(q), flip(v), flip(qdd))), 1e-12);
+    ABDYN_CHECK_REL(tau_rnea, inverseDynamics(model_gen, data_gen, q, v, qdd), 1e-12);
+    const Eigen::MatrixXd M = massMatrix(model, data, q);
+    ABDYN_CHECK_REL(M, Eigen::MatrixXd(F.asDiagonal() * massMatrix(model_pos, data_pos, flip(q)) * F.asDiagonal()), 1e-12);
+    ABDYN_CHECK_REL(M, massMatrix(model_gen, data_gen, q), 1e-12);
+    // The row response and M^-1 run the same articulated step.
+    ABDYN_CHECK_REL(inverseMassMatrix(model, data, q), inverseMassMatrix(model_gen, data_gen, q), 1e-12);
+  }
 }
 
 // Options: without armature and damping the algorithms still agree with each other; and the

@@ -230,11 +230,12 @@ BOOST_AUTO_TEST_CASE(inertia_transforms_match_congruences) {
   }
 }
 
-// Plx::applyInverse on an articulated inertia computes one triangle of each symmetric block and mirrors
-// it: the result must be exactly symmetric and equal the dense congruence X^T I X. Inertias as ABA
+// Plx::applyInverse and Plx::apply on an articulated inertia compute one triangle of each symmetric block
+// and mirror it: the results must be exactly symmetric and equal the dense congruences X^T I X and
+// X* I X^-1. Inertias as ABA
 // makes them (a rigid inertia minus a rank-one joint projection, plus another body), transforms with
 // offsets up to 2 m. Tolerance 1e-12 relative: both sides are a few dozen roundings of O(|r|^2 |I|) terms.
-BOOST_AUTO_TEST_CASE(articulated_inertia_to_parent_is_symmetric_and_matches_dense) {
+BOOST_AUTO_TEST_CASE(articulated_inertia_transforms_are_symmetric_and_match_dense) {
   std::mt19937 rng(18);
   for (int t = 0; t < kTrials; ++t) {
     const Plx X = randomPlx(rng);
@@ -247,6 +248,9 @@ BOOST_AUTO_TEST_CASE(articulated_inertia_to_parent_is_symmetric_and_matches_dens
     const Matrix6 moved = X.applyInverse(A).matrix();
     BOOST_TEST((moved.transpose().array() == moved.array()).all(), "X^T I X not exactly symmetric, trial " << t);
     ABDYN_CHECK_REL(moved, Matrix6(Xm.transpose() * A.matrix() * Xm), kTol);
+    const Matrix6 forward = X.apply(A).matrix();
+    BOOST_TEST((forward.transpose().array() == forward.array()).all(), "X* I X^-1 not exactly symmetric, trial " << t);
+    ABDYN_CHECK_REL(forward, Matrix6(X.dualMatrix() * A.matrix() * Xm.inverse()), kTol);
   }
 }
 BOOST_AUTO_TEST_CASE(articulated_inertia_operations) {

@@ -16,8 +16,9 @@
 // N is the joint's number of velocity coordinates, fixed at compile time for one-DoF joints (N = 1:
 // revolute, prismatic, helical; scalars and 6-vectors on the stack) and Eigen::Dynamic (at most 6:
 // spherical, planar, floating) otherwise. The same code serves both; visitJointDofs picks N. A one-DoF
-// joint whose S is a unit vector e_k (Joint::axisColumn, an axis-aligned revolute or prismatic joint)
-// takes its products with S as picks: U = column k of IA, D = IA(k, k), S x adds x to a_k.
+// joint whose S is +-e_k (Joint::axis_column and axis_sign: a revolute or prismatic joint about a
+// coordinate axis) takes its products with S as picks: U = +-column k of IA, D = IA(k, k), S x adds +-x
+// to a_k.
 
 #include <string>
 
@@ -41,7 +42,8 @@ class ArticulatedStep {
       : S(model.motionSubspace(), 0, j.idx_v, 6, j.nv),
         U(data.U, 0, j.idx_v, 6, j.nv),
         Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv),
-        axis(N == 1 ? j.axisColumn() : -1) {}
+        axis(N == 1 ? j.axis_column : -1),
+        axis_sign(j.axis_sign) {}
 
   /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
   /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
@@ -51,8 +53,12 @@ class ArticulatedStep {
     const Eigen::Block<const Matrix6X, 6, N> Sj(model.motionSubspace(), 0, j.idx_v, 6, j.nv);
     Eigen::Block<Matrix6X, 6, N> Uj(data.U, 0, j.idx_v, 6, j.nv);
     Square D(j.nv, j.nv);
-    if (const int k = N == 1 ? j.axisColumn() : -1; k >= 0) {
-      Uj = IA.col(k);
+    if (const int k = N == 1 ? j.axis_column : -1; k >= 0) {
+      if (j.axis_sign > 0.0) {
+        Uj = IA.col(k);
+      } else {
+        Uj = -IA.col(k);
+      }
       D(0, 0) = IA(k, k);
     } else {
       Uj.noalias() = IA * Sj;
@@ -127,7 +133,7 @@ class ArticulatedStep {
   template <class X, class A>
   void addMotion(const X& x, A&& a) const {
     if (axis >= 0) {
-      a.row(axis) += x;
+      a.row(axis) += axis_sign * x;
     } else {
       a.noalias() += S * x;
     }
@@ -136,7 +142,8 @@ class ArticulatedStep {
   const Eigen::Block<const Matrix6X, 6, N> S;               // motion subspace, body coordinates
   const Eigen::Block<const Matrix6X, 6, N> U;               // IA S
   const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv;     // (S^T IA S)^-1
-  const int axis;                                           // k when S = e_k (one DoF), else -1
+  const int axis;                                           // k when S = axis_sign e_k (one DoF), else -1
+  const double axis_sign;                                   // +1 or -1
 
  private:
   [[noreturn]] static void throwSingular(const Model& model, const Joint& j, double D, const char* function) {

@@ -83,6 +83,18 @@ Eigen::Matrix<double, 6, Eigen::Dynamic> Joint::motionSubspace() const {
   return S;
 }
 
+void Joint::setAxisPick() {
+  axis_column = jointLayout(type).axis_column;
+  axis_sign = 1.0;
+  if (axis_column >= 0 || (type != JointType::Revolute && type != JointType::Prismatic)) return;
+  for (int k = 0; k < 3; ++k) {
+    if (axis == -Vector3::Unit(k)) {
+      axis_column = type == JointType::Revolute ? k : k + 3;
+      axis_sign = -1.0;
+    }
+  }
+}
+
 namespace detail {
 Matrix3 quaternionRotationTransposed(const double* wxyz) {
   return Quaternion(wxyz[0], wxyz[1], wxyz[2], wxyz[3]).toRotationMatrix().transpose();

@@ -80,6 +80,7 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   if (!std::isfinite(spec.pitch)) throw Error(where() + "joint '" + joint_name + "' has a non-finite pitch");
   joint.type = specialise(spec.type, joint.axis);
   jointSizes(joint.type, joint.nq, joint.nv);
+  joint.setAxisPick();
 
   const double numbers[] = {spec.lower, spec.upper, spec.velocity_limit, spec.effort_limit,
                             spec.damping, spec.friction, spec.armature};

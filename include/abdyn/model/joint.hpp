@@ -90,6 +90,8 @@ struct Joint {
   Vector3 axis2 = Vector3::UnitX(); // planar: the first in-plane direction t1
   double pitch = 0.0;               // helical only
   bool continuous = false;          // a revolute joint without position limits (URDF "continuous")
+  int axis_column = -1;             // k when S = axis_sign e_k (S's products are picks); -1 otherwise
+  double axis_sign = 1.0;           // +1 or -1; both set by setAxisPick
 
   /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
   Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;
@@ -98,9 +100,10 @@ struct Joint {
   int quaternionIndex() const { return idx_q + jointLayout(type).quaternion; }
   /// Whether S is the identity, so that S's columns are the unit vectors in the child frame.
   bool identitySubspace() const { return jointLayout(type).identity_subspace; }
-  /// k when S is the unit vector e_k (an axis-aligned revolute or prismatic joint), so that S picks one
-  /// component; -1 otherwise. Fixed when the model is built (the axis decides the type).
-  int axisColumn() const { return jointLayout(type).axis_column; }
+  /// Sets axis_column and axis_sign from the type and axis: the type's column for the fast-path types
+  /// (S = +e_k), and k with sign -1 for a revolute or prismatic joint about -e_k (which keeps the general
+  /// joint transform). ModelBuilder calls it once the type is fixed; a default Joint has no pick.
+  void setAxisPick();
 };
 
 /// Prints the type name, with the axis for fast-path variants ("revolute_z").
