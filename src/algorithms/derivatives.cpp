@@ -38,11 +38,11 @@ ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
   return out;
 }
 
-ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                               const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext,
-                               const DynamicsOptions& options) {
-  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
-  internal::reserveDerivatives(model, data);
+// The recursion's two passes at the transforms data.X_body_world (at q) and, per coordinate, the vectors of
+// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q,
+// w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
+ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
+                                   const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
   const auto& S_body = model.motionSubspace();
   w.v[0] = Motion::Zero();
@@ -50,8 +50,6 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
     const Plx& X = data.X_body_world[i];  // world to body i
     Motion vJ, aJ;
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
@@ -69,7 +67,6 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     w.Ic[i] = I.matrix();
     w.B[i] = crfTimes(w.v[i], w.Ic[i]);
   }
-  ++data.X_body_world_stamp;
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const int p = model.parent(i);
     if (p > 0) {
@@ -79,25 +76,36 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
       w.B[p] += w.B[i];
     }
   }
-  // Per coordinate: the excited motions and the forces they produce in its own body's subtree.
-  for (int k = 0; k < model.nv(); ++k) {
-    const int b = model.dofBody(k);
+  // Per coordinate: the excited motions and the forces they produce in its own body's subtree. B + B^T
+  // once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
+  for (int b = 1; b < model.nbodies(); ++b) {
+    const Joint& j = model.joint(b);
     const int p = model.parent(b);
-    const Motion Sk(Vector6(w.S.col(k)));
     const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
-    const Motion u = w.v[p].cross(Sk);
-    const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
-    const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
-    w.u.col(k) = u.vector();
-    w.alpha.col(k) = alpha.vector();
-    w.w.col(k) = wk.vector();
-    w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
-    w.Q.col(k) = Bsym * Sk.vector() - Sk.crossDual(w.H[b]).vector();
-    w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
-                  u.crossDual(w.H[b]).vector();
-    w.Gv.col(k) = w.Ic[b] * wk.vector() + Bsym * Sk.vector() + Sk.crossDual(w.H[b]).vector();
-    data.tau[k] = w.S.col(k).dot(w.F[b].vector());
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const Motion Sk(Vector6(w.S.col(k)));
+      const Motion u = w.v[p].cross(Sk);
+      const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
+      const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
+      const Vector6 BS = Bsym * Sk.vector();
+      const Vector6 SxH = Sk.crossDual(w.H[b]).vector();
+      w.u.col(k) = u.vector();
+      w.alpha.col(k) = alpha.vector();
+      w.w.col(k) = wk.vector();
+      w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
+      w.Q.col(k) = BS - SxH;
+      w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
+                    u.crossDual(w.H[b]).vector();
+      w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
+      data.tau[k] = Sk.vector().dot(w.F[b].vector());
+    }
   }
+}
+
+// d tau / d q and d tau / d v from the coordinate terms, before armature and damping, and with
+// with_mass_matrix M = d tau / d qdd (its entries are P_j . S_k on the same pattern).
+ABDYN_FLATTEN void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
+  const Data::DerivativeWorkspace& w = data.deriv;
   // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above). The
   // ancestors are walked by runs of consecutive coordinates (Model::dofRunStart), [s, e], so that each
   // run's entries are a few 6 x L products; the part of the first run on k's own joint, [own, e], takes
@@ -110,14 +118,16 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     const auto Qk = w.Q.col(k).transpose();
     data.dtau_dq(k, k) = Pk.dot(w.alpha.col(k)) + Qk.dot(w.u.col(k));
     data.dtau_dv(k, k) = Pk.dot(w.w.col(k)) + Qk.dot(w.S.col(k));
-    data.M(k, k) = Pk.dot(w.S.col(k));
+    if (with_mass_matrix) data.M(k, k) = Pk.dot(w.S.col(k));
     for (int e = model.dofParent(k); e >= 0;) {
       const int s = model.dofRunStart(e), L = e - s + 1;
       // Row k, columns s..e: their joints are at or above k's, so k's column S_k turns with them.
       data.dtau_dq.row(k).segment(s, L) = Pk.lazyProduct(w.alpha.middleCols(s, L)) + Qk.lazyProduct(w.u.middleCols(s, L));
       data.dtau_dv.row(k).segment(s, L) = Pk.lazyProduct(w.w.middleCols(s, L)) + Qk.lazyProduct(w.S.middleCols(s, L));
-      data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
-      data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
+      if (with_mass_matrix) {
+        data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
+        data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
+      }
       // Rows s..e, column k: on k's own joint as for (k, j); above it only k's subtree changes.
       const int m = std::clamp(own, s, e + 1), above = m - s;  // rows s..m-1 above k's joint, m..e on it
       if (above > 0) {
@@ -131,6 +141,16 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
       e = model.dofParent(s);
     }
   }
+}
+
+// d tau / d q, d tau / d v and M (inverseDynamicsDerivatives) from the coordinate terms, with the options.
+void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
+  internal::reserveDerivatives(model, data);
+  internal::forwardKinematicsUnchecked(model, data, q);  // data.X_up and data.X_body_world at q
+  coordinateTerms(model, data, v, qdd, f_ext);
+  tauDerivativePairs(model, data, true);
   if (options.armature) {
     data.M.diagonal() += model.armature();
     data.tau += model.armature().cwiseProduct(qdd);
@@ -152,36 +172,57 @@ void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q,
   internal::checkVector(x, model.nv(), function, x_name);
 }
 
-// out = -Minv * D for a D with the pattern of d tau / d q and d tau / d v: column j is nonzero only in the
-// rows of j's ancestors (runs of consecutive coordinates) and of its subtree, [j, lastSubtreeDof(body(j))].
-// On a branched tree that is a fraction of the rows, so one matrix-vector product per run beats the dense
-// product; on a chain (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is faster.
-void minusMinvTimesPattern(const Model& model, const Eigen::MatrixXd& Minv, const Eigen::MatrixXd& D,
-                           Eigen::MatrixXd& out) {
-  const int nv = model.nv();
-  if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
-    out.noalias() = -Minv * D;
-    return;
+// Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v over the rows
+// of their pattern only, [s, s + L) per run, both products from one sweep over M^-1's columns, four at a time.
+ABDYN_FLATTEN void subtractInverseMassTimesRun(const Eigen::MatrixXd& Minv, int s, int L, int c, Data& data) {
+  const auto dq = data.dtau_dq.col(c);
+  const auto dv = data.dtau_dv.col(c);
+  auto out_q = data.dqdd_dq.col(c);
+  auto out_v = data.dqdd_dv.col(c);
+  int t = s;
+  for (; t + 4 <= s + L; t += 4) {
+    const auto M0 = Minv.col(t), M1 = Minv.col(t + 1), M2 = Minv.col(t + 2), M3 = Minv.col(t + 3);
+    out_q -= dq[t] * M0 + dq[t + 1] * M1 + dq[t + 2] * M2 + dq[t + 3] * M3;
+    out_v -= dv[t] * M0 + dv[t + 1] * M1 + dv[t + 2] * M2 + dv[t + 3] * M3;
   }
-  for (int j = 0; j < nv; ++j) {
-    const int last = model.lastSubtreeDof(model.dofBody(j));
-    auto column = out.col(j);
-    column.noalias() = -Minv.middleCols(j, last - j + 1) * D.col(j).segment(j, last - j + 1);
-    for (int e = model.dofParent(j); e >= 0;) {
-      const int s = model.dofRunStart(e);
-      column.noalias() -= Minv.middleCols(s, e - s + 1) * D.col(j).segment(s, e - s + 1);
-      e = model.dofParent(s);
-    }
+  for (; t < s + L; ++t) {
+    out_q -= dq[t] * Minv.col(t);
+    out_v -= dv[t] * Minv.col(t);
   }
 }
 
-// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau), which data.qdd holds.
-void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau): ABA has left qdd in data.qdd, and data.X_up, U and
+// D^-1 at q. d tau / d q and d tau / d v are formed column by column on their pattern, each column's product
+// right after it; M and the armature's and implicit damping's share of d tau / d qdd are not needed (they
+// live in ABA's D^-1, hence in M^-1).
+void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v,
                         const std::vector<Force>* f_ext, const DynamicsOptions& options) {
-  derivatives(model, data, q, v, data.qdd, f_ext, options);  // leaves data.X_body_world at q
-  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);  // with forwardDynamics' U and D^-1 at q
-  minusMinvTimesPattern(model, data.Minv, data.dtau_dq, data.dqdd_dq);
-  minusMinvTimesPattern(model, data.Minv, data.dtau_dv, data.dqdd_dv);
+  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
+  internal::reserveDerivatives(model, data);
+  internal::worldTransformsAtTransforms(model, data);  // from ABA's X_up: no second joint calculation
+  coordinateTerms(model, data, v, data.qdd, f_ext);
+  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);
+  const int nv = model.nv();
+  tauDerivativePairs(model, data, false);
+  if (options.damping) data.dtau_dv.diagonal() += model.damping();
+  // On a chain (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is faster; on a
+  // branched tree the pattern is a fraction of the rows: column c is nonzero only on c's ancestors (runs
+  // of consecutive coordinates) and in the rows [c, lastSubtreeDof(body(c))], which hold c's subtree.
+  if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
+    data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
+    data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
+  } else {
+    for (int c = 0; c < nv; ++c) {
+      data.dqdd_dq.col(c).setZero();
+      data.dqdd_dv.col(c).setZero();
+      subtractInverseMassTimesRun(data.Minv, c, model.lastSubtreeDof(model.dofBody(c)) - c + 1, c, data);
+      for (int e = model.dofParent(c); e >= 0;) {
+        const int s = model.dofRunStart(e);
+        subtractInverseMassTimesRun(data.Minv, s, e - s + 1, c, data);
+        e = model.dofParent(s);
+      }
+    }
+  }
   data.dqdd_dtau = data.Minv;
 }
 
@@ -190,7 +231,7 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
-  derivatives(model, data, q, v, qdd, nullptr, options);
+  inverseDerivatives(model, data, q, v, qdd, nullptr, options);
 }
 
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -198,14 +239,14 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
                                 const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
   internal::checkForces(model, f_ext, "abdyn::inverseDynamicsDerivatives");
-  derivatives(model, data, q, v, qdd, &f_ext, options);
+  inverseDerivatives(model, data, q, v, qdd, &f_ext, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
   forwardDynamics(model, data, q, v, tau, options);
-  forwardFromInverse(model, data, q, v, nullptr, options);
+  forwardFromInverse(model, data, v, nullptr, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -214,7 +255,7 @@ void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
   internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
   forwardDynamics(model, data, q, v, tau, f_ext, options);
-  forwardFromInverse(model, data, q, v, &f_ext, options);
+  forwardFromInverse(model, data, v, &f_ext, options);
 }
 
 }  // namespace abdyn
