@@ -172,22 +172,49 @@ void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q,
   internal::checkVector(x, model.nv(), function, x_name);
 }
 
-// Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v over the rows
-// of their pattern only, [s, s + L) per run, both products from one sweep over M^-1's columns, four at a time.
-ABDYN_FLATTEN void subtractInverseMassTimesRun(const Eigen::MatrixXd& Minv, int s, int L, int c, Data& data) {
-  const auto dq = data.dtau_dq.col(c);
-  const auto dv = data.dtau_dv.col(c);
-  auto out_q = data.dqdd_dq.col(c);
-  auto out_v = data.dqdd_dv.col(c);
-  int t = s;
-  for (; t + 4 <= s + L; t += 4) {
-    const auto M0 = Minv.col(t), M1 = Minv.col(t + 1), M2 = Minv.col(t + 2), M3 = Minv.col(t + 3);
-    out_q -= dq[t] * M0 + dq[t + 1] * M1 + dq[t + 2] * M2 + dq[t + 3] * M3;
-    out_v -= dv[t] * M0 + dv[t + 1] * M1 + dv[t + 2] * M2 + dv[t + 3] * M3;
-  }
-  for (; t < s + L; ++t) {
-    out_q -= dq[t] * Minv.col(t);
-    out_v -= dv[t] * Minv.col(t);
+// Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v, over the
+// rows of their pattern only: c's strict ancestors (listed in data.factor_ancestors) and the rows
+// [c, lastSubtreeDof(body(c))], which hold c's subtree. Both products come from one sweep over M^-1's
+// columns, taken four at a time whatever runs they come from: each entry of M^-1 is loaded once for the
+// two products, and each output entry once per four columns (the loop over rows vectorises).
+ABDYN_FLATTEN void minusInverseMassTimesPatternColumn(const Model& model, Data& data, int c) {
+  const Eigen::Index nv = data.Minv.rows();
+  const double* dq = data.dtau_dq.col(c).data();
+  const double* dv = data.dtau_dv.col(c).data();
+  double* out_q = data.dqdd_dq.col(c).data();
+  double* out_v = data.dqdd_dv.col(c).data();
+  const auto subtractFour = [&](const int* t) {
+    const double *M0 = data.Minv.col(t[0]).data(), *M1 = data.Minv.col(t[1]).data();
+    const double *M2 = data.Minv.col(t[2]).data(), *M3 = data.Minv.col(t[3]).data();
+    const double a0 = dq[t[0]], a1 = dq[t[1]], a2 = dq[t[2]], a3 = dq[t[3]];
+    const double b0 = dv[t[0]], b1 = dv[t[1]], b2 = dv[t[2]], b3 = dv[t[3]];
+    for (Eigen::Index r = 0; r < nv; ++r) {
+      out_q[r] -= a0 * M0[r] + a1 * M1[r] + a2 * M2[r] + a3 * M3[r];
+      out_v[r] -= b0 * M0[r] + b1 * M1[r] + b2 * M2[r] + b3 * M3[r];
+    }
+  };
+  std::fill(out_q, out_q + nv, 0.0);
+  std::fill(out_v, out_v + nv, 0.0);
+  int pending[4];
+  int count = 0;
+  const auto add = [&](int t) {
+    pending[count++] = t;
+    if (count == 4) {
+      subtractFour(pending);
+      count = 0;
+    }
+  };
+  const int* ancestors = data.factor_ancestors.data() + model.ancestorOffset(c);
+  const int* ancestors_end = data.factor_ancestors.data() + model.ancestorOffset(c + 1);
+  for (const int* t = ancestors; t != ancestors_end; ++t) add(*t);
+  for (int t = c; t <= model.lastSubtreeDof(model.dofBody(c)); ++t) add(t);
+  for (int k = 0; k < count; ++k) {
+    const double* M0 = data.Minv.col(pending[k]).data();
+    const double a0 = dq[pending[k]], b0 = dv[pending[k]];
+    for (Eigen::Index r = 0; r < nv; ++r) {
+      out_q[r] -= a0 * M0[r];
+      out_v[r] -= b0 * M0[r];
+    }
   }
 }
 
@@ -206,22 +233,12 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v
   tauDerivativePairs(model, data, false);
   if (options.damping) data.dtau_dv.diagonal() += model.damping();
   // On a chain (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is faster; on a
-  // branched tree the pattern is a fraction of the rows: column c is nonzero only on c's ancestors (runs
-  // of consecutive coordinates) and in the rows [c, lastSubtreeDof(body(c))], which hold c's subtree.
+  // branched tree the pattern is a fraction of the rows.
   if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
     data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
     data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
   } else {
-    for (int c = 0; c < nv; ++c) {
-      data.dqdd_dq.col(c).setZero();
-      data.dqdd_dv.col(c).setZero();
-      subtractInverseMassTimesRun(data.Minv, c, model.lastSubtreeDof(model.dofBody(c)) - c + 1, c, data);
-      for (int e = model.dofParent(c); e >= 0;) {
-        const int s = model.dofRunStart(e);
-        subtractInverseMassTimesRun(data.Minv, s, e - s + 1, c, data);
-        e = model.dofParent(s);
-      }
-    }
+    for (int c = 0; c < nv; ++c) minusInverseMassTimesPatternColumn(model, data, c);
   }
   data.dqdd_dtau = data.Minv;
 }
