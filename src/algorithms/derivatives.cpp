@@ -38,11 +38,11 @@ ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
   return out;
 }
 
-ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                               const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext,
-                               const DynamicsOptions& options) {
-  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
-  internal::reserveDerivatives(model, data);
+// The recursion's two passes at the transforms data.X_body_world (at q) and, per coordinate, the vectors of
+// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q,
+// w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
+ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
+                                   const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
   const auto& S_body = model.motionSubspace();
   w.v[0] = Motion::Zero();
@@ -50,8 +50,6 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
-    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
     const Plx& X = data.X_body_world[i];  // world to body i
     Motion vJ, aJ;
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
@@ -69,7 +67,6 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     w.Ic[i] = I.matrix();
     w.B[i] = crfTimes(w.v[i], w.Ic[i]);
   }
-  ++data.X_body_world_stamp;
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const int p = model.parent(i);
     if (p > 0) {
@@ -79,25 +76,36 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
       w.B[p] += w.B[i];
     }
   }
-  // Per coordinate: the excited motions and the forces they produce in its own body's subtree.
-  for (int k = 0; k < model.nv(); ++k) {
-    const int b = model.dofBody(k);
+  // Per coordinate: the excited motions and the forces they produce in its own body's subtree. B + B^T
+  // once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
+  for (int b = 1; b < model.nbodies(); ++b) {
+    const Joint& j = model.joint(b);
     const int p = model.parent(b);
-    const Motion Sk(Vector6(w.S.col(k)));
     const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
-    const Motion u = w.v[p].cross(Sk);
-    const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
-    const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
-    w.u.col(k) = u.vector();
-    w.alpha.col(k) = alpha.vector();
-    w.w.col(k) = wk.vector();
-    w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
-    w.Q.col(k) = Bsym * Sk.vector() - Sk.crossDual(w.H[b]).vector();
-    w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
-                  u.crossDual(w.H[b]).vector();
-    w.Gv.col(k) = w.Ic[b] * wk.vector() + Bsym * Sk.vector() + Sk.crossDual(w.H[b]).vector();
-    data.tau[k] = w.S.col(k).dot(w.F[b].vector());
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const Motion Sk(Vector6(w.S.col(k)));
+      const Motion u = w.v[p].cross(Sk);
+      const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
+      const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
+      const Vector6 BS = Bsym * Sk.vector();
+      const Vector6 SxH = Sk.crossDual(w.H[b]).vector();
+      w.u.col(k) = u.vector();
+      w.alpha.col(k) = alpha.vector();
+      w.w.col(k) = wk.vector();
+      w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
+      w.Q.col(k) = BS - SxH;
+      w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
+                    u.crossDual(w.H[b]).vector();
+      w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
+      data.tau[k] = Sk.vector().dot(w.F[b].vector());
+    }
   }
+}
+
+// d tau / d q and d tau / d v from the coordinate terms, before armature and damping, and with
+// with_mass_matrix M = d tau / d qdd (its entries are P_j . S_k on the same pattern).
+ABDYN_FLATTEN void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
+  const Data::DerivativeWorkspace& w = data.deriv;
   // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above). The
   // ancestors are walked by runs of consecutive coordinates (Model::dofRunStart), [s, e], so that each
   // run's entries are a few 6 x L products; the part of the first run on k's own joint, [own, e], takes
@@ -110,14 +118,16 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
     const auto Qk = w.Q.col(k).transpose();
     data.dtau_dq(k, k) = Pk.dot(w.alpha.col(k)) + Qk.dot(w.u.col(k));
     data.dtau_dv(k, k) = Pk.dot(w.w.col(k)) + Qk.dot(w.S.col(k));
-    data.M(k, k) = Pk.dot(w.S.col(k));
+    if (with_mass_matrix) data.M(k, k) = Pk.dot(w.S.col(k));
     for (int e = model.dofParent(k); e >= 0;) {
       const int s = model.dofRunStart(e), L = e - s + 1;
       // Row k, columns s..e: their joints are at or above k's, so k's column S_k turns with them.
       data.dtau_dq.row(k).segment(s, L) = Pk.lazyProduct(w.alpha.middleCols(s, L)) + Qk.lazyProduct(w.u.middleCols(s, L));
       data.dtau_dv.row(k).segment(s, L) = Pk.lazyProduct(w.w.middleCols(s, L)) + Qk.lazyProduct(w.S.middleCols(s, L));
-      data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
-      data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
+      if (with_mass_matrix) {
+        data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
+        data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
+      }
       // Rows s..e, column k: on k's own joint as for (k, j); above it only k's subtree changes.
       const int m = std::clamp(own, s, e + 1), above = m - s;  // rows s..m-1 above k's joint, m..e on it
       if (above > 0) {
@@ -131,6 +141,16 @@ ABDYN_FLATTEN void derivatives(const Model& model, Data& data, const Eigen::Vect
       e = model.dofParent(s);
     }
   }
+}
+
+// d tau / d q, d tau / d v and M (inverseDynamicsDerivatives) from the coordinate terms, with the options.
+void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
+  internal::reserveDerivatives(model, data);
+  internal::forwardKinematicsUnchecked(model, data, q);  // data.X_up and data.X_body_world at q
+  coordinateTerms(model, data, v, qdd, f_ext);
+  tauDerivativePairs(model, data, true);
   if (options.armature) {
     data.M.diagonal() += model.armature();
     data.tau += model.armature().cwiseProduct(qdd);
@@ -152,36 +172,159 @@ void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q,
   internal::checkVector(x, model.nv(), function, x_name);
 }
 
-// out = -Minv * D for a D with the pattern of d tau / d q and d tau / d v: column j is nonzero only in the
-// rows of j's ancestors (runs of consecutive coordinates) and of its subtree, [j, lastSubtreeDof(body(j))].
-// On a branched tree that is a fraction of the rows, so one matrix-vector product per run beats the dense
-// product; on a chain (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is faster.
-void minusMinvTimesPattern(const Model& model, const Eigen::MatrixXd& Minv, const Eigen::MatrixXd& D,
-                           Eigen::MatrixXd& out) {
-  const int nv = model.nv();
-  if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
-    out.noalias() = -Minv * D;
-    return;
-  }
-  for (int j = 0; j < nv; ++j) {
-    const int last = model.lastSubtreeDof(model.dofBody(j));
-    auto column = out.col(j);
-    column.noalias() = -Minv.middleCols(j, last - j + 1) * D.col(j).segment(j, last - j + 1);
-    for (int e = model.dofParent(j); e >= 0;) {
-      const int s = model.dofRunStart(e);
-      column.noalias() -= Minv.middleCols(s, e - s + 1) * D.col(j).segment(s, e - s + 1);
-      e = model.dofParent(s);
+// Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v, over the
+// rows of their pattern only: c's strict ancestors (listed in data.factor_ancestors) and the rows
+// [c, lastSubtreeDof(body(c))], which hold c's subtree. Both products come from one sweep over M^-1's
+// columns, taken four at a time whatever runs they come from: each entry of M^-1 is loaded once for the
+// two products, and each output entry once per four columns (the loop over rows vectorises).
+ABDYN_FLATTEN void minusInverseMassTimesPatternColumn(const Model& model, Data& data, int c) {
+  const Eigen::Index nv = data.Minv.rows();
+  const double* dq = data.dtau_dq.col(c).data();
+  const double* dv = data.dtau_dv.col(c).data();
+  double* out_q = data.dqdd_dq.col(c).data();
+  double* out_v = data.dqdd_dv.col(c).data();
+  const auto subtractFour = [&](const int* t) {
+    const double *M0 = data.Minv.col(t[0]).data(), *M1 = data.Minv.col(t[1]).data();
+    const double *M2 = data.Minv.col(t[2]).data(), *M3 = data.Minv.col(t[3]).data();
+    const double a0 = dq[t[0]], a1 = dq[t[1]], a2 = dq[t[2]], a3 = dq[t[3]];
+    const double b0 = dv[t[0]], b1 = dv[t[1]], b2 = dv[t[2]], b3 = dv[t[3]];
+    for (Eigen::Index r = 0; r < nv; ++r) {
+      out_q[r] -= a0 * M0[r] + a1 * M1[r] + a2 * M2[r] + a3 * M3[r];
+      out_v[r] -= b0 * M0[r] + b1 * M1[r] + b2 * M2[r] + b3 * M3[r];
+    }
+  };
+  std::fill(out_q, out_q + nv, 0.0);
+  std::fill(out_v, out_v + nv, 0.0);
+  int pending[4];
+  int count = 0;
+  const auto add = [&](int t) {
+    pending[count++] = t;
+    if (count == 4) {
+      subtractFour(pending);
+      count = 0;
+    }
+  };
+  const int* ancestors = data.factor_ancestors.data() + model.ancestorOffset(c);
+  const int* ancestors_end = data.factor_ancestors.data() + model.ancestorOffset(c + 1);
+  for (const int* t = ancestors; t != ancestors_end; ++t) add(*t);
+  for (int t = c; t <= model.lastSubtreeDof(model.dofBody(c)); ++t) add(t);
+  for (int k = 0; k < count; ++k) {
+    const double* M0 = data.Minv.col(pending[k]).data();
+    const double a0 = dq[pending[k]], b0 = dv[pending[k]];
+    for (Eigen::Index r = 0; r < nv; ++r) {
+      out_q[r] -= a0 * M0[r];
+      out_v[r] -= b0 * M0[r];
     }
   }
 }
 
-// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau), which data.qdd holds.
-void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+// Whether body i's parent is i - 1 for every body: then coordinate c's strict ancestors are the rows
+// [0, first) and its subtree the rows [first, nv), first = idx_v of c's body.
+bool isChain(const Model& model) {
+  for (int i = 1; i < model.nbodies(); ++i) {
+    if (model.parent(i) != i - 1) return false;
+  }
+  return true;
+}
+
+// On a chain the pattern of d tau is full, and -M^-1 d tau factors through three nv x 6 running sums
+// instead of two dense nv x nv x nv products (54 nv^2 multiplications instead of 2 nv^3, and no d tau
+// matrices): with first = idx_v of c's body,
+//   -d qdd / d q_c = CP alpha_c + CQ u_c + E Gq_c,   -d qdd / d v_c = CP w_c + CQ S_c + E Gv_c + M^-1_c damping_c,
+//   CP = sum_{r >= first} M^-1_r P_r^T,   CQ = sum_{r >= first} M^-1_r Q_r^T,   E = sum_{r < first} M^-1_r S_r^T
+// (M^-1_r column r of M^-1): CP and CQ summed leaves to root, E root to leaves. The sums use the M^-1
+// pass's bias-force storage, scratch once M^-1 is formed: data.Minv_F[1..3], 6 x nv each, read as nv x 6
+// (a chain with nv >= kChainProductDofs has more than 3 bodies: at most 6 coordinates per joint).
+constexpr int kChainProductDofs = 48;  // below it the dense product's 2 nv^3 is no more work
+
+using ChainSum = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
+
+// out = -(C x + D y) for nv x 6 sums C, D and 6-vectors x, y: one loop over rows, twelve columns at once.
+template <class Out>
+ABDYN_ALWAYS_INLINE void setMinusSums(Out&& out, const ChainSum& C, const double* x, const ChainSum& D, const double* y) {
+  const Eigen::Index nv = C.rows();
+  const double* c = C.data();
+  const double* d = D.data();
+  for (Eigen::Index r = 0; r < nv; ++r) {
+    out[r] = -(c[r] * x[0] + c[r + nv] * x[1] + c[r + 2 * nv] * x[2] + c[r + 3 * nv] * x[3] + c[r + 4 * nv] * x[4] +
+               c[r + 5 * nv] * x[5] + d[r] * y[0] + d[r + nv] * y[1] + d[r + 2 * nv] * y[2] + d[r + 3 * nv] * y[3] +
+               d[r + 4 * nv] * y[4] + d[r + 5 * nv] * y[5]);
+  }
+}
+
+// out -= E x for an nv x 6 sum E and a 6-vector x.
+template <class Out>
+ABDYN_ALWAYS_INLINE void subtractSum(Out&& out, const ChainSum& E, const double* x) {
+  const Eigen::Index nv = E.rows();
+  const double* e = E.data();
+  for (Eigen::Index r = 0; r < nv; ++r) {
+    out[r] -= e[r] * x[0] + e[r + nv] * x[1] + e[r + 2 * nv] * x[2] + e[r + 3 * nv] * x[3] + e[r + 4 * nv] * x[4] +
+              e[r + 5 * nv] * x[5];
+  }
+}
+
+// C += m y^T for an nv-vector m (a column of M^-1) and a 6-vector y.
+ABDYN_ALWAYS_INLINE void addOuter(ChainSum& C, const double* m, const double* y) {
+  for (int k = 0; k < 6; ++k) C.col(k) += y[k] * Eigen::Map<const Eigen::VectorXd>(m, C.rows());
+}
+
+ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, const DynamicsOptions& options) {
+  const int nv = model.nv();
+  const Data::DerivativeWorkspace& w = data.deriv;
+  ChainSum CP(data.Minv_F[1].data(), nv, 6), CQ(data.Minv_F[2].data(), nv, 6), E(data.Minv_F[3].data(), nv, 6);
+  CP.setZero();
+  CQ.setZero();
+  E.setZero();
+  for (int b = model.nbodies() - 1; b >= 1; --b) {
+    const Joint& j = model.joint(b);
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+      addOuter(CP, data.Minv.col(c).data(), w.P.col(c).data());
+      addOuter(CQ, data.Minv.col(c).data(), w.Q.col(c).data());
+    }
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+      setMinusSums(data.dqdd_dq.col(c).data(), CP, w.alpha.col(c).data(), CQ, w.u.col(c).data());
+      setMinusSums(data.dqdd_dv.col(c).data(), CP, w.w.col(c).data(), CQ, w.S.col(c).data());
+    }
+  }
+  for (int b = 1; b < model.nbodies(); ++b) {
+    const Joint& j = model.joint(b);
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+      subtractSum(data.dqdd_dq.col(c).data(), E, w.Gq.col(c).data());
+      subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
+    }
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), w.S.col(c).data());
+  }
+  if (options.damping) {
+    for (int c = 0; c < nv; ++c) data.dqdd_dv.col(c) -= model.damping()[c] * data.Minv.col(c);
+  }
+}
+
+// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau): ABA has left qdd in data.qdd, and data.X_up, U and
+// D^-1 at q. d tau / d q and d tau / d v are formed column by column on their pattern, each column's product
+// right after it; M and the armature's and implicit damping's share of d tau / d qdd are not needed (they
+// live in ABA's D^-1, hence in M^-1).
+void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v,
                         const std::vector<Force>* f_ext, const DynamicsOptions& options) {
-  derivatives(model, data, q, v, data.qdd, f_ext, options);  // leaves data.X_body_world at q
-  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);  // with forwardDynamics' U and D^-1 at q
-  minusMinvTimesPattern(model, data.Minv, data.dtau_dq, data.dqdd_dq);
-  minusMinvTimesPattern(model, data.Minv, data.dtau_dv, data.dqdd_dv);
+  internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
+  internal::reserveDerivatives(model, data);
+  internal::worldTransformsAtTransforms(model, data);  // from ABA's X_up: no second joint calculation
+  coordinateTerms(model, data, v, data.qdd, f_ext);
+  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);
+  const int nv = model.nv();
+  if (nv >= kChainProductDofs && isChain(model)) {
+    minusInverseMassTimesChain(model, data, options);
+  } else {
+    tauDerivativePairs(model, data, false);
+    if (options.damping) data.dtau_dv.diagonal() += model.damping();
+    // On a chain-like tree (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is
+    // faster; on a branched tree the pattern is a fraction of the rows.
+    if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
+      data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
+      data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
+    } else {
+      for (int c = 0; c < nv; ++c) minusInverseMassTimesPatternColumn(model, data, c);
+    }
+  }
   data.dqdd_dtau = data.Minv;
 }
 
@@ -190,7 +333,7 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& q
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
-  derivatives(model, data, q, v, qdd, nullptr, options);
+  inverseDerivatives(model, data, q, v, qdd, nullptr, options);
 }
 
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -198,14 +341,14 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
                                 const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
   internal::checkForces(model, f_ext, "abdyn::inverseDynamicsDerivatives");
-  derivatives(model, data, q, v, qdd, &f_ext, options);
+  inverseDerivatives(model, data, q, v, qdd, &f_ext, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
   forwardDynamics(model, data, q, v, tau, options);
-  forwardFromInverse(model, data, q, v, nullptr, options);
+  forwardFromInverse(model, data, v, nullptr, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -214,7 +357,7 @@ void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
   internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
   forwardDynamics(model, data, q, v, tau, f_ext, options);
-  forwardFromInverse(model, data, q, v, &f_ext, options);
+  forwardFromInverse(model, data, v, &f_ext, options);
 }
 
 }  // namespace abdyn
