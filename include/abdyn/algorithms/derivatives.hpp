@@ -30,8 +30,9 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
                                 const DynamicsOptions& options = {});
 
 /// d qdd / d q, d qdd / d v and d qdd / d tau of forwardDynamics(q, v, tau) into data.dqdd_dq,
-/// data.dqdd_dv and data.dqdd_dtau: qdd = ABA(q, v, tau) (left in data.qdd), M^-1 from inverseMassMatrix
-/// (O(n^2), also in data.Minv), and d qdd / d x = -M^-1 d tau / d x at that qdd.
+/// data.dqdd_dv and data.dqdd_dtau: qdd = ABA(q, v, tau) (left in data.qdd), M^-1 from ABA's own factors
+/// (an O(n^2) pass, also in data.Minv), and d qdd / d x = -M^-1 d tau / d x at that qdd. data.dtau_dq,
+/// data.dtau_dv and data.M are its scratch: unspecified after this call.
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options = {});
 /// The same with external forces (body coordinates, as for forwardDynamics).
