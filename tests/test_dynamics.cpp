@@ -12,6 +12,7 @@
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/checked_mode.hpp"
+#include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
@@ -373,4 +374,15 @@ BOOST_AUTO_TEST_CASE(singular_mass_matrix_is_refused) {
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv());
   BOOST_CHECK_THROW(forwardDynamics(model, d, neutral(model), zero, zero), Error);
   BOOST_CHECK_THROW(forwardDynamicsCrba(model, d, neutral(model), zero, zero), Error);
+  // Reached through the constrained call's articulated solver, the error names that call.
+  const ConstraintSet none;
+  ConstrainedDynamicsData cd(model, none);
+  ConstrainedDynamicsSettings settings;
+  settings.solver = ConstrainedSolver::Articulated;
+  BOOST_CHECK_EXCEPTION(forwardDynamicsConstrained(model, d, cd, none, neutral(model), zero, zero, settings), Error,
+                        [](const Error& e) {
+                          const std::string what = e.what();
+                          return what.rfind("abdyn::forwardDynamicsConstrained: joint 'root_joint'", 0) == 0 &&
+                                 what.find("singular") != std::string::npos;
+                        });
 }

@@ -20,7 +20,7 @@ namespace {
 // The per-joint steps (U, D, u, Ia, pa, qdd) are internal/articulated_step.hpp's, shared with the row
 // response and inverseMassMatrix.
 ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-         const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+         const std::vector<Force>* f_ext, const DynamicsOptions& options, const char* caller) {
   const int n = model.nbodies();
 
   // Pass 1, root to leaves.
@@ -45,7 +45,7 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
     internal::visitJointDofs(j, [&](auto dofs) {
       using Step = internal::ArticulatedStep<decltype(dofs)::value>;
       const Matrix6& IA = data.IA[i].matrix();
-      Step::factor(model, j, IA, options, data, "abdyn::forwardDynamics");  // U = IA S, D = S^T U, D^-1
+      Step::factor(model, j, IA, options, data, caller);                   // U = IA S, D = S^T U, D^-1
       const Step step(model, data, j);
       auto u = Step::rows(data.u, j);
       step.bias(Step::rows(tau, j), data.pA[i].vector(), u);                 // u = tau - S^T pA
@@ -92,7 +92,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau, options);
-  aba(model, data, q, v, tau, nullptr, options);
+  aba(model, data, q, v, tau, nullptr, options, "abdyn::forwardDynamics");
   return data.qdd;
 }
 
@@ -102,14 +102,14 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
   internal::checkData(model, data, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau, options);
   internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
-  aba(model, data, q, v, tau, &f_ext, options);
+  aba(model, data, q, v, tau, &f_ext, options, "abdyn::forwardDynamics");
   return data.qdd;
 }
 
 const Eigen::VectorXd& internal::forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                           const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-                                                          const DynamicsOptions& options) {
-  aba(model, data, q, v, tau, nullptr, options);
+                                                          const DynamicsOptions& options, const char* caller) {
+  aba(model, data, q, v, tau, nullptr, options, caller);
   return data.qdd;
 }
 

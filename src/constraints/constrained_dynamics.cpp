@@ -369,7 +369,8 @@ const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model
     addYTimesLambda(cd, cd.qdd);
     finishSolve(model, data, cd.qdd);
   } else if (solver == ConstrainedSolver::Articulated) {
-    cd.qdd0 = internal::forwardDynamicsUnchecked(model, data, q, v, tau, settings.dynamics);
+    cd.qdd0 = internal::forwardDynamicsUnchecked(model, data, q, v, tau, settings.dynamics,
+                                                 "abdyn::forwardDynamicsConstrained");
     articulatedResponse(model, data, cd, k.G);
     cd.eta = cd.rhs;
     cd.eta.noalias() -= k.G * cd.qdd0;
@@ -420,7 +421,8 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   } else if (solver == ConstrainedSolver::Articulated) {
     constraintsAt(model, data, cd, constraints, q, true);
     // ABA at zero velocity and torque only for its articulated-body inertias at q.
-    internal::forwardDynamicsUnchecked(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics);
+    internal::forwardDynamicsUnchecked(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics,
+                                       "abdyn::constrainedImpact");
     articulatedResponse(model, data, cd, G);
     cd.eta.noalias() = G * v_minus;
     cd.eta *= -(1.0 + restitution);

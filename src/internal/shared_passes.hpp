@@ -30,10 +30,10 @@ const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data,
                                                  const Eigen::VectorXd& v, const DynamicsOptions& options);
 
 /// forwardDynamics (aba.hpp) without its argument checks: qdd in data.qdd, and data.X_up, data.IA, data.pA
-/// at (q, v) for the row responses that follow.
+/// at (q, v) for the row responses that follow. A singular joint's error names `caller`.
 const Eigen::VectorXd& forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-                                                const DynamicsOptions& options);
+                                                const DynamicsOptions& options, const char* caller);
 
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
