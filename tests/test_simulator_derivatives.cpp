@@ -233,22 +233,25 @@ Model limitedDoublePendulum() {
   return b.build();
 }
 
-// A floating ball (radius 0.1 m, 1 kg) carrying its own collision sphere.
-Model floatingBall() {
-  ModelBuilder b("ball");
+// A floating body (1 kg) carrying one collision shape of `shape` and `size` at its origin.
+Model floatingShape(ShapeType shape, const Vector3& size) {
+  ModelBuilder b("shape");
   JointSpec free;
   free.type = JointType::Floating;
   free.name = "free";
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3), "ball");
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3), "body");
   Geometry g;
-  g.name = "ball_collision";
-  g.link = "ball";
+  g.name = "collision";
+  g.link = "body";
   g.body = body;
-  g.shape = ShapeType::Sphere;
-  g.size = Vector3(0.1, 0, 0);
+  g.shape = shape;
+  g.size = size;
   b.addGeometry(g);
   return b.build();
 }
+
+// A floating ball (radius 0.1 m, 1 kg) carrying its own collision sphere.
+Model floatingBall() { return floatingShape(ShapeType::Sphere, Vector3(0.1, 0.0, 0.0)); }
 
 }  // namespace
 
@@ -424,23 +427,6 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_named) {
 }
 
 namespace {
-
-// A floating body (1 kg) carrying one collision shape of `shape` and `size` at its origin.
-Model floatingShape(ShapeType shape, const Vector3& size) {
-  ModelBuilder b("shape");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3), "body");
-  Geometry g;
-  g.name = "collision";
-  g.link = "body";
-  g.body = body;
-  g.shape = shape;
-  g.size = size;
-  b.addGeometry(g);
-  return b.build();
-}
 
 Model humanoid() {
   UrdfOptions options;
