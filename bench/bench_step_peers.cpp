@@ -17,7 +17,7 @@
 //
 // TransitionJacobians/<scene>/<library> times the step's transition Jacobians A = d x_next / d x and
 // B = d x_next / d tau of the ragdoll (in the air, 40 ms into its drop, and lying at rest on the ground after
-// 2 s: humanoid_ragdoll_resting) and the arm at the same state:
+// 2 s: humanoid_ragdoll_resting), the arm at the same state and the delta robot 40 ms into its swing:
 // abdyn's SimulatorStepJacobians (analytic, active set held fixed) against MuJoCo's mjd_transitionFD
 // (centred differences), each first checked against a reference (addTransition).
 //
@@ -600,6 +600,10 @@ void addTransition(const SceneSetup& setup, int steps = kTransitionSteps, const 
 constexpr int kRestingSteps = 1000;
 void addRestingTransition(const SceneSetup& ragdoll) { addTransition(ragdoll, kRestingSteps, "_resting"); }
 
+// TransitionJacobians/delta_robot/<library>: the delta robot kTransitionSteps steps into its swing, its three
+// hinge loop joints (15 rows of joints of rows, all free) held. MuJoCo holds its loops with connect equalities.
+void addDeltaTransition(const SceneSetup& delta) { addTransition(delta); }
+
 // Runs the scene once in every engine, prints the checks and registers the timed runs.
 void addScene(const SceneSetup& setup) {
   const StepScene& scene = setup.scene;
@@ -651,6 +655,7 @@ int main(int argc, char** argv) {
   addTransition(ragdoll);
   addRestingTransition(ragdoll);
   addTransition(arm);
+  addDeltaTransition(delta);
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
