@@ -10,6 +10,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
 #include "internal/checks.hpp"
+#include "internal/dense_solve.hpp"
 
 namespace abdyn {
 namespace {
@@ -26,33 +27,6 @@ int findRow(const RowSet& rows, int hint, std::int64_t key) {
     if (rows[r].key == key) return r;
   }
   return -1;
-}
-
-// X = S^+ B for every column of B: the minimum-norm least-squares solution, from S's complete orthogonal
-// decomposition S P = Q [T11 0; 0 0] Z (rank r), as internal::minimumNormSolve for one column: C = Q^T B
-// (the first r reflectors), T11 Y = C(0:r), X = P Z^T [Y; 0]. B is overwritten; work has B's column count.
-void minimumNormSolveColumns(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, Eigen::MatrixXd& B,
-                             Eigen::RowVectorXd& work, Eigen::MatrixXd& X) {
-  const Eigen::Index e = cod.rows(), cols = cod.cols(), r = cod.rank();
-  const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
-  for (Eigen::Index k = 0; k < r; ++k) {
-    const auto essential = QTZ.col(k).tail(e - k - 1);
-    work.noalias() = essential.transpose() * B.bottomRows(e - k - 1);
-    work += B.row(k);
-    B.row(k) -= cod.hCoeffs()[k] * work;
-    B.bottomRows(e - k - 1).noalias() -= (cod.hCoeffs()[k] * essential) * work;
-  }
-  B.bottomRows(e - r).setZero();
-  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(B.topRows(r));
-  for (Eigen::Index k = 0; k < r && r < cols; ++k) {
-    const auto essential = QTZ.row(k).tail(cols - r);
-    work.noalias() = essential * B.bottomRows(cols - r);
-    work += B.row(k);
-    B.row(k) -= cod.zCoeffs()[k] * work;
-    B.bottomRows(cols - r).noalias() -= (cod.zCoeffs()[k] * essential.transpose()) * work;
-  }
-  const auto& perm = cod.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < cols; ++i) X.row(perm[i]) = B.row(i);
 }
 
 }  // namespace
@@ -316,8 +290,7 @@ void SimulatorStepJacobians::solveHeldSystem(const RowSet& rows) {
   S_factor_.setThreshold(kRankThreshold);
   S_factor_.compute(S_);
   dlambda_.resize(e, 3 * n);
-  solve_work_.resize(3 * n);
-  minimumNormSolveColumns(S_factor_, rhs_, solve_work_, dlambda_);
+  internal::minimumNormSolve(S_factor_, rhs_, rhs_, rhs_, dlambda_);  // S is square: rhs_ is the workspace
   dv_.noalias() += Jt_T_ * dlambda_;
 }
 

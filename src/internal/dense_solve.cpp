@@ -37,33 +37,42 @@ void choleskySolve(const Eigen::MatrixXd& R, Eigen::Ref<Eigen::VectorXd> x) {
   }
 }
 
-// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition
-// A P = Q [T11 0; 0 0] Z (rank r), without the temporaries of Eigen's solve(), which allocate:
-//   c = Q^T b (the first r Householder reflectors of Q suffice: later ones leave c(0:r) alone),
-//   z = T11^-1 c(0:r),  y = Z^T [z; 0] (Z's reflectors each mix row k with rows r..n-1),  x = P y.
-// work has A's row count, y and x its column count.
-void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
-                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x) {
-  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank();
+// X = A^+ B, column by column, from A's complete orthogonal decomposition A P = Q [T11 0; 0 0] Z (rank r),
+// without the temporaries of Eigen's solve(), which allocate:
+//   C = Q^T B (the first r Householder reflectors of Q suffice: later ones leave C(0:r) alone),
+//   Y = Z^T [T11^-1 C(0:r); 0] (Z's reflectors each mix row k with rows r..n-1),  X = P Y.
+// The reflectors are applied one column at a time: a dot product and an update of one contiguous column.
+void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod,
+                      const Eigen::Ref<const Eigen::MatrixXd>& B, Eigen::Ref<Eigen::MatrixXd> work,
+                      Eigen::Ref<Eigen::MatrixXd> y, Eigen::Ref<Eigen::MatrixXd> X) {
+  const Eigen::Index rows = cod.rows(), cols = cod.cols(), r = cod.rank(), k_cols = B.cols();
   const Eigen::MatrixXd& QTZ = cod.matrixQTZ();
-  work = b;
+  if (work.data() != B.data()) work = B;
   for (Eigen::Index k = 0; k < r; ++k) {
     const auto essential = QTZ.col(k).tail(rows - k - 1);
-    const double s = work[k] + essential.dot(work.tail(rows - k - 1));
-    work[k] -= cod.hCoeffs()[k] * s;
-    work.tail(rows - k - 1) -= (cod.hCoeffs()[k] * s) * essential;
+    const double tau = cod.hCoeffs()[k];
+    for (Eigen::Index c = 0; c < k_cols; ++c) {
+      auto column = work.col(c);
+      const double s = tau * (column[k] + essential.dot(column.tail(rows - k - 1)));
+      column[k] -= s;
+      column.tail(rows - k - 1) -= s * essential;
+    }
   }
-  y.setZero();
-  y.head(r) = work.head(r);
-  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
+  if (y.data() != work.data()) y.topRows(r) = work.topRows(r);
+  y.bottomRows(cols - r).setZero();
+  QTZ.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.topRows(r));
   for (Eigen::Index k = 0; k < r && r < cols; ++k) {
     const auto essential = QTZ.row(k).tail(cols - r).transpose();
-    const double s = y[k] + essential.dot(y.tail(cols - r));
-    y[k] -= cod.zCoeffs()[k] * s;
-    y.tail(cols - r) -= (cod.zCoeffs()[k] * s) * essential;
+    const double tau = cod.zCoeffs()[k];
+    for (Eigen::Index c = 0; c < k_cols; ++c) {
+      auto column = y.col(c);
+      const double s = tau * (column[k] + essential.dot(column.tail(cols - r)));
+      column[k] -= s;
+      column.tail(cols - r) -= s * essential;
+    }
   }
   const auto& perm = cod.colsPermutation().indices();
-  for (Eigen::Index i = 0; i < cols; ++i) x[perm[i]] = y[i];
+  for (Eigen::Index i = 0; i < cols; ++i) X.row(perm[i]) = y.row(i);
 }
 
 }  // namespace abdyn::internal

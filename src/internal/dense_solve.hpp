@@ -18,9 +18,12 @@ bool choleskyFactor(const Eigen::MatrixXd& A, double tolerance, Eigen::MatrixXd&
 /// x = A^-1 x with R from choleskyFactor: R^T z = x, then R x = z.
 void choleskySolve(const Eigen::MatrixXd& R, Eigen::Ref<Eigen::VectorXd> x);
 
-/// x = A^+ b, the minimum-norm least-squares solution, from A's complete orthogonal decomposition, without
-/// heap temporaries. work has A's row count, y and x its column count.
-void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod, const Eigen::VectorXd& b,
-                      Eigen::Ref<Eigen::VectorXd> work, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> x);
+/// X = A^+ B, the minimum-norm least-squares solution of A X = B for each column of B (one column, a vector,
+/// or many), from A's complete orthogonal decomposition, without heap temporaries. Caller workspace: work has
+/// A's row count, y A's column count, both B's column count; either may be B itself when A is square. X has
+/// A's column count and B's column count, and must not overlap y.
+void minimumNormSolve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod,
+                      const Eigen::Ref<const Eigen::MatrixXd>& B, Eigen::Ref<Eigen::MatrixXd> work,
+                      Eigen::Ref<Eigen::MatrixXd> y, Eigen::Ref<Eigen::MatrixXd> X);
 
 }  // namespace abdyn::internal

@@ -85,9 +85,8 @@ class SimulatorStepJacobians {
   Eigen::MatrixXd Phi_q_;       // e x nv: d (J_i(q) v+ - target_i(q)) / dq of the free rows
   Eigen::MatrixXd Jt_T_;        // nv x e: J^T T, the impulse directions of the free unknowns
   Eigen::MatrixXd S_;           // e x e: J_E W^-1 J^T T + diag(cfm_E)
-  Eigen::MatrixXd rhs_, dlambda_, dv_;  // e x 3 nv, e x 3 nv, nv x 3 nv
+  Eigen::MatrixXd rhs_, dlambda_, dv_;  // e x 3 nv (the solve's workspace too), e x 3 nv, nv x 3 nv
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> S_factor_;
-  Eigen::RowVectorXd solve_work_;
   // Per body, world coordinates, over the ground contact rows of its subtree (the .cpp's glossary): the
   // wrench F = sum lambda [p x d; d], M = sum lambda d and Q = sum (p m^T - (p . m) 1 - [m]x slide), m = lambda d;
   // V the body's velocity at v+; loaded: a contact with an impulse in the subtree.
