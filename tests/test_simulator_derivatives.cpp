@@ -14,13 +14,18 @@
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/derivatives.hpp"
+#include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/integrators/simulator.hpp"
 #include "abdyn/integrators/simulator_step_derivatives.hpp"
 #include "abdyn/integrators/step_derivatives.hpp"
 #include "abdyn/io/urdf.hpp"
+#include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "abdyn/spatial/quaternion.hpp"
+#include "abdyn/spatial/rotation.hpp"
 #include "floating_box.hpp"
 #include "test_helpers.hpp"
 
@@ -631,4 +636,141 @@ BOOST_AUTO_TEST_CASE(ragdoll_resting_on_the_ground) {
   BOOST_TEST_MESSAGE("ragdoll at rest against the full step: " << kept << " of " << 3 * n << " columns keep the active set, relative error " << error);
   BOOST_TEST(kept >= 2 * n);
   BOOST_TEST(error < kTolerance);
+}
+
+namespace {
+
+// A URDF's revolute loop joints as hinge joints of rows (three linear and two angular rows each), as
+// bench_step_peers holds the delta robot's: the hinge axis is z of both frames.
+std::vector<RowJoint> urdfHinges(const std::string& path, const Model& model) {
+  std::vector<RowJoint> hinges;
+  for (const LoopClosure& loop : loadUrdfLoops(path, model).loops) {
+    BOOST_REQUIRE_EQUAL(loop.rows(), 5);
+    // A revolute closure's two angular rows are perpendicular to its axis (Fa coordinates).
+    const Vector3 axis = loop.directions.row(0).head<3>().cross(loop.directions.row(1).head<3>()).transpose();
+    const auto frame = [&axis](const Matrix3& R_body_F, const Vector3& p) {
+      const Vector3 z = R_body_F * axis;
+      const Vector3 x = z.unitOrthogonal();
+      Matrix3 R;
+      R << x, z.cross(x), z;
+      return Plx::fromPose(R, p);
+    };
+    hinges.push_back(RowJoint{RowJointType::Hinge, loop.body_a, loop.body_b, frame(loop.R_a, loop.p_a), frame(loop.R_b, loop.p_b)});
+  }
+  return hinges;
+}
+
+}  // namespace
+
+// The analytic q derivatives of the hinge joints of rows closing the delta robot (three loops, 15 rows on
+// 18 coordinates, its platform floating) and the four-bar linkage against the centred rebuilds of every row
+// (rebuild_all_rows, eps = 1e-5: truncation O(eps^2) ~ 1e-10 relative and rounding 1e-16 / eps ~ 1e-11), to
+// 1e-7 relative as the test above: from a closed pose released under gravity and constant random torques
+// (seed 5), after 0, 15 and 40 steps of 2 ms (loops a little open, C ~ 1e-6, so the ERP bias acts),
+// and once more with random velocities (seed 5) that open the loops' velocities. The delta's step also
+// against centred differences of the step itself (checkStep, 1e-6).
+BOOST_AUTO_TEST_CASE(loop_joint_rows_match_rebuilt_rows) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (const std::string name : {"delta_robot", "four_bar"}) {
+    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
+    Simulator sim(loadUrdf(path), tightSettings());
+    sim.joints = urdfHinges(path, sim.model());
+    BOOST_REQUIRE(!sim.joints.empty());
+    {
+      // Closed by projectPositions from the zero pose (the delta's is closed) or a nearby guess (the four-bar
+      // opens at zero), as test_allocation does.
+      const ConstraintSet loops = loadUrdfLoops(path, sim.model());
+      Data data(sim.model());
+      ConstrainedDynamicsData cd(sim.model(), loops);
+      if (sim.model().nq() == 3) sim.q << 0.7, -0.3, 1.1;
+      projectPositions(sim.model(), data, cd, loops, sim.q);
+    }
+    for (int k = 0; k < sim.model().nv(); ++k) sim.tau[k] = 0.5 * uniform(rng);
+    int done = 0;
+    for (const int steps : {0, 15, 40}) {
+      for (; done < steps; ++done) sim.step(2e-3);
+      const double error = analyticAgainstRebuilt(sim, 2e-3);
+      BOOST_TEST_MESSAGE(name << " after " << steps << " steps: analytic against rebuilt " << error);
+      BOOST_TEST(error < 1e-7, name << " after " << steps << " steps: " << error);
+    }
+    Simulator moving = sim;
+    for (int k = 0; k < moving.model().nv(); ++k) moving.v[k] += 0.5 * uniform(rng);
+    const double error = analyticAgainstRebuilt(moving, 2e-3);
+    BOOST_TEST_MESSAGE(name << " with random velocities: analytic against rebuilt " << error);
+    BOOST_TEST(error < 1e-7, name << " with random velocities: " << error);
+    if (name == "delta_robot") checkStep("delta robot after 40 steps", sim, 2e-3);
+  }
+}
+
+// Every kind of joint of rows (ball, hinge, slider, fixed, distance) and the swing-cone and twist limit rows,
+// between two branches of a floating tree (a revolute and a spherical-revolute branch), against the centred
+// rebuilds as above (1e-7). Each joint's frame on B is A's at the state moved by 2 mm and 0.02 rad (so C and
+// the ERP bias are not zero); the limits are set 0.01 rad inside the measured swing and twist, so their rows
+// are violated and carry impulses (with the joint's own angular rows, redundant: the least-squares case). Random velocities from seed 9.
+BOOST_AUTO_TEST_CASE(every_joint_of_rows_matches_rebuilt_rows) {
+  ModelBuilder b("two_branches");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  const RigidBodyInertia link(1.0, Vector3(0.1, 0.0, -0.2), Vector3(0.02, 0.03, 0.01).asDiagonal());
+  const int base = b.addBody(0, free, Plx(), link, "base");
+  JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = Vector3(0.3, 1.0, 0.2).normalized();
+  const int left = b.addBody(base, hinge, Plx::translation(Vector3(0.2, 0.1, 0.0)), link, "left");
+  JointSpec ball;
+  ball.type = JointType::Spherical;
+  ball.name = "ball";
+  const int upper = b.addBody(base, ball, Plx::translation(Vector3(-0.2, 0.0, 0.1)), link, "upper");
+  hinge.name = "elbow";
+  hinge.axis = Vector3::UnitX();
+  const int right = b.addBody(upper, hinge, Plx::translation(Vector3(0.0, 0.0, -0.3)), link, "right");
+  const Model model = b.build();
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Eigen::VectorXd q = neutral(model);
+  q.segment<4>(3) = Eigen::Vector4d(1.0, 0.1, -0.2, 0.05).normalized();
+  q[model.joint(left).idx_q] = 0.4;
+  q.segment<4>(model.joint(upper).idx_q) = Eigen::Vector4d(1.0, -0.3, 0.2, 0.1).normalized();
+  q[model.joint(right).idx_q] = -0.5;
+  Data data(model);
+  forwardKinematics(model, data, q);
+  const Plx X_frame_a = Plx::fromPose(expSO3(Vector3(0.2, -0.1, 0.3)), Vector3(0.05, 0.02, -0.1));
+  const Plx X_a_world = X_frame_a * data.X_body_world[static_cast<std::size_t>(left)];
+  const Plx offset = Plx::fromPose(expSO3(Vector3(0.02, -0.01, 0.015)), Vector3(0.002, -0.001, 0.0015));
+  const Plx X_frame_b = offset * X_a_world * data.X_body_world[static_cast<std::size_t>(right)].inverse();
+  const Matrix3 R_a = X_a_world.E().transpose(), R_b = (X_frame_b * data.X_body_world[static_cast<std::size_t>(right)]).E().transpose();
+  const double swing = std::acos(R_a.col(2).dot(R_b.col(2)));
+  const Quaternion relative = Quaternion::fromRotationMatrix(R_a.transpose() * R_b);
+  const double twist = 2.0 * std::atan2(relative.z(), relative.w());
+  const std::pair<RowJointType, const char*> types[] = {{RowJointType::Ball, "ball"},       {RowJointType::Hinge, "hinge"},
+                                                        {RowJointType::Slider, "slider"},   {RowJointType::Fixed, "fixed"},
+                                                        {RowJointType::Distance, "distance"}};
+  for (const auto& [type, type_name] : types) {
+    for (const bool limits : {false, true}) {
+      RowJoint joint{type, left, right, X_frame_a, X_frame_b};
+      if (type == RowJointType::Distance) {
+        // Anchors 0.27 m apart, kept 2 mm closer: u = (p_A - p_B) / |p_A - p_B| turns at 1 / 0.27 per metre,
+        // slowly enough for the rebuilds' O((eps / distance)^2) truncation.
+        joint.X_frame_b = Plx::translation(Vector3(0.2, -0.1, 0.15)) * X_frame_b;
+        joint.length = 0.27 - 0.002;
+      }
+      if (limits) {
+        joint.swing_limit = swing - 0.01;
+        // 0.01 rad past the lower twist bound (ball, slider, distance) or the upper one (hinge, fixed).
+        if (type == RowJointType::Hinge || type == RowJointType::Fixed) joint.twist_upper = twist - 0.01;
+        else joint.twist_lower = twist + 0.01;
+      }
+      Simulator sim(model, tightSettings());
+      sim.joints.push_back(joint);
+      sim.q = q;
+      for (int k = 0; k < model.nv(); ++k) sim.v[k] = 0.5 * uniform(rng);
+      for (int k = 0; k < model.nv(); ++k) sim.tau[k] = uniform(rng);
+      const std::string name = std::string(type_name) + (limits ? " with swing and twist limits" : "");
+      const double error = analyticAgainstRebuilt(sim, 1e-3);
+      BOOST_TEST_MESSAGE(name << ": analytic against rebuilt " << error);
+      BOOST_TEST(error < 1e-7, name << ": " << error);
+    }
+  }
 }

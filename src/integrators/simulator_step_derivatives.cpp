@@ -11,6 +11,7 @@
 #include "abdyn/model/configuration_derivatives.hpp"
 #include "internal/checks.hpp"
 #include "internal/dense_solve.hpp"
+#include "internal/row_derivatives.hpp"
 
 namespace abdyn {
 namespace {
@@ -36,7 +37,8 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
       data_(simulator.model()),
       rows_plus_(simulator.model()),
       rows_minus_(simulator.model()),
-      W_factor_(simulator.model().nv()) {
+      W_factor_(simulator.model().nv()),
+      pair_(std::make_unique<internal::PairRowDerivative>(simulator.model())) {
   const Model& model = simulator.model();
   const int n = model.nv();
   const std::size_t nb = static_cast<std::size_t>(model.nbodies());
@@ -55,6 +57,10 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
   dv_.setZero(n, 3 * n);
 }
 
+SimulatorStepJacobians::SimulatorStepJacobians(SimulatorStepJacobians&&) noexcept = default;
+SimulatorStepJacobians& SimulatorStepJacobians::operator=(SimulatorStepJacobians&&) noexcept = default;
+SimulatorStepJacobians::~SimulatorStepJacobians() = default;
+
 RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double tolerance) {
   const ConstraintRow& row = rows[r];
   double lo = row.lo, hi = row.hi;
@@ -69,8 +75,8 @@ RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double t
 
 // The rows' roles, the impulse directions J^T T of the free unknowns, and the rows' q derivatives Gq
 // (J^T lambda at fixed lambda) and Phi_q (J_i v+ - target_i of the free rows at fixed v+), analytic for the
-// tree's own rows and ground contacts (docs/derivatives.md, section 8), by centred differences of the rows
-// rebuilt at q (+) (+-eps e_k) for joints of rows and body contacts.
+// tree's own rows, ground contacts and joints of rows (docs/derivatives.md, section 8), by centred differences
+// of the rows rebuilt at q (+) (+-eps e_k) for body contacts.
 void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -105,12 +111,13 @@ void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, doubl
     return;
   }
   differentiateTreeAndGroundRows(simulator, h);
+  differentiateJointRows(simulator, h);
   bool rebuild = false;
   for (int r = 0; r < m && !rebuild; ++r) {
     std::int64_t offset = 0;
     const Simulator::RowSource source = Simulator::rowSource(rows[r].key, offset);
     const bool enters = unknown_[static_cast<std::size_t>(r)] >= 0 || rows[r].impulse != 0.0;
-    rebuild = enters && (source == Simulator::RowSource::RowJoint || source == Simulator::RowSource::BodyContact);
+    rebuild = enters && source == Simulator::RowSource::BodyContact;
   }
   if (rebuild) differentiateRebuiltRows(simulator, h, false);
 }
@@ -230,7 +237,35 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
   }
 }
 
-// Joints of rows and body contacts (every row with `all`): centred differences of their rows rebuilt along
+// Joints of rows (section 8): each row is the wrench f between its joint's frames on bodies A and B, whose
+// geometry (f, C) moves along q_j with the two frames; internal::rowJointDerivative gives df_j and dC_j, and
+// the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s kinematics at
+// q and V_ at v+ from differentiateTreeAndGroundRows.
+void SimulatorStepJacobians::differentiateJointRows(const Simulator& simulator, double h) {
+  const Model& model = simulator.model();
+  const RowSet& rows = simulator.rows();
+  const double erp = simulator.settings().erp;
+  for (int r = 0; r < rows.size(); ++r) {
+    const ConstraintRow& row = rows[r];
+    const int u = unknown_[static_cast<std::size_t>(r)];
+    std::int64_t offset = 0;
+    if (Simulator::rowSource(row.key, offset) != Simulator::RowSource::RowJoint || (u < 0 && row.impulse == 0.0)) continue;
+    const RowJoint& joint = simulator.joints[static_cast<std::size_t>(offset / kRowJointKeys)];
+    const int within = static_cast<int>(offset % kRowJointKeys);
+    if (!internal::rowJointDerivative(model, data_, joint, within, *pair_)) {
+      throw Error(std::string(kStep) + ": row " + std::to_string(r) + " (key " + std::to_string(row.key) +
+                  ") of joint of rows " + std::to_string(offset / kRowJointKeys) + " has no derivative at the step's q "
+                  "(a degenerate joint geometry)");
+    }
+    if (row.impulse != 0.0) internal::addImpulseDerivative(model, data_, *pair_, row.impulse, Gq_);
+    if (u < 0) continue;
+    // target = slope C on the branch the step took: -(erp/h) C bilateral; limits as unilateralTarget.
+    const double slope = within < 6 ? -erp / h : row.error > 0.0 ? -1.0 / h : -erp / h;
+    internal::velocityErrorDerivative(model, data_, *pair_, V_, slope, Phi_q_.row(u));
+  }
+}
+
+// Body contacts (every row with `all`): centred differences of their rows rebuilt along
 // each tangent coordinate (rows matched by key), added to Gq and Phi_q.
 void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator, double h, bool all) {
   const Model& model = simulator.model();
@@ -251,7 +286,7 @@ void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator
       const int u = unknown_[static_cast<std::size_t>(r)];
       std::int64_t offset = 0;
       const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
-      if (!all && source != Simulator::RowSource::RowJoint && source != Simulator::RowSource::BodyContact) continue;
+      if (!all && source != Simulator::RowSource::BodyContact) continue;
       if (u < 0 && row.impulse == 0.0) continue;  // neither its J nor its target enters
       const int p = findRow(rows_plus_, r, row.key), s = findRow(rows_minus_, r, row.key);
       if (p < 0 || s < 0) {

@@ -26,6 +26,7 @@
 // sub-step's rows), and contact restitution > 0 (a target that switches on the approach speed).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -34,6 +35,9 @@
 #include "abdyn/integrators/simulator.hpp"
 
 namespace abdyn {
+namespace internal {
+struct PairRowDerivative;
+}
 
 /// The role of a row in the step's active set (see above).
 enum class RowActivity { Free, AtLower, AtUpper };
@@ -43,12 +47,15 @@ class SimulatorStepJacobians {
   /// Allocates A, B and the workspace for the simulator's model. step() allocates nothing once it has
   /// differentiated a step with as many rows and free rows (the row storage grows like RowSet's).
   explicit SimulatorStepJacobians(const Simulator& simulator);
+  SimulatorStepJacobians(SimulatorStepJacobians&&) noexcept;
+  SimulatorStepJacobians& operator=(SimulatorStepJacobians&&) noexcept;
+  ~SimulatorStepJacobians();
 
   /// Takes one step of the simulator from its current (q, v, tau) by h, as simulator.step(h) does, and
   /// sets A, B and activity() for that step. Throws abdyn::InvalidArgument on a simulator of another model,
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
-  /// a joint-of-rows or body-contact row of the active set (the rows differentiated by rebuilds) is not built
-  /// at a configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
+  /// a body-contact row of the active set (the rows differentiated by rebuilds) is not built at a
+  /// configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 
   /// The role of row r of `rows` (impulses set by a solve): at a bound when within
@@ -62,14 +69,15 @@ class SimulatorStepJacobians {
 
   double clamp_tolerance = 1e-9;      // see activity(); the solver's tolerance should be well below it
   double configuration_step = 1e-5;   // centred-difference step of the rebuilt rows' J(q) and targets (tangent units)
-  /// Differentiate every row by centred differences of rebuilt rows, as joints of rows and body contacts always
-  /// are, instead of the analytic derivatives of the tree's rows and ground contacts: the reference those
-  /// are tested against, and 2 nv row builds slower.
+  /// Differentiate every row by centred differences of rebuilt rows, as body contacts always are, instead of
+  /// the analytic derivatives of the tree's rows, ground contacts and joints of rows: the reference those are
+  /// tested against, and 2 nv row builds slower.
   bool rebuild_all_rows = false;
 
  private:
   void differentiateRows(const Simulator& simulator, double h);
   void differentiateTreeAndGroundRows(const Simulator& simulator, double h);
+  void differentiateJointRows(const Simulator& simulator, double h);
   void differentiateRebuiltRows(const Simulator& simulator, double h, bool all);
   void solveHeldSystem(const RowSet& rows);
 
@@ -94,6 +102,7 @@ class SimulatorStepJacobians {
   std::vector<Vector3> M_;
   std::vector<Matrix3> Q_;
   std::vector<char> loaded_;
+  std::unique_ptr<internal::PairRowDerivative> pair_;  // one joint-of-rows row's geometry and its q derivatives
   Eigen::VectorXd phi_plus_, phi_minus_, g_plus_, g_minus_;
   std::vector<int> free_;       // row index of each free unknown
   std::vector<int> unknown_;    // free unknown of each row (-1: clamped)
