@@ -1,7 +1,9 @@
 #include "internal/row_derivatives.hpp"
 
 #include <cmath>
+#include <utility>
 
+#include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
 
@@ -181,6 +183,93 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
     if (linear) d.df.col(j) << dp_a.cross(n) + p_a.cross(dn), dn;
     else d.df.col(j) << dn, Vector3::Zero();
     d.dC[j] = dC;
+  }
+  return true;
+}
+
+// A body contact (row_contacts.hpp, addBodyContactRows): point x of shape A (a sphere's centre, inflation its
+// radius, or a box corner, both fixed on A) against shape B's signed distance at x, in B's coordinates
+// l = R_B^T (x - o_B), which moves by delta = R_B^T (dx - chi_B (v_j + w_j x x)) (x against B's material):
+//   sphere B      n_l = l / |l|, dist = |l| - r:   dn_l = (1 - n_l n_l^T) delta / |l|,        ddist = n_l . delta
+//   box B, out    n_l = s o / |o|, o = max(|l| - e, 0), active axes m (o > 0):
+//                 dn_l = (1 - n_l n_l^T) (m delta) / |o|,                                     ddist = n_l . delta
+//   box B, in     n_l = s_f e_f of the nearest face f: dn_l = 0,                               ddist = n_l . delta
+// Then n = R_B n_l turns by dn = chi_B w_j x n + R_B dn_l, C = dist - inflation, the row's point
+// p = x - inflation n moves by dx - inflation dn, and the friction directions t1 = n x e_s / |n x e_s| (e_s
+// the axis n is least aligned with, as orthonormalComplement picks it), t2 = n x t1 turn with n.
+bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t offset, PairRowDerivative& d) {
+  const auto& geometries = model.geometries();
+  const std::int64_t ng = static_cast<std::int64_t>(geometries.size());
+  constexpr std::int64_t K = kContactPointsPerGeometry;
+  const std::int64_t pair = offset / (6 * K), rest = offset % (6 * K);
+  const std::int64_t first = pair / ng, second = pair % ng;
+  if (offset < 0 || first >= ng) return false;
+  const bool reverse = rest >= 3 * K;
+  const int point = static_cast<int>((rest % (3 * K)) / 3), kind = static_cast<int>(rest % 3);
+  const Geometry* from = &geometries[static_cast<std::size_t>(first)];
+  const Geometry* to = &geometries[static_cast<std::size_t>(second)];
+  if (from->shape != ShapeType::Sphere && (to->shape == ShapeType::Sphere || reverse)) std::swap(from, to);
+  const auto handled = [](const Geometry& g) { return g.shape == ShapeType::Sphere || g.shape == ShapeType::Box; };
+  if (!handled(*from) || !handled(*to)) return false;
+  markPaths(model, from->body, to->body, d);
+  const Plx X_from = from->X_geometry_body * data.X_body_world[static_cast<std::size_t>(from->body)];
+  const Plx X_to = to->X_geometry_body * data.X_body_world[static_cast<std::size_t>(to->body)];
+  const Matrix3 R_to = X_to.E().transpose();
+  Vector3 x = X_from.r();
+  double inflation = 0.0;
+  if (from->shape == ShapeType::Sphere) {
+    inflation = from->size[0];
+  } else {
+    const Vector3 corner(point & 1 ? 0.5 : -0.5, point & 2 ? 0.5 : -0.5, point & 4 ? 0.5 : -0.5);
+    x += X_from.E().transpose() * corner.cwiseProduct(from->size);
+  }
+  const Vector3 local = X_to.applyToPoint(x);
+  Vector3 n_local, mask = Vector3::Zero();  // mask: the axes whose motion turns n_local (and by 1 / scale)
+  double scale = 1.0;
+  if (to->shape == ShapeType::Sphere) {
+    scale = local.norm();
+    if (!(scale > 1e-12)) return false;
+    n_local = local / scale;
+    mask.setOnes();
+  } else {
+    const Vector3 q = local.cwiseAbs() - 0.5 * to->size;
+    const Vector3 sign = local.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; });
+    if ((q.array() > 0.0).any()) {
+      const Vector3 outside = q.cwiseMax(0.0);
+      scale = outside.norm();
+      n_local = sign.cwiseProduct(outside) / scale;
+      mask = (q.array() > 0.0).cast<double>();
+    } else {
+      Eigen::Index face = 0;
+      q.maxCoeff(&face);
+      n_local = sign[face] * Vector3::Unit(face);
+    }
+  }
+  const Vector3 n = R_to * n_local;
+  const Vector3 p = x - inflation * n;
+  Eigen::Index least = 0;
+  n.cwiseAbs().minCoeff(&least);
+  const Vector3 e_s = Vector3::Unit(least);
+  const Vector3 n_x_e = n.cross(e_s);
+  const Vector3 t1 = n_x_e.normalized(), t2 = n.cross(t1);
+  const Vector3 direction = kind == 0 ? n : kind == 1 ? t1 : t2;
+  d.f << p.cross(direction), direction;
+  const Matrix6X& S = data.S_world;
+  for (const int j : d.coordinates) {
+    const unsigned char mark = d.path[static_cast<std::size_t>(j)];
+    const bool on_a = (mark & 1) != 0, on_b = (mark & 2) != 0;
+    const Vector3 w = S.col(j).head<3>(), v = S.col(j).tail<3>();
+    const Vector3 dx = move(w, v, on_a, x);
+    const Vector3 delta = R_to.transpose() * (dx - move(w, v, on_b, x));
+    const Vector3 moved = mask.cwiseProduct(delta);
+    const Vector3 dn_local = (moved - n_local * n_local.dot(moved)) / scale;
+    const Vector3 dn = turn(w, on_b, n) + R_to * dn_local;
+    const Vector3 dp = dx - inflation * dn;
+    const Vector3 dt1 = (dn.cross(e_s) - t1 * t1.dot(dn.cross(e_s))) / n_x_e.norm();
+    const Vector3 dt2 = dn.cross(t1) + n.cross(dt1);
+    const Vector3 ddirection = kind == 0 ? dn : kind == 1 ? dt1 : dt2;
+    d.df.col(j) << dp.cross(direction) + p.cross(ddirection), ddirection;
+    d.dC[j] = kind == 0 ? n_local.dot(delta) : 0.0;
   }
   return true;
 }

@@ -75,8 +75,8 @@ RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double t
 
 // The rows' roles, the impulse directions J^T T of the free unknowns, and the rows' q derivatives Gq
 // (J^T lambda at fixed lambda) and Phi_q (J_i v+ - target_i of the free rows at fixed v+), analytic for the
-// tree's own rows, ground contacts and joints of rows (docs/derivatives.md, section 8), by centred differences
-// of the rows rebuilt at q (+) (+-eps e_k) for body contacts.
+// tree's own rows, ground contacts, joints of rows and body contacts of spheres and boxes (docs/derivatives.md,
+// section 8), by centred differences of the rows rebuilt at q (+) (+-eps e_k) for body contacts with a cylinder.
 void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -111,15 +111,9 @@ void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, doubl
     return;
   }
   differentiateTreeAndGroundRows(simulator, h);
-  differentiateJointRows(simulator, h);
-  bool rebuild = false;
-  for (int r = 0; r < m && !rebuild; ++r) {
-    std::int64_t offset = 0;
-    const Simulator::RowSource source = Simulator::rowSource(rows[r].key, offset);
-    const bool enters = unknown_[static_cast<std::size_t>(r)] >= 0 || rows[r].impulse != 0.0;
-    rebuild = enters && source == Simulator::RowSource::BodyContact;
+  if (differentiatePairRows(simulator, h)) {
+    differentiateRebuiltRows(simulator, h, false);
   }
-  if (rebuild) differentiateRebuiltRows(simulator, h, false);
 }
 
 // Section 8's formulas. With s_j = [w_j; v_j] coordinate j's world column, V_b body b's world velocity at v+,
@@ -237,35 +231,55 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
   }
 }
 
-// Joints of rows (section 8): each row is the wrench f between its joint's frames on bodies A and B, whose
-// geometry (f, C) moves along q_j with the two frames; internal::rowJointDerivative gives df_j and dC_j, and
-// the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s kinematics at
-// q and V_ at v+ from differentiateTreeAndGroundRows.
-void SimulatorStepJacobians::differentiateJointRows(const Simulator& simulator, double h) {
+// Joints of rows and body contacts (section 8): each row is the wrench f between bodies A and B, whose geometry
+// (f, C) moves along q_j with both bodies; internal::rowJointDerivative and bodyContactDerivative give df_j and
+// dC_j, and the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s
+// kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact involving a cylinder is
+// marked in rebuilt_ instead; returns whether any row was.
+bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
-  const double erp = simulator.settings().erp;
+  const SimulatorSettings& settings = simulator.settings();
+  rebuilt_.assign(static_cast<std::size_t>(rows.size()), 0);
+  bool any_rebuilt = false;
   for (int r = 0; r < rows.size(); ++r) {
     const ConstraintRow& row = rows[r];
     const int u = unknown_[static_cast<std::size_t>(r)];
     std::int64_t offset = 0;
-    if (Simulator::rowSource(row.key, offset) != Simulator::RowSource::RowJoint || (u < 0 && row.impulse == 0.0)) continue;
-    const RowJoint& joint = simulator.joints[static_cast<std::size_t>(offset / kRowJointKeys)];
-    const int within = static_cast<int>(offset % kRowJointKeys);
-    if (!internal::rowJointDerivative(model, data_, joint, within, *pair_)) {
-      throw Error(std::string(kStep) + ": row " + std::to_string(r) + " (key " + std::to_string(row.key) +
-                  ") of joint of rows " + std::to_string(offset / kRowJointKeys) + " has no derivative at the step's q "
-                  "(a degenerate joint geometry)");
+    const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
+    if ((source != Simulator::RowSource::RowJoint && source != Simulator::RowSource::BodyContact) || (u < 0 && row.impulse == 0.0)) {
+      continue;
+    }
+    double slope = 0.0;  // target = slope C on the branch the step took
+    if (source == Simulator::RowSource::RowJoint) {
+      const RowJoint& joint = simulator.joints[static_cast<std::size_t>(offset / kRowJointKeys)];
+      const int within = static_cast<int>(offset % kRowJointKeys);
+      if (!internal::rowJointDerivative(model, data_, joint, within, *pair_)) {
+        throw Error(std::string(kStep) + ": row " + std::to_string(r) + " (key " + std::to_string(row.key) +
+                    ") of joint of rows " + std::to_string(offset / kRowJointKeys) +
+                    " has no derivative at the step's q (a degenerate joint geometry)");
+      }
+      // -(erp/h) C bilateral; the swing and twist limits as unilateralTarget.
+      slope = within < 6 ? -settings.erp / h : row.error > 0.0 ? -1.0 / h : -settings.erp / h;
+    } else {
+      if (!internal::bodyContactDerivative(model, data_, offset, *pair_)) {
+        rebuilt_[static_cast<std::size_t>(r)] = 1;
+        any_rebuilt = true;
+        continue;
+      }
+      if (offset % 3 == 0) {  // a normal row, as a ground contact's
+        const GroundContactSettings& c = settings.contact;
+        const double unclamped = unilateralTarget(row.error, c.erp, h);
+        slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
+      }
     }
     if (row.impulse != 0.0) internal::addImpulseDerivative(model, data_, *pair_, row.impulse, Gq_);
-    if (u < 0) continue;
-    // target = slope C on the branch the step took: -(erp/h) C bilateral; limits as unilateralTarget.
-    const double slope = within < 6 ? -erp / h : row.error > 0.0 ? -1.0 / h : -erp / h;
-    internal::velocityErrorDerivative(model, data_, *pair_, V_, slope, Phi_q_.row(u));
+    if (u >= 0) internal::velocityErrorDerivative(model, data_, *pair_, V_, slope, Phi_q_.row(u));
   }
+  return any_rebuilt;
 }
 
-// Body contacts (every row with `all`): centred differences of their rows rebuilt along
+// Body contacts with a cylinder (every row with `all`): centred differences of their rows rebuilt along
 // each tangent coordinate (rows matched by key), added to Gq and Phi_q.
 void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator, double h, bool all) {
   const Model& model = simulator.model();
@@ -284,9 +298,7 @@ void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator
     for (int r = 0; r < m; ++r) {
       const ConstraintRow& row = rows[r];
       const int u = unknown_[static_cast<std::size_t>(r)];
-      std::int64_t offset = 0;
-      const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
-      if (!all && source != Simulator::RowSource::BodyContact) continue;
+      if (!all && !rebuilt_[static_cast<std::size_t>(r)]) continue;
       if (u < 0 && row.impulse == 0.0) continue;  // neither its J nor its target enters
       const int p = findRow(rows_plus_, r, row.key), s = findRow(rows_minus_, r, row.key);
       if (p < 0 || s < 0) {

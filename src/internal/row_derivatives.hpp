@@ -4,6 +4,7 @@
 // world origin) between bodies A and B, J = f^T (J_A - J_B), with target slope * C. Along tangent coordinate j
 // the geometry moves by df_j and dC_j; the step needs d(J^T lambda)/dq and d(J v+ - target)/dq.
 
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -29,6 +30,12 @@ struct PairRowDerivative {
 /// Fills d with the geometry of the row `offset` (its key minus the joint's key base) of `joint`, from data's
 /// X_body_world and S_world at the row's q (the rows' build). False when the joint has no such row there.
 bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& joint, int offset, PairRowDerivative& d);
+
+/// Fills d with the geometry of the body-contact row with key offset `offset` (its key minus the body contacts'
+/// key base, row_contacts.hpp) and sets C's slope factor: the row's gap C for a normal row (the contact's
+/// point of shape A against the signed distance of shape B). Spheres and boxes on both sides; false for a
+/// cylinder on either side (its rim points follow the direction between the shapes: left to rebuilds).
+bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t offset, PairRowDerivative& d);
 
 /// Gq(:, j) += impulse d(J^T)/dq_j: the q derivative of the row's generalized impulse J^T lambda at fixed lambda.
 void addImpulseDerivative(const Model& model, const Data& data, const PairRowDerivative& d, double impulse, Eigen::MatrixXd& Gq);

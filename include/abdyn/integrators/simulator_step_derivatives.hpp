@@ -54,8 +54,8 @@ class SimulatorStepJacobians {
   /// Takes one step of the simulator from its current (q, v, tau) by h, as simulator.step(h) does, and
   /// sets A, B and activity() for that step. Throws abdyn::InvalidArgument on a simulator of another model,
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
-  /// a body-contact row of the active set (the rows differentiated by rebuilds) is not built at a
-  /// configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
+  /// a body-contact row with a cylinder of the active set (the rows differentiated by rebuilds) is not built
+  /// at a configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 
   /// The role of row r of `rows` (impulses set by a solve): at a bound when within
@@ -69,15 +69,15 @@ class SimulatorStepJacobians {
 
   double clamp_tolerance = 1e-9;      // see activity(); the solver's tolerance should be well below it
   double configuration_step = 1e-5;   // centred-difference step of the rebuilt rows' J(q) and targets (tangent units)
-  /// Differentiate every row by centred differences of rebuilt rows, as body contacts always are, instead of
-  /// the analytic derivatives of the tree's rows, ground contacts and joints of rows: the reference those are
-  /// tested against, and 2 nv row builds slower.
+  /// Differentiate every row by centred differences of rebuilt rows, as body contacts with a cylinder always
+  /// are, instead of the analytic derivatives of the other rows: the reference those are tested against, and
+  /// 2 nv row builds slower.
   bool rebuild_all_rows = false;
 
  private:
   void differentiateRows(const Simulator& simulator, double h);
   void differentiateTreeAndGroundRows(const Simulator& simulator, double h);
-  void differentiateJointRows(const Simulator& simulator, double h);
+  bool differentiatePairRows(const Simulator& simulator, double h);
   void differentiateRebuiltRows(const Simulator& simulator, double h, bool all);
   void solveHeldSystem(const RowSet& rows);
 
@@ -102,7 +102,8 @@ class SimulatorStepJacobians {
   std::vector<Vector3> M_;
   std::vector<Matrix3> Q_;
   std::vector<char> loaded_;
-  std::unique_ptr<internal::PairRowDerivative> pair_;  // one joint-of-rows row's geometry and its q derivatives
+  std::unique_ptr<internal::PairRowDerivative> pair_;  // one pair row's geometry and its q derivatives
+  std::vector<char> rebuilt_;   // per row: differentiated by rebuilds (a body contact with a cylinder)
   Eigen::VectorXd phi_plus_, phi_minus_, g_plus_, g_minus_;
   std::vector<int> free_;       // row index of each free unknown
   std::vector<int> unknown_;    // free unknown of each row (-1: clamped)
