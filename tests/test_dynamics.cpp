@@ -226,6 +226,53 @@ BOOST_AUTO_TEST_CASE(negative_axis_picks_match_the_flipped_and_the_general_path)
   }
 }
 
+// CRBA adds composite inertias in the centre-of-mass form with one reciprocal of the joint mass. Links
+// without mass (URDF's frame-only links, or a rotor given only its rotational inertia) take the
+// zero-mass branch when both sides of a sum have none.
+// Reference: column k of M is RNEA(q, 0, e_k) - RNEA(q, 0, 0), an independent recursion; 1e-12 relative,
+// the rounding of a 7-body chain.
+BOOST_AUTO_TEST_CASE(crba_with_massless_links_matches_rnea_columns) {
+  std::mt19937 rng(23);
+  ModelBuilder builder("massless_links");
+  JointSpec hinge;
+  hinge.axis = Vector3::UnitX();
+  JointSpec slider;
+  slider.type = JointType::Prismatic;
+  slider.axis = Vector3::UnitZ();
+  JointSpec tilted;
+  tilted.axis = Vector3(1.0, 2.0, -0.5).normalized();
+  const RigidBodyInertia massless;
+  const RigidBodyInertia rotor(0.0, Vector3::Zero(), 0.01 * Matrix3::Identity());
+  const auto heavy = [&rng] { return RigidBodyInertia(1.5, randomVector3(rng, 0.2), randomInertiaAboutCom(rng, 0.1)); };
+  const auto placement = [&rng] { return Plx(randomRotation(rng), randomVector3(rng, 0.5)); };
+  hinge.name = "j1";
+  const int b1 = builder.addBody(0, hinge, placement(), massless, "b1");
+  tilted.name = "j2";
+  const int b2 = builder.addBody(b1, tilted, placement(), heavy(), "b2");
+  hinge.name = "j3";
+  builder.addBody(b1, hinge, placement(), rotor, "b3");  // a massless leaf added to a massless parent
+  slider.name = "j4";
+  const int b4 = builder.addBody(b2, slider, placement(), massless, "b4");
+  hinge.name = "j5";
+  builder.addBody(b4, hinge, placement(), heavy(), "b5");
+  tilted.name = "j6";
+  builder.addBody(b4, tilted, placement(), rotor, "b6");
+  const Model model = builder.build();
+  Data data(model), data2(model);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv());
+  for (int s = 0; s < 5; ++s) {
+    const Eigen::VectorXd q = randomVector(model.nv(), rng, 3.0);
+    const Eigen::MatrixXd M = massMatrix(model, data, q, DynamicsOptions{false, false});
+    BOOST_TEST((M - M.transpose()).norm() == 0.0);
+    const Eigen::VectorXd g = inverseDynamics(model, data2, q, zero, zero, DynamicsOptions{false, false});
+    for (int k = 0; k < model.nv(); ++k) {
+      const Eigen::VectorXd unit = Eigen::VectorXd::Unit(model.nv(), k);
+      const Eigen::VectorXd column = inverseDynamics(model, data2, q, zero, unit, DynamicsOptions{false, false}) - g;
+      ABDYN_CHECK_REL(Eigen::VectorXd(M.col(k)), column, 1e-12);
+    }
+  }
+}
+
 // Options: without armature and damping the algorithms still agree with each other; and the
 // terms do what they say: damping subtracts damping .* v, armature adds to M's diagonal.
 BOOST_AUTO_TEST_CASE(armature_and_damping_options) {
