@@ -60,7 +60,7 @@ ABDYN_ALWAYS_INLINE void addToComposite(RigidBodyInertia& Ic_p, const RigidBodyI
 
 // X_i_r^-1 S_k = [E^T w; E^T v + r x E^T w], column k of S in r's coordinates. For an axis pick
 // (S = s e_a, Joint::axis_column and axis_sign) E^T e_a is row a of E: a revolute axis becomes
-// [s E_a; r x s E_a] and a prismatic one [0; s E_a], 6 and 0 multiplications instead of 24.
+// [s E_a; r x s E_a] and a prismatic one [0; s E_a], 9 and 3 multiplications instead of 24.
 ABDYN_ALWAYS_INLINE Vector6 axisInSubtreeFrame(const Plx& X_i_r, const Joint& j, const Matrix6X& S, int k) {
   Vector6 S_r;
   if (j.axis_column >= 0) {
