@@ -9,7 +9,8 @@
 //   Q    (N, (T+1) nq) = (N, T+1, nq): Q(n, t nq ..) the configuration after t steps; t = 0 is q0
 //   V    (N, (T+1) nv) = (N, T+1, nv): likewise for the velocity
 //   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n; their
-//                          energy only then (a kinematics pass per step) and as the prototype's settings say
+//                          energy only then (a kinematics pass per step) and as the workers' settings say
+//                          (without statistics the steps skip it; the settings stay as they are)
 //
 // Determinism: run n always starts from a Simulator in the state a new one would have (Simulator::reset:
 // no warm-start impulses from an earlier run) and is computed by one thread alone, so the results are
@@ -55,9 +56,9 @@ class RolloutWorkers {
   RolloutWorkers(const Simulator& prototype, int threads);
   RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads);
 
-  int threads() const { return static_cast<int>(simulators_.size()); }
-  const Model& model() const { return simulators_.front().model(); }
-  Simulator& simulator(int thread) { return simulators_[static_cast<std::size_t>(thread)]; }
+  int threads() const { return static_cast<int>(workers_.size()); }
+  const Model& model() const { return workers_.front().simulator.model(); }
+  Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)].simulator; }
 
  private:
   friend struct RolloutBlocks;  // rollout.cpp
@@ -67,11 +68,18 @@ class RolloutWorkers {
   template <class Run>
   void forEachBlock(int runs, const Run& run);
 
-  std::vector<Simulator> simulators_;
+  // One thread's Simulator on cache lines of its own: the Simulator object holds fields written every
+  // step (its statistics and time, Data's stamps), which side by side in one array would share a line
+  // with the next thread's and pass it between the cores on every step (false sharing).
+  struct alignas(64) Worker {
+    explicit Worker(const Simulator& prototype) : simulator(prototype) {}
+    Simulator simulator;
+  };
+
+  std::vector<Worker> workers_;
   std::vector<std::thread> threads_;        // the threads beyond the caller's, started per call
   std::vector<std::exception_ptr> errors_;  // per thread: the exception that stopped its block
   std::vector<int> failed_runs_;            // per thread: the run that threw it, or -1
-  bool energy_ = true;                      // the prototype's settings().energy
 };
 
 /// N = q0.rows() runs of `steps` steps of length h with the joint forces of tau (layouts above), on
