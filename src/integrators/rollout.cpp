@@ -135,14 +135,35 @@ void runAll(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, co
 
 RolloutWorkers::RolloutWorkers(const Simulator& prototype, int threads) {
   if (threads < 1) throwArgument("threads", "is " + std::to_string(threads) + ", expected at least 1");
-  workers_.reserve(static_cast<std::size_t>(threads));
-  for (int k = 0; k < threads; ++k) {
-    workers_.emplace_back(prototype);
-    workers_.back().simulator.reserveRows();
-  }
+  workers_.resize(static_cast<std::size_t>(threads));
   threads_.resize(static_cast<std::size_t>(threads - 1));
   errors_.resize(static_cast<std::size_t>(threads));
   failed_runs_.resize(static_cast<std::size_t>(threads));
+  // Worker k is allocated by a thread alive while the others are (so that each has its own heap, see
+  // Worker); the caller's thread builds worker 0, and any the system refuses a thread for.
+  const auto build = [&](int k) {
+    try {
+      auto worker = std::make_unique<Worker>(prototype);
+      worker->simulator.reserveRows();
+      workers_[static_cast<std::size_t>(k)] = std::move(worker);
+    } catch (...) {
+      errors_[static_cast<std::size_t>(k)] = std::current_exception();
+    }
+  };
+  int started = 1;
+  for (; started < threads; ++started) {
+    try {
+      threads_[static_cast<std::size_t>(started - 1)] = std::thread(build, started);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  for (int k = started; k < threads; ++k) build(k);
+  build(0);
+  for (int k = 1; k < started; ++k) threads_[static_cast<std::size_t>(k - 1)].join();
+  for (const std::exception_ptr& error : errors_) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 RolloutWorkers::RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads)

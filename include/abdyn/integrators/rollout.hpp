@@ -19,8 +19,9 @@
 // state). A policy (the callback form) must be a pure function of its arguments for this to hold, and
 // must be safe to call from several threads at once.
 //
-// Allocation: building RolloutWorkers copies the prototype Simulator per thread and sizes its row
-// storage for the most rows a step can build (Simulator::reserveRows); a run then allocates nothing per
+// Allocation: building RolloutWorkers copies the prototype Simulator per thread, each copy made on a
+// thread of its own (kept apart in memory: see Worker), and sizes its row storage for the most rows a
+// step can build (Simulator::reserveRows); a run then allocates nothing per
 // step and nothing per run. Each thread beyond the first is started per call (std::thread), which
 // allocates its launch state once: a call allocates threads - 1 times, whatever N and T.
 //
@@ -31,6 +32,7 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -57,8 +59,8 @@ class RolloutWorkers {
   RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads);
 
   int threads() const { return static_cast<int>(workers_.size()); }
-  const Model& model() const { return workers_.front().simulator.model(); }
-  Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)].simulator; }
+  const Model& model() const { return workers_.front()->simulator.model(); }
+  Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)]->simulator; }
 
  private:
   friend struct RolloutBlocks;  // rollout.cpp
@@ -69,14 +71,16 @@ class RolloutWorkers {
   void forEachBlock(int runs, const Run& run);
 
   // One thread's Simulator on cache lines of its own: the Simulator object holds fields written every
-  // step (its statistics and time, Data's stamps), which side by side in one array would share a line
-  // with the next thread's and pass it between the cores on every step (false sharing).
+  // step (its statistics and time, Data's stamps), which side by side with the next thread's would share
+  // a line with it and pass it between the cores on every step (false sharing). Each Worker, with the
+  // storage of its Simulator, is allocated by a thread of its own (RolloutWorkers's constructor), so that
+  // the allocator's per-thread heaps keep one worker's vectors off the next one's cache lines as well.
   struct alignas(64) Worker {
     explicit Worker(const Simulator& prototype) : simulator(prototype) {}
     Simulator simulator;
   };
 
-  std::vector<Worker> workers_;
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;        // the threads beyond the caller's, started per call
   std::vector<std::exception_ptr> errors_;  // per thread: the exception that stopped its block
   std::vector<int> failed_runs_;            // per thread: the run that threw it, or -1
