@@ -162,6 +162,30 @@ BOOST_AUTO_TEST_CASE(row_joints_and_motors_reach_the_workers) {
   }
 }
 
+// A rollout skips the step's energy unless it returns statistics, without touching the workers' settings:
+// they read back as the prototype's after calls without and with statistics, and the energies of the
+// statistics are finite exactly when settings.energy asks for them (changed between calls by the caller).
+BOOST_AUTO_TEST_CASE(rollout_leaves_the_settings_unchanged) {
+  const abdyn::Model model = abdyn::loadUrdf(modelPath("iiwa7.urdf"));
+  abdyn::SimulatorSettings settings;
+  settings.joint_limits = true;
+  const Batch b = randomBatch(model, 3, 5, 5.0, 21);
+  abdyn::RolloutWorkers workers(abdyn::Simulator(model, settings), 2);
+  RowMatrixXd Q(b.q0.rows(), (b.steps + 1) * model.nq()), V(b.q0.rows(), (b.steps + 1) * model.nv());
+  std::vector<abdyn::StepStatistics> statistics(static_cast<std::size_t>(b.q0.rows() * b.steps));
+  for (const bool energy : {true, false}) {
+    for (int k = 0; k < workers.threads(); ++k) workers.simulator(k).settings().energy = energy;
+    abdyn::rollout(workers, b.q0, b.v0, b.tau, b.steps, 1e-3, Q, V);
+    for (int k = 0; k < workers.threads(); ++k) BOOST_TEST(workers.simulator(k).settings().energy == energy);
+    abdyn::rollout(workers, b.q0, b.v0, b.tau, b.steps, 1e-3, Q, V, statistics.data());
+    for (int k = 0; k < workers.threads(); ++k) {
+      BOOST_TEST(workers.simulator(k).settings().energy == energy);
+      BOOST_TEST(workers.simulator(k).settings().joint_limits);
+    }
+    for (const abdyn::StepStatistics& s : statistics) BOOST_TEST(std::isfinite(s.energy) == energy);
+  }
+}
+
 // The callback form: a PD policy towards a per-run target equals a serial loop that evaluates the same
 // policy itself, on 1, 2 and 3 threads; the policy sees the state before each step and its run index.
 BOOST_AUTO_TEST_CASE(policy_form_matches_a_serial_loop) {

@@ -165,6 +165,46 @@ BOOST_AUTO_TEST_CASE(rows_from_world_columns_match_propagation_and_frame_jacobia
   }
 }
 
+// addPairRows builds a joint's rows in one walk: bit for bit the rows of addLinearRow and addAngularRow one by
+// one, on random trees (fixed and floating bases) and random body pairs (a body with itself, with its parent,
+// any two), with 1 to kMaxPairRows wrenches; a count outside [1, kMaxPairRows] throws naming 'count'.
+BOOST_AUTO_TEST_CASE(pair_rows_equal_single_rows) {
+  std::mt19937 rng(45);
+  for (const bool floating : {false, true}) {
+    const Model model = randomTree({10, false, floating, true, false}, rng);
+    Data data(model);
+    forwardKinematics(model, data, randomConfiguration(model, rng));
+    jointJacobians(model, data);
+    std::uniform_int_distribution<int> pick(0, model.nbodies() - 1);
+    RowSet together(model), alone(model);
+    for (int trial = 0; trial < 12; ++trial) {
+      const int a = pick(rng);
+      const int b = trial % 3 == 0 ? a : trial % 3 == 1 ? model.parent(std::max(a, 1)) : pick(rng);
+      const int count = 1 + trial % kMaxPairRows;
+      Force f[kMaxPairRows];
+      together.clear();
+      alone.clear();
+      for (int r = 0; r < count; ++r) {
+        const Vector3 p = randomVector3(rng), n = randomVector3(rng).normalized();
+        f[r] = r % 2 == 0 ? Force(p.cross(n), n) : Force(n, Vector3::Zero());
+        const Eigen::VectorXd& J =
+            r % 2 == 0 ? addLinearRow(alone, model, data, a, b, p, n).J : addAngularRow(alone, model, data, a, b, n).J;
+        BOOST_TEST(J.size() == model.nv());
+      }
+      BOOST_TEST(addPairRows(together, model, data, a, b, f, count) == 0);
+      BOOST_TEST(together.size() == count);
+      for (int r = 0; r < count; ++r) BOOST_TEST((together[r].J.array() == alone[r].J.array()).all());
+    }
+    const auto names_count = [](const InvalidArgument& e) {
+      const std::string what = e.what();
+      return what.find("abdyn::addPairRows") != std::string::npos && what.find("'count'") != std::string::npos;
+    };
+    Force f[kMaxPairRows + 1];
+    BOOST_CHECK_EXCEPTION(addPairRows(together, model, data, 1, 0, f, 0), InvalidArgument, names_count);
+    BOOST_CHECK_EXCEPTION(addPairRows(together, model, data, 1, 0, f, kMaxPairRows + 1), InvalidArgument, names_count);
+  }
+}
+
 // The row builders refuse data.S_world that does not belong to data.X_body_world, unfilled (forwardKinematics
 // only) or stale (forwardKinematics again after jointJacobians), with abdyn::InvalidArgument naming the
 // builder and jointJacobians, before adding a row.
@@ -191,6 +231,8 @@ BOOST_AUTO_TEST_CASE(row_builders_refuse_stale_world_columns) {
                         names("abdyn::addAngularRow"));
   BOOST_CHECK_EXCEPTION(addWrenchToRow(model, data, 2, Force(Vector3::UnitZ(), Vector3::Zero()), 1.0, J),
                         InvalidArgument, names("abdyn::addWrenchToRow"));
+  const Force wrench(Vector3::UnitZ(), Vector3::Zero());
+  BOOST_CHECK_EXCEPTION(addPairRows(rows, model, data, 2, 1, &wrench, 1), InvalidArgument, names("abdyn::addPairRows"));
   BOOST_CHECK_EXCEPTION(addRowJoint(rows, model, data, RowJoint{RowJointType::Ball, 2, 0}, 0.2, 0.0, 0.01, 0),
                         InvalidArgument, names("abdyn::addRowJoint"));
   BOOST_CHECK_EXCEPTION(addGroundContactRows(rows, model, data, v, GroundContactSettings{}, 0.01, 0), InvalidArgument,

@@ -64,18 +64,21 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
   const Matrix3 R_a = Xa.E().transpose(), R_b = Xb.E().transpose();  // frame axes in world coordinates
   const Vector3& p_a = Xa.r();
   const Vector3& p_b = Xb.r();
-  std::int64_t key = key_base;
-  const auto finish = [&](ConstraintRow& row, double C) {
-    row.error = C;
-    row.target = -(erp / h) * C;
-    row.cfm = cfm;
-    row.key = key++;
+  // The joint's rows, built together (addPairRows): the wrench of each (addLinearRow's and
+  // addAngularRow's) and its position error C, in key order.
+  Force wrench[kMaxPairRows];
+  double C[kMaxPairRows] = {};
+  int count = 0;
+  const auto linear = [&](const Vector3& n, double error) {
+    wrench[count] = Force(p_a.cross(n), n);
+    C[count++] = error;
   };
-  const auto linear = [&](const Vector3& n) {
-    finish(addLinearRow(rows, model, data, joint.body_a, joint.body_b, p_a, n), n.dot(p_a - p_b));
+  const auto angular = [&](const Vector3& a, double error) {
+    wrench[count] = Force(a, Vector3::Zero());
+    C[count++] = error;
   };
-  const auto angular = [&](const Vector3& a, double C) {
-    finish(addAngularRow(rows, model, data, joint.body_a, joint.body_b, a), C);
+  const auto coincide = [&] {
+    for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d), Vector3::Unit(d).dot(p_a - p_b));
   };
   // The three angular rows of a slider or fixed joint, about the world axes.
   const auto alignRotation = [&] {
@@ -84,22 +87,22 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
   };
   switch (joint.type) {
     case RowJointType::Ball:
-      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      coincide();
       break;
     case RowJointType::Hinge: {
-      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      coincide();
       const Vector3 misalignment = R_b.col(2).cross(R_a.col(2));
       angular(R_a.col(0), R_a.col(0).dot(misalignment));
       angular(R_a.col(1), R_a.col(1).dot(misalignment));
       break;
     }
     case RowJointType::Slider:
-      linear(R_a.col(0));
-      linear(R_a.col(1));
+      linear(R_a.col(0), R_a.col(0).dot(p_a - p_b));
+      linear(R_a.col(1), R_a.col(1).dot(p_a - p_b));
       alignRotation();
       break;
     case RowJointType::Fixed:
-      for (int d = 0; d < 3; ++d) linear(Vector3::Unit(d));
+      coincide();
       alignRotation();
       break;
     case RowJointType::Distance: {
@@ -109,10 +112,17 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
         throw InvalidArgument("abdyn::addRowJoint: distance joint between bodies " + std::to_string(joint.body_a) +
                               " and " + std::to_string(joint.body_b) + " has coinciding anchors: no direction to keep");
       }
-      const Vector3 u = gap / distance;
-      finish(addLinearRow(rows, model, data, joint.body_a, joint.body_b, p_a, u), distance - joint.length);
+      linear(gap / distance, distance - joint.length);
       break;
     }
+  }
+  const int first = addPairRows(rows, model, data, joint.body_a, joint.body_b, wrench, count);
+  for (int r = 0; r < count; ++r) {
+    ConstraintRow& row = rows[first + r];
+    row.error = C[r];
+    row.target = -(erp / h) * C[r];
+    row.cfm = cfm;
+    row.key = key_base + r;
   }
   addLimitRows(rows, model, data, joint, R_a, R_b, erp, h, key_base + 6);
 }

@@ -1,5 +1,8 @@
 #include "abdyn/constraints/rows.hpp"
 
+#include <string>
+
+#include "abdyn/error.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
 #include "internal/orthonormal_complement.hpp"
@@ -61,6 +64,36 @@ ConstraintRow& addPairRow(RowSet& rows, const Model& model, const Data& data, in
 }
 
 }  // namespace
+
+ABDYN_FLATTEN int addPairRows(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
+                              const Force* f_world, int count) {
+  constexpr const char* kFunction = "abdyn::addPairRows";
+  internal::checkData(model, data, kFunction);
+  internal::checkBody(model, body_a, kFunction, "body_a");
+  internal::checkBody(model, body_b, kFunction, "body_b");
+  internal::checkWorldColumns(data, kFunction);
+  if (count < 1 || count > kMaxPairRows) {
+    throw InvalidArgument(std::string(kFunction) + ": 'count' must lie in [1, " + std::to_string(kMaxPairRows) +
+                          "], got " + std::to_string(count));
+  }
+  const int first = rows.size();
+  for (int r = 0; r < count; ++r) rows.add();
+  double* J[kMaxPairRows] = {};  // taken after the adds, which may move the rows
+  for (int r = 0; r < count; ++r) J[r] = rows[first + r].J.data();
+  // addWrenchPair's walk, once for all the wrenches: each coordinate's column is read once.
+  while (body_a != body_b) {
+    const bool on_a = body_a > body_b;
+    const int i = on_a ? body_a : body_b;
+    const double sign = on_a ? 1.0 : -1.0;
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const auto S_k = data.S_world.col(k);
+      for (int r = 0; r < count; ++r) J[r][k] += sign * S_k.dot(f_world[r].vector());
+    }
+    (on_a ? body_a : body_b) = model.parent(i);
+  }
+  return first;
+}
 
 ABDYN_FLATTEN void addWrenchToRow(const Model& model, const Data& data, int body, const Force& f_world, double sign,
                                   Eigen::VectorXd& J) {

@@ -48,10 +48,12 @@ void RolloutWorkers::forEachBlock(int runs, const Run& run) {
 
 struct RolloutBlocks {
   template <class Run>
-  static void run(RolloutWorkers& workers, int runs, bool statistics, const Run& body) {
-    // The step's energy costs a kinematics pass per step, and only the statistics return it.
-    for (Simulator& sim : workers.simulators_) sim.settings().energy = workers.energy_ && statistics;
+  static void run(RolloutWorkers& workers, int runs, const Run& body) {
     workers.forEachBlock(runs, body);
+  }
+  // The step's energy costs a kinematics pass per step, and only the statistics return it.
+  static const StepStatistics& step(Simulator& sim, double h, bool statistics) {
+    return sim.advance(h, statistics && sim.settings().energy);
   }
 };
 
@@ -114,14 +116,14 @@ void runAll(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, co
             const Forces& forces, int steps, double h, Eigen::Ref<RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd>& V,
             StepStatistics* statistics) {
   const Eigen::Index nq = workers.model().nq(), nv = workers.model().nv();
-  RolloutBlocks::run(workers, static_cast<int>(q0.rows()), statistics != nullptr, [&](int thread, int n) {
+  RolloutBlocks::run(workers, static_cast<int>(q0.rows()), [&](int thread, int n) {
     Simulator& sim = workers.simulator(thread);
     sim.reset(q0.row(n).transpose(), v0.row(n).transpose());
     Q.row(n).head(nq) = sim.q.transpose();
     V.row(n).head(nv) = sim.v.transpose();
     for (int t = 0; t < steps; ++t) {
       forces(n, t, sim);
-      const StepStatistics& stats = sim.step(h);
+      const StepStatistics& stats = RolloutBlocks::step(sim, h, statistics != nullptr);
       if (statistics) statistics[static_cast<std::size_t>(n) * static_cast<std::size_t>(steps) + static_cast<std::size_t>(t)] = stats;
       Q.row(n).segment((t + 1) * nq, nq) = sim.q.transpose();
       V.row(n).segment((t + 1) * nv, nv) = sim.v.transpose();
@@ -131,13 +133,37 @@ void runAll(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, co
 
 }  // namespace
 
-RolloutWorkers::RolloutWorkers(const Simulator& prototype, int threads) : energy_(prototype.settings().energy) {
+RolloutWorkers::RolloutWorkers(const Simulator& prototype, int threads) {
   if (threads < 1) throwArgument("threads", "is " + std::to_string(threads) + ", expected at least 1");
-  simulators_.assign(static_cast<std::size_t>(threads), prototype);
-  for (Simulator& sim : simulators_) sim.reserveRows();
+  workers_.resize(static_cast<std::size_t>(threads));
   threads_.resize(static_cast<std::size_t>(threads - 1));
   errors_.resize(static_cast<std::size_t>(threads));
   failed_runs_.resize(static_cast<std::size_t>(threads));
+  // Worker k is allocated by a thread alive while the others are (so that each has its own heap, see
+  // Worker); the caller's thread builds worker 0, and any the system refuses a thread for.
+  const auto build = [&](int k) {
+    try {
+      auto worker = std::make_unique<Worker>(prototype);
+      worker->simulator.reserveRows();
+      workers_[static_cast<std::size_t>(k)] = std::move(worker);
+    } catch (...) {
+      errors_[static_cast<std::size_t>(k)] = std::current_exception();
+    }
+  };
+  int started = 1;
+  for (; started < threads; ++started) {
+    try {
+      threads_[static_cast<std::size_t>(started - 1)] = std::thread(build, started);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  for (int k = started; k < threads; ++k) build(k);
+  build(0);
+  for (int k = 1; k < started; ++k) threads_[static_cast<std::size_t>(k - 1)].join();
+  for (const std::exception_ptr& error : errors_) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 RolloutWorkers::RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads)

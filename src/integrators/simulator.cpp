@@ -190,7 +190,9 @@ void Simulator::reserveRows() {
   warm_.reserve(static_cast<std::size_t>(bound));
 }
 
-const StepStatistics& Simulator::step(double h) {
+const StepStatistics& Simulator::step(double h) { return advance(h, settings_.energy); }
+
+const StepStatistics& Simulator::advance(double h, bool energy) {
   internal::checkTimeStep(h, "abdyn::Simulator::step");
   internal::checkConfiguration(model_, q, "abdyn::Simulator::step");
   internal::checkVector(v, model_.nv(), "abdyn::Simulator::step", "v");
@@ -210,7 +212,7 @@ const StepStatistics& Simulator::step(double h) {
   const double dt = h / settings_.substeps;
   for (int s = 0; s < settings_.substeps; ++s) substep(dt, time_ + (s + 1) * dt);
   time_ += h;
-  statistics_.energy = settings_.energy ? mechanicalEnergy(model_, data_, q, v) : std::numeric_limits<double>::quiet_NaN();
+  statistics_.energy = energy ? mechanicalEnergy(model_, data_, q, v) : std::numeric_limits<double>::quiet_NaN();
   return statistics_;
 }
 

@@ -108,6 +108,15 @@ ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, 
 ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                              const Vector3& a_world);
 
+/// Up to kMaxPairRows rows between body_a and body_b at once, row r the power of the world-frame wrench
+/// f_world[r] (about the world origin) on A's motion less B's: the rows addLinearRow and addAngularRow
+/// build one by one (bit for bit), with one walk up the two root paths for all of them (a joint's rows).
+/// Returns the index of the first; the rows' other fields are add()'s. Throws abdyn::InvalidArgument
+/// like addWrenchToRow, and on count outside [1, kMaxPairRows].
+constexpr int kMaxPairRows = 6;
+int addPairRows(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b, const Force* f_world,
+                int count);
+
 /// The target of a unilateral row with gap C (>= 0 allowed): close at most the gap within the step
 /// (predicted error, -C / h) while apart; push out at the ERP rate (-(erp / h) C) once penetrating.
 inline double unilateralTarget(double gap, double erp, double h) { return gap > 0.0 ? -gap / h : -(erp / h) * gap; }

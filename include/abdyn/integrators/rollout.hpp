@@ -9,7 +9,8 @@
 //   Q    (N, (T+1) nq) = (N, T+1, nq): Q(n, t nq ..) the configuration after t steps; t = 0 is q0
 //   V    (N, (T+1) nv) = (N, T+1, nv): likewise for the velocity
 //   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n; their
-//                          energy only then (a kinematics pass per step) and as the prototype's settings say
+//                          energy only then (a kinematics pass per step) and as the workers' settings say
+//                          (without statistics the steps skip it; the settings stay as they are)
 //
 // Determinism: run n always starts from a Simulator in the state a new one would have (Simulator::reset:
 // no warm-start impulses from an earlier run) and is computed by one thread alone, so the results are
@@ -18,8 +19,9 @@
 // state). A policy (the callback form) must be a pure function of its arguments for this to hold, and
 // must be safe to call from several threads at once.
 //
-// Allocation: building RolloutWorkers copies the prototype Simulator per thread and sizes its row
-// storage for the most rows a step can build (Simulator::reserveRows); a run then allocates nothing per
+// Allocation: building RolloutWorkers copies the prototype Simulator per thread, each copy made on a
+// thread of its own (kept apart in memory: see Worker), and sizes its row storage for the most rows a
+// step can build (Simulator::reserveRows); a run then allocates nothing per
 // step and nothing per run. Each thread beyond the first is started per call (std::thread), which
 // allocates its launch state once: a call allocates threads - 1 times, whatever N and T.
 //
@@ -30,6 +32,7 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -55,9 +58,9 @@ class RolloutWorkers {
   RolloutWorkers(const Simulator& prototype, int threads);
   RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads);
 
-  int threads() const { return static_cast<int>(simulators_.size()); }
-  const Model& model() const { return simulators_.front().model(); }
-  Simulator& simulator(int thread) { return simulators_[static_cast<std::size_t>(thread)]; }
+  int threads() const { return static_cast<int>(workers_.size()); }
+  const Model& model() const { return workers_.front()->simulator.model(); }
+  Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)]->simulator; }
 
  private:
   friend struct RolloutBlocks;  // rollout.cpp
@@ -67,11 +70,20 @@ class RolloutWorkers {
   template <class Run>
   void forEachBlock(int runs, const Run& run);
 
-  std::vector<Simulator> simulators_;
+  // One thread's Simulator on cache lines of its own: the Simulator object holds fields written every
+  // step (its statistics and time, Data's stamps), which side by side with the next thread's would share
+  // a line with it and pass it between the cores on every step (false sharing). Each Worker, with the
+  // storage of its Simulator, is allocated by a thread of its own (RolloutWorkers's constructor), so that
+  // the allocator's per-thread heaps keep one worker's vectors off the next one's cache lines as well.
+  struct alignas(64) Worker {
+    explicit Worker(const Simulator& prototype) : simulator(prototype) {}
+    Simulator simulator;
+  };
+
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;        // the threads beyond the caller's, started per call
   std::vector<std::exception_ptr> errors_;  // per thread: the exception that stopped its block
   std::vector<int> failed_runs_;            // per thread: the run that threw it, or -1
-  bool energy_ = true;                      // the prototype's settings().energy
 };
 
 /// N = q0.rows() runs of `steps` steps of length h with the joint forces of tau (layouts above), on

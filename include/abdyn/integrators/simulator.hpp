@@ -99,6 +99,9 @@ class Simulator {
   static RowSource rowSource(std::int64_t key, std::int64_t& offset);
 
  private:
+  friend struct RolloutBlocks;  // rollout.cpp: steps without the energy when its caller does not ask for it
+  // step(h) with the energy computed only when `energy` (step(h) passes settings().energy).
+  const StepStatistics& advance(double h, bool energy);
   void substep(double h, double t_end);  // t_end: the time at its end, for messages
   void buildRows(double h);
   // The rows at q into `rows`, with data.X_body_world at q already; returns the number of contact points.
