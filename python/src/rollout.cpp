@@ -90,6 +90,7 @@ SimulatorSettings readSettings(py::handle obj) {
     else if (key == "limit_margin") setField(s.limit_margin, item.second, key);
     else if (key == "joint_friction") setField(s.joint_friction, item.second, key);
     else if (key == "implicit_damping") setField(s.implicit_damping, item.second, key);
+    else if (key == "energy") setField(s.energy, item.second, key);
     else if (key == "mimic") setField(s.mimic, item.second, key);
     else if (key == "ground") setField(s.ground, item.second, key);
     else if (key == "body_contacts") setField(s.body_contacts, item.second, key);

@@ -114,6 +114,8 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("limit_margin", &SimulatorSettings::limit_margin)
       .def_readwrite("joint_friction", &SimulatorSettings::joint_friction)
       .def_readwrite("implicit_damping", &SimulatorSettings::implicit_damping)
+      .def_readwrite("energy", &SimulatorSettings::energy,
+                     "StepStatistics.energy after each step (one kinematics pass); False: NaN, and the pass saved")
       .def_readwrite("mimic", &SimulatorSettings::mimic)
       .def_readwrite("ground", &SimulatorSettings::ground)
       .def_readwrite("body_contacts", &SimulatorSettings::body_contacts)
@@ -203,15 +205,24 @@ void bindSimulator(py::module_& m) {
            "(A (2nv, 2nv), B (2nv, nv)): steps the simulator by h from its (q, v, tau), as Simulator.step, and\n"
            "returns d (q1, v1) / d (q, v) (tangent coordinates) and d (q1, v1) / d tau of that step with its rows\n"
            "and their roles (free, at a bound, sliding friction tied to its normal row) held fixed. New arrays.\n"
-           "Raises abdyn.InvalidArgument for another model's simulator, h <= 0, substeps != 1 or contact\n"
-           "restitution > 0, abdyn.Error when the step sits on a switch.")
+           "At a switch (a contact opening, a row reaching its bound, sticking turning to sliding) it returns the\n"
+           "one-sided derivative of the branch the step took (its roles continued), and for dependent free rows the\n"
+           "least-squares (minimum-norm) solution of the held system. Raises abdyn.InvalidArgument for another\n"
+           "model's simulator, h <= 0, substeps != 1 or contact restitution > 0, abdyn.Error when a body-contact row\n"
+           "(differentiated by rebuilds) is not built at q moved by configuration_step.")
       .def_property_readonly("activity", [](const PySimulatorStepJacobians& self) { return self.jacobians.activity(); },
                              "list of RowActivity: the roles of simulator's rows in the last step")
       .def_property("clamp_tolerance", [](const PySimulatorStepJacobians& self) { return self.jacobians.clamp_tolerance; },
                     [](PySimulatorStepJacobians& self, double t) { self.jacobians.clamp_tolerance = t; })
       .def_property("configuration_step",
                     [](const PySimulatorStepJacobians& self) { return self.jacobians.configuration_step; },
-                    [](PySimulatorStepJacobians& self, double t) { self.jacobians.configuration_step = t; });
+                    [](PySimulatorStepJacobians& self, double t) { self.jacobians.configuration_step = t; },
+                    "centred-difference step (tangent units) of the rows differentiated by rebuilds")
+      .def_property("rebuild_all_rows",
+                    [](const PySimulatorStepJacobians& self) { return self.jacobians.rebuild_all_rows; },
+                    [](PySimulatorStepJacobians& self, bool rebuild) { self.jacobians.rebuild_all_rows = rebuild; },
+                    "bool: differentiate every row by centred differences of rebuilt rows (2 nv row builds), the\n"
+                    "reference of the analytic row derivatives (default False)");
 
   bindIntegrator<ExplicitEuler>(m, "ExplicitEuler", "Explicit Euler on the configuration manifold (C++ abdyn::ExplicitEuler).");
   bindIntegrator<SemiImplicitEuler>(m, "SemiImplicitEuler",

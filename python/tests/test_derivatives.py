@@ -349,6 +349,36 @@ def test_simulator_step_jacobians():
     assert np.linalg.norm(analytic - fd) / scale < TOL
 
 
+def test_simulator_step_jacobians_analytic_rows_match_rebuilt_rows():
+    """The analytic row derivatives (the limit row of the double pendulum pressed past its bound) against
+    rebuild_all_rows, every row differentiated by centred rebuilds
+    (configuration_step 1e-5: truncation O(1e-10), rounding 1e-16 / 1e-5), relative to [A - 1, B], asked 1e-7
+    as tests/test_simulator_derivatives.cpp."""
+    model = abdyn.load_urdf(MODELS / "double_pendulum.urdf")
+    analytic, rebuilt = _pendulum_on_its_limit(model), _pendulum_on_its_limit(model)
+    jacobians, reference = abdyn.SimulatorStepJacobians(analytic), abdyn.SimulatorStepJacobians(rebuilt)
+    assert not jacobians.rebuild_all_rows
+    reference.rebuild_all_rows = True
+    assert reference.rebuild_all_rows
+    A, B = jacobians.step(analytic, 1e-3)
+    A_ref, B_ref = reference.step(rebuilt, 1e-3)
+    n = model.nv
+    scale = np.linalg.norm(np.hstack([A_ref - np.eye(2 * n), B_ref]))
+    assert np.linalg.norm(np.hstack([A - A_ref, B - B_ref])) / scale < 1e-7
+
+
+def test_simulator_settings_energy(arm):
+    """SimulatorSettings.energy: on by default, the step's energy then finite; off, NaN."""
+    settings = abdyn.SimulatorSettings()
+    assert settings.energy is True
+    sim = abdyn.Simulator(arm, settings)
+    assert np.isfinite(sim.step(1e-3).energy)
+    settings.energy = False
+    assert settings.energy is False
+    sim = abdyn.Simulator(arm, settings)
+    assert np.isnan(sim.step(1e-3).energy)
+
+
 def test_simulator_step_jacobians_bad_arguments(arm):
     model = abdyn.load_urdf(MODELS / "double_pendulum.urdf")
     sim = _pendulum_on_its_limit(model)
