@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "abdyn/abdyn.hpp"
@@ -260,6 +261,57 @@ BOOST_AUTO_TEST_CASE(derivative_workspace_is_allocated_on_first_use) {
     const double error = ((tau_plus - tau_minus) / (2.0 * h) - dtau_dq.col(k)).cwiseAbs().maxCoeff();
     BOOST_TEST(error <= 1e-6 * scale, "column " << k << ": " << error << " vs " << scale);
   }
+}
+
+// The Model finds bodies, joints and frames by name through two flat indices (frames, whose names
+// include every body's, and joints), which grow well past what reserve() asked for; each duplicate the
+// builder refuses and each failed lookup names what the name is instead.
+BOOST_AUTO_TEST_CASE(names_are_found_and_duplicates_refused) {
+  abdyn::ModelBuilder builder("names");
+  builder.reserve(4);
+  const abdyn::RigidBodyInertia I(1.0, abdyn::Vector3(0.1, 0.0, 0.0), abdyn::Matrix3::Identity() * 1e-2);
+  const int n = 2000;
+  for (int i = 1; i <= n; ++i) {
+    abdyn::JointSpec joint;
+    joint.name = "j" + std::to_string(i);
+    builder.addBody(i - 1, joint, abdyn::Plx(), I, "b" + std::to_string(i));
+    builder.addFrame("f" + std::to_string(i), i, abdyn::Plx());
+  }
+  builder.addFrame("extra", 2, abdyn::Plx(), abdyn::FrameType::Body);  // a Body-typed frame that is no body
+  const auto refused = [](const std::function<void()>& call, const std::string& what) {
+    try {
+      call();
+    } catch (const abdyn::Error& e) {
+      BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+      return;
+    }
+    BOOST_ERROR("no error: expected " << what);
+  };
+  abdyn::JointSpec fresh;
+  fresh.name = "fresh";
+  refused([&] { builder.addFrame("b7", 3, abdyn::Plx()); }, "addFrame('b7'): a body with this name already exists");
+  refused([&] { builder.addFrame("f7", 3, abdyn::Plx()); }, "addFrame('f7'): a frame with this name already exists");
+  refused([&] { builder.addFrame("world", 3, abdyn::Plx()); }, "addFrame('world'): a body with this name already exists");
+  refused([&] { builder.addBody(1, fresh, abdyn::Plx(), I, "f7"); }, "addBody('f7'): a body or frame with this name already exists");
+  refused([&] { builder.addBody(1, fresh, abdyn::Plx(), I, "b7"); }, "addBody('b7'): a body or frame with this name already exists");
+  abdyn::JointSpec taken;
+  taken.name = "j7";
+  refused([&] { builder.addBody(1, taken, abdyn::Plx(), I, "new"); }, "addBody('new'): duplicate joint name 'j7'");
+  const abdyn::Model model = std::move(builder).build().withGravity(abdyn::Vector3(0.0, 0.0, -1.0));  // a copy
+  BOOST_TEST(model.nframes() == 2 * n + 2);
+  for (int i = 1; i <= n; ++i) {
+    BOOST_TEST(model.bodyId("b" + std::to_string(i)) == i);
+    BOOST_TEST(model.jointId("j" + std::to_string(i)) == i);
+    BOOST_TEST(model.frame(model.frameId("f" + std::to_string(i))).body == i);
+  }
+  BOOST_TEST(model.bodyId("world") == 0);
+  BOOST_TEST(model.frame(model.frameId("extra")).body == 2);
+  refused([&] { model.bodyId("f7"); }, "no body named 'f7'; it is a frame on body 'b7'");
+  refused([&] { model.bodyId("extra"); }, "no body named 'extra'; it is a frame on body 'b2'");
+  refused([&] { model.bodyId("b0"); }, "model 'names': no body named 'b0'");
+  refused([&] { model.jointId("f7"); }, "no joint named 'f7' (it is a frame;");
+  refused([&] { model.jointId(""); }, "no joint named ''");
+  refused([&] { model.frameId("j7"); }, "no frame named 'j7'");
 }
 
 // std::move(builder).build() gives the model that the copying build() gives, and leaves the builder

@@ -548,6 +548,52 @@ BOOST_AUTO_TEST_CASE(read_by_element_or_whole_agree) {
   checkStringError(clean + "<!-- unclosed", {"malformed XML"});
 }
 
+// The children of <robot> are parsed in batches of about 64 KB. A chain long enough for several batches,
+// with comments between its children and entities in its names, gives what the whole document's parse
+// gives (forced by text between the elements), and so does each faulty variant: an error in an early
+// batch with malformed XML in a later one (malformed XML is reported), and a declaration between two
+// children (which tinyxml2 refuses inside an element).
+BOOST_AUTO_TEST_CASE(read_in_batches_or_whole_agree) {
+  const int n = 1000;  // about 250 KB of children
+  const auto chain = [&](int bogus_joint, int malformed_link, int declaration_before) {
+    std::string xml = "<robot name=\"r\"><link name=\"l&amp;0\"/>";
+    for (int i = 1; i <= n; ++i) {
+      const std::string index = std::to_string(i);
+      if (i == declaration_before) xml += "<?xml version=\"1.0\"?>";
+      xml += "\n  <!-- link " + index + " -->\n  <link name=\"l&amp;" + index + "\">" +
+             (i == malformed_link ? "<visual></collision>" : "") +
+             "<inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+             "</inertial></link><joint name=\"j&lt;" + index + "&gt;\" type=\"" + (i == bogus_joint ? "bogus" : "continuous") +
+             "\"><parent link=\"l&amp;" + std::to_string(i - 1) + "\"/><child link=\"l&amp;" + index +
+             "\"/><origin xyz=\"0 0 -0.1\"/></joint>";
+    }
+    return xml + "\n</robot>";
+  };
+  // What loading gives: the bodies and joints by name, or the error.
+  const auto outcome = [](const std::string& xml) {
+    try {
+      const Model m = loadUrdfString(xml);
+      std::string bodies = std::to_string(m.nbodies()) + " bodies:";
+      for (int i = 1; i < m.nbodies(); ++i) bodies += " " + m.bodyName(i) + "/" + m.joint(i).name;
+      return bodies;
+    } catch (const Error& e) {
+      return "error: " + std::string(e.what());
+    }
+  };
+  const auto whole = [](std::string xml) { return xml.insert(xml.find("<link"), "stray text"); };
+  const std::string clean = chain(-1, -1, -1);
+  BOOST_TEST(clean.size() > 3 * (64u << 10));
+  const Model m = loadUrdfString(clean);
+  BOOST_TEST(m.bodyId("l&500") == 500);
+  BOOST_TEST(m.jointId("j<1000>") == n);
+  for (const std::string& xml : {clean, chain(2, -1, -1), chain(2, n, -1), chain(-1, -1, n - 1)}) {
+    BOOST_TEST(outcome(xml) == outcome(whole(xml)));
+  }
+  checkStringError(chain(2, -1, -1), {"joint 'j<2>' has unknown type 'bogus'"});
+  checkStringError(chain(2, n, -1), {"malformed XML"});
+  checkStringError(chain(-1, -1, n - 1), {"malformed XML"});
+}
+
 BOOST_AUTO_TEST_CASE(mimic_errors) {
   // Warnings by default (test_urdf_real.cpp), errors in strict mode.
   UrdfOptions strict;

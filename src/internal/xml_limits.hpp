@@ -30,7 +30,7 @@ struct XmlLimits {
 /// and most of the loading time. Spans are [begin, end) byte offsets of whole elements (start tag to
 /// end tag). `clean` is false when the scan saw anything that a parse of the whole document might judge
 /// differently from a parse of the pieces (an end tag naming another element at the two upper levels,
-/// text outside the elements there, an unclosed element): the reader then parses the whole document.
+/// text outside the elements there, a declaration after the first element, an unclosed element): the reader then parses the whole document.
 struct XmlOutline {
   struct Span {
     std::size_t begin = 0, end = 0;

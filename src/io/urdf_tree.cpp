@@ -13,13 +13,13 @@ UrdfTree buildUrdfTree(const UrdfDocument& doc, const std::string& source) {
   const int nlinks = static_cast<int>(doc.links.size()), njoints = static_cast<int>(doc.joints.size());
   const auto link_name = [&](int l) -> const std::string& { return doc.links[l].name; };
   const auto joint_name = [&](int j) -> const std::string& { return doc.joints[j].name; };
-  tree.link_index.reserve(doc.links.size());
-  tree.joint_index.reserve(doc.joints.size());
+  reserveNames(tree.link_index, doc.links.size());
+  reserveNames(tree.joint_index, doc.joints.size());
   for (int l = 0; l < nlinks; ++l) {
-    if (tree.link_index.insert(doc.links[l].name, l, link_name) >= 0) fail("link '" + doc.links[l].name + "' is defined more than once");
+    if (insertName(tree.link_index, l, doc.links[l].name, l, link_name) >= 0) fail("link '" + doc.links[l].name + "' is defined more than once");
   }
   for (int j = 0; j < njoints; ++j) {
-    if (tree.joint_index.insert(doc.joints[j].name, j, joint_name) >= 0) fail("joint '" + doc.joints[j].name + "' is defined more than once");
+    if (insertName(tree.joint_index, j, doc.joints[j].name, j, joint_name) >= 0) fail("joint '" + doc.joints[j].name + "' is defined more than once");
   }
   tree.parent_joint.assign(nlinks, -1);
   tree.joint_parent.resize(njoints);

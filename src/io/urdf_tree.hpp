@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/name_index.hpp"
+#include "internal/name_index.hpp"
 #include "io/urdf_document.hpp"
 
 namespace abdyn::internal {
@@ -21,7 +21,7 @@ struct UrdfTree {
   // By link l: the joints whose parent it is, by name (see urdf.hpp), are
   // child_joint_list[child_offset[l] .. child_offset[l + 1]) (one array for all links: no vector per link).
   std::vector<int> child_offset, child_joint_list;
-  NameIndex link_index, joint_index;  // names -> positions in the document
+  NameSlots link_index, joint_index;  // names -> positions in the document (internal/name_index.hpp)
 
   struct Joints {
     const int* first;
@@ -35,10 +35,10 @@ struct UrdfTree {
   }
   /// Position of the link (joint) with this name in the document, -1 if there is none.
   int link(std::string_view name) const {
-    return link_index.find(name, [this](int l) -> const std::string& { return doc->links[l].name; });
+    return findName(link_index, name, [this](int l) -> const std::string& { return doc->links[l].name; });
   }
   int joint(std::string_view name) const {
-    return joint_index.find(name, [this](int j) -> const std::string& { return doc->joints[j].name; });
+    return findName(joint_index, name, [this](int j) -> const std::string& { return doc->joints[j].name; });
   }
 };
 

@@ -1,7 +1,9 @@
 #include "internal/xml_limits.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "abdyn/error.hpp"
@@ -14,6 +16,8 @@ namespace {
               "; abdyn does not hand such files to its XML parsers (limits in src/internal/xml_limits.hpp)");
 }
 
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 }  // namespace
 
 void checkXmlFileSize(const std::string& path, const XmlLimits& limits) {
@@ -25,6 +29,8 @@ void checkXmlFileSize(const std::string& path, const XmlLimits& limits) {
   }
 }
 
+// The scan jumps from one '<' to the next (memchr) and through quoted attribute values; it counts no
+// lines on the way: a refusal counts the line breaks before the place where the limit was broken.
 void checkXmlLimits(const std::string& xml, const std::string& source, const XmlLimits& limits, XmlOutline* outline) {
   if (xml.size() > limits.max_bytes) {
     refuse(source, "the document has " + std::to_string(xml.size()) + " bytes, more than the limit of " +
@@ -32,48 +38,49 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
   }
   const char* p = xml.data();
   const char* const end = p + xml.size();
-  std::uint64_t line = 1;
+  const auto lineAt = [&](const char* q) {
+    return static_cast<std::uint64_t>(1 + std::count(xml.data(), q, '\n'));
+  };
   std::uint64_t elements = 0;
   int depth = 0;
   bool unterminated = false;  // a comment, CDATA section, declaration or end tag runs to the end
-  // Skips to just after `terminator`, counting lines; to the end if it is missing (the parser reports that).
-  const auto skipPast = [&](const char* terminator) {
-    const std::size_t length = std::strlen(terminator);
-    for (; p < end; ++p) {
-      if (static_cast<std::size_t>(end - p) >= length && std::memcmp(p, terminator, length) == 0) {
-        p += length;
-        return;
-      }
-      if (*p == '\n') ++line;
+  // Skips to just after `terminator`; to the end if it is missing (the parser reports that).
+  const auto skipPast = [&](std::string_view terminator) {
+    const std::size_t at = std::string_view(p, static_cast<std::size_t>(end - p)).find(terminator);
+    if (at == std::string_view::npos) {
+      p = end;
+      unterminated = true;
+    } else {
+      p += at + terminator.size();
     }
-    unterminated = true;
   };
-  const auto startsWith = [&](const char* prefix) {
-    const std::size_t length = std::strlen(prefix);
-    return static_cast<std::size_t>(end - p) >= length && std::memcmp(p, prefix, length) == 0;
+  const auto startsWith = [&](std::string_view prefix) {
+    return static_cast<std::size_t>(end - p) >= prefix.size() && std::memcmp(p, prefix.data(), prefix.size()) == 0;
   };
   // The outline (filled only if asked for): the names of the open elements of the two upper levels.
   XmlOutline unused;
   XmlOutline& o = outline != nullptr ? *outline : unused;
-  std::string open[2];
+  std::string_view open[2];
   const auto nameAt = [&](const char* q) {
     const char* n = q;
-    while (n < end && *n != '>' && *n != '/' && *n != ' ' && *n != '\t' && *n != '\n' && *n != '\r') ++n;
-    return std::string(q, n);
+    while (n < end && *n != '>' && *n != '/' && !isSpace(*n)) ++n;
+    return std::string_view(q, static_cast<std::size_t>(n - q));
   };
   const auto offset = [&](const char* q) { return static_cast<std::size_t>(q - xml.data()); };
   while (p < end) {
-    if (*p == '\n') ++line;
-    if (*p != '<') {
-      if (depth < 2 && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') o.clean = false;
-      ++p;
-      continue;
-    }
+    const char* const tag = static_cast<const char*>(std::memchr(p, '<', static_cast<std::size_t>(end - p)));
+    const char* const text_end = tag != nullptr ? tag : end;
+    if (depth < 2 && !std::all_of(p, text_end, isSpace)) o.clean = false;
+    if (tag == nullptr) break;
+    p = tag;
     if (startsWith("<!--")) {
       skipPast("-->");
     } else if (startsWith("<![CDATA[")) {
       skipPast("]]>");
     } else if (startsWith("<?")) {
+      // tinyxml2 takes every "<?" for a declaration and accepts declarations only before the first
+      // element: one between the pieces would pass a parse of the pieces but not of the whole.
+      if (depth == 1 || (depth == 0 && elements > 0)) o.clean = false;
       skipPast("?>");
     } else if (startsWith("<!")) {
       skipPast(">");
@@ -86,24 +93,20 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
       if (depth > 0) --depth;
     } else {
       // A start tag: count its attributes (each has one '=' outside quoted values) until '>' or "/>".
-      const char* const tag = p;
       ++p;
       if (++elements > limits.max_elements) {
-        refuse(source, "more than " + std::to_string(limits.max_elements) + " elements", line);
+        refuse(source, "more than " + std::to_string(limits.max_elements) + " elements", lineAt(tag));
       }
       int attributes = 0;
-      char quote = 0;
       bool self_closing = false;
       for (; p < end; ++p) {
         const char c = *p;
-        if (c == '\n') ++line;
-        if (quote) {
-          if (c == quote) quote = 0;
-        } else if (c == '"' || c == '\'') {
-          quote = c;
+        if (c == '"' || c == '\'') {
+          const void* close = std::memchr(p + 1, c, static_cast<std::size_t>(end - p - 1));
+          p = close != nullptr ? static_cast<const char*>(close) : end - 1;  // unclosed: to the end
         } else if (c == '=') {
           if (++attributes > limits.max_attributes) {
-            refuse(source, "an element has more than " + std::to_string(limits.max_attributes) + " attributes", line);
+            refuse(source, "an element has more than " + std::to_string(limits.max_attributes) + " attributes", lineAt(p));
           }
         } else if (c == '>') {
           self_closing = p[-1] == '/';
@@ -113,18 +116,18 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
       }
       if (outline != nullptr && depth == 0) {
         XmlOutline::TopElement top;
-        top.name = nameAt(tag + 1);
+        top.name = std::string(nameAt(tag + 1));
         top.span = {offset(tag), offset(p)};  // the end moves to the end tag's, if there is one
         top.start_tag_end = offset(p);
         top.self_closing = self_closing;
-        open[0] = top.name;
+        open[0] = nameAt(tag + 1);
         o.top.push_back(std::move(top));
       } else if (outline != nullptr && depth == 1 && !o.top.empty()) {
         o.top.back().children.push_back({offset(tag), offset(p)});
         open[1] = nameAt(tag + 1);
       }
       if (!self_closing && ++depth > limits.max_depth) {
-        refuse(source, "elements are nested more than " + std::to_string(limits.max_depth) + " levels deep", line);
+        refuse(source, "elements are nested more than " + std::to_string(limits.max_depth) + " levels deep", lineAt(p));
       }
     }
   }

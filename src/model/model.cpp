@@ -1,34 +1,45 @@
 #include "abdyn/model/model.hpp"
 
 #include "abdyn/error.hpp"
+#include "internal/name_index.hpp"
 
 namespace abdyn {
 
+namespace {
+
+// The names that the name indices point into: item k's name, for frames and joints.
+template <class T>
+auto namesOf(const std::vector<T>& items) {
+  return [&items](int k) -> const std::string& { return items[k].name; };
+}
+
+}  // namespace
+
 int Model::jointId(const std::string& name) const {
-  const auto it = joint_index_.find(name);
-  if (it == joint_index_.end()) {
+  const int joint = internal::findName(joint_index_, name, namesOf(joints_));
+  if (joint < 0) {
     throw Error("model '" + name_ + "': no joint named '" + name + "'" +
-                (frame_index_.count(name) ? " (it is a frame; fixed joints are merged into their parent body)" : ""));
+                (internal::findName(frame_index_, name, namesOf(frames_)) >= 0
+                     ? " (it is a frame; fixed joints are merged into their parent body)"
+                     : ""));
   }
-  return it->second;
+  return joint;
 }
 
 int Model::bodyId(const std::string& name) const {
-  const auto it = body_index_.find(name);
-  if (it != body_index_.end()) return it->second;
-  const auto frame = frame_index_.find(name);
-  if (frame != frame_index_.end()) {
-    const int body = frames_[frame->second].body;
-    throw Error("model '" + name_ + "': no body named '" + name + "'; it is a frame on body '" + body_names_[body] +
-                "' (merged through a fixed joint): use frameId");
-  }
-  throw Error("model '" + name_ + "': no body named '" + name + "'");
+  const int frame = internal::findName(frame_index_, name, namesOf(frames_));
+  if (frame < 0) throw Error("model '" + name_ + "': no body named '" + name + "'");
+  const Frame& f = frames_[frame];
+  // A body's own frame; ModelBuilder::addFrame may add other frames of type Body, under other names.
+  if (f.type == FrameType::Body && body_names_[f.body] == name) return f.body;
+  throw Error("model '" + name_ + "': no body named '" + name + "'; it is a frame on body '" + body_names_[f.body] +
+              "' (merged through a fixed joint): use frameId");
 }
 
 int Model::frameId(const std::string& name) const {
-  const auto it = frame_index_.find(name);
-  if (it == frame_index_.end()) throw Error("model '" + name_ + "': no frame named '" + name + "'");
-  return it->second;
+  const int frame = internal::findName(frame_index_, name, namesOf(frames_));
+  if (frame < 0) throw Error("model '" + name_ + "': no frame named '" + name + "'");
+  return frame;
 }
 
 void Model::throwIndexError(const char* accessor, int index, std::size_t count) const {

@@ -5,6 +5,7 @@
 
 #include "abdyn/error.hpp"
 #include "internal/huge_pages.hpp"
+#include "internal/name_index.hpp"
 
 namespace abdyn {
 namespace {
@@ -24,6 +25,12 @@ JointType specialise(JointType type, const Vector3& axis) {
 
 bool isFiniteOrInf(double x) { return !std::isnan(x); }
 
+// The names that the model's name indices (model.hpp) point into: item k's name, for frames and joints.
+template <class T>
+auto namesOf(const std::vector<T>& items) {
+  return [&items](int k) -> const std::string& { return items[k].name; };
+}
+
 }  // namespace
 
 ModelBuilder::ModelBuilder(std::string model_name, std::string world_name) {
@@ -36,7 +43,6 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string world_name) {
   model_.X_tree_.emplace_back();
   model_.inertia_.emplace_back();
   model_.body_names_.push_back(world_name);
-  model_.body_index_[world_name] = 0;
   specs_.emplace_back();
   addFrame(world_name, 0, Plx(), FrameType::Body);
 }
@@ -55,9 +61,13 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   }
   if (name.empty()) throw Error(where() + "body name is empty");
   // Every body has a frame of its own name, so the frame index alone knows every body name too.
-  if (model_.frame_index_.count(name)) throw Error(where() + "a body or frame with this name already exists");
+  if (internal::findName(model_.frame_index_, name, namesOf(model_.frames_)) >= 0) {
+    throw Error(where() + "a body or frame with this name already exists");
+  }
   const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
-  if (model_.joint_index_.count(joint_name)) throw Error(where() + "duplicate joint name '" + joint_name + "'");
+  if (internal::findName(model_.joint_index_, joint_name, namesOf(model_.joints_)) >= 0) {
+    throw Error(where() + "duplicate joint name '" + joint_name + "'");
+  }
   if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where() + "X_tree is not finite");
 
   Joint joint;
@@ -101,11 +111,10 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   model_.X_tree_.push_back(X_tree);
   model_.inertia_.push_back(inertia);
   model_.body_names_.push_back(name);
-  model_.body_index_[name] = id;
-  model_.joint_index_[joint_name] = id;
+  internal::insertName(model_.joint_index_, id - 1, joint_name, id, namesOf(model_.joints_));  // joints 1 .. id - 1 before it
   specs_.push_back(spec);
   // The body's own frame; its name was checked above.
-  model_.frame_index_[name] = model_.nframes();
+  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), namesOf(model_.frames_));
   model_.frames_.push_back(Frame{name, FrameType::Body, id, Plx()});
   return id;
 }
@@ -120,9 +129,14 @@ void ModelBuilder::addInertia(int body, const RigidBodyInertia& inertia) {
 int ModelBuilder::addFrame(const std::string& name, int body, const Plx& X_frame_body, FrameType type) {
   const auto where = [&name] { return "abdyn::ModelBuilder::addFrame('" + name + "'): "; };
   if (body < 0 || body >= model_.nbodies()) throw Error(where() + "body index " + std::to_string(body) + " does not exist");
-  if (model_.frame_index_.count(name)) throw Error(where() + "a frame with this name already exists");
-  if (type != FrameType::Body && model_.body_index_.count(name)) throw Error(where() + "a body with this name already exists");
-  model_.frame_index_[name] = model_.nframes();
+  // Every body has a frame of its own name: one lookup finds both kinds of name.
+  const int existing = internal::findName(model_.frame_index_, name, namesOf(model_.frames_));
+  if (existing >= 0) {
+    const bool of_body = model_.frames_[existing].type == FrameType::Body &&
+                         model_.body_names_[model_.frames_[existing].body] == name;
+    throw Error(where() + (of_body ? "a body" : "a frame") + " with this name already exists");
+  }
+  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), namesOf(model_.frames_));
   model_.frames_.push_back(Frame{name, type, body, X_frame_body});
   return model_.nframes() - 1;
 }
@@ -152,9 +166,8 @@ void ModelBuilder::reserve(int bodies) {
   model_.inertia_.reserve(count);
   model_.body_names_.reserve(count);
   model_.frames_.reserve(count);
-  model_.body_index_.reserve(count);
-  model_.joint_index_.reserve(count);
-  model_.frame_index_.reserve(count);
+  internal::reserveNames(model_.joint_index_, count);
+  internal::reserveNames(model_.frame_index_, count);
   specs_.reserve(count);
   internal::adviseHugePages(model_.joints_);
   internal::adviseHugePages(model_.X_tree_);
@@ -289,17 +302,15 @@ void ModelBuilder::finish(Model& m) const {
   for (size_t k = 0; k < mimic_names_.size(); ++k) {
     const std::string& follower = mimic_names_[k].first;
     const std::string& leader = mimic_names_[k].second;
-    const auto f = m.joint_index_.find(follower);
-    const auto l = m.joint_index_.find(leader);
-    if (f == m.joint_index_.end()) throw Error("model '" + m.name_ + "': mimic joint '" + follower + "' does not exist");
-    if (l == m.joint_index_.end()) {
-      throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics '" + leader + "', which does not exist");
-    }
-    if (f->second == l->second) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics itself");
-    if (m.joints_[f->second].nv != 1 || m.joints_[l->second].nv != 1) {
+    const int f = internal::findName(m.joint_index_, follower, namesOf(m.joints_));
+    const int l = internal::findName(m.joint_index_, leader, namesOf(m.joints_));
+    if (f < 0) throw Error("model '" + m.name_ + "': mimic joint '" + follower + "' does not exist");
+    if (l < 0) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics '" + leader + "', which does not exist");
+    if (f == l) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics itself");
+    if (m.joints_[f].nv != 1 || m.joints_[l].nv != 1) {
       throw Error("model '" + m.name_ + "': mimic coupling '" + follower + "' -> '" + leader + "' needs two one-DoF joints");
     }
-    m.mimics_.push_back(MimicCoupling{f->second, l->second, mimic_values_[k].first, mimic_values_[k].second});
+    m.mimics_.push_back(MimicCoupling{f, l, mimic_values_[k].first, mimic_values_[k].second});
   }
 }
 

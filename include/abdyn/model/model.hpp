@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Core>
@@ -162,7 +161,11 @@ class Model {
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
   std::vector<MimicCoupling> mimics_;
   std::vector<Geometry> geometries_;
-  std::unordered_map<std::string, int> body_index_, joint_index_, frame_index_;
+  // Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
+  // the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
+  // slots over the names frames_ and joints_ hold already (src/internal/name_index.hpp): no node and no
+  // copy of a name per entry.
+  std::vector<std::uint64_t> frame_index_, joint_index_;
 };
 
 }  // namespace abdyn
