@@ -1,14 +1,24 @@
 #pragma once
 // Shared helpers for abdyn's tests: seeded random inputs and a relative-error check.
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <random>
+#include <string>
 
 #include <boost/test/unit_test.hpp>
 
 #include "abdyn/spatial/types.hpp"
 
 namespace abdyn::test {
+
+/// A path in the temporary directory that names this process: test programs of several build trees may
+/// run at once on one machine, and a shared fixed name lets one delete the other's file.
+inline std::string temporaryPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
+}
 
 /// Relative error |a - b| / max(|b|, 1e-300) in the Frobenius (2-) norm; absolute when b is zero.
 template <class A, class B>

@@ -204,7 +204,7 @@ BOOST_AUTO_TEST_CASE(unreadable_file) {
     BOOST_TEST_MESSAGE("running as root: skipping the file-without-read-permission case");
     return;
   }
-  const std::string path = (std::filesystem::temp_directory_path() / "abdyn_test_unreadable.urdf").string();
+  const std::string path = abdyn::test::temporaryPath("abdyn_test_unreadable.urdf");
   std::ofstream(path) << pendulum();
   chmod(path.c_str(), 0);
   checkError([&] { loadUrdf(path); }, path, {"cannot read", "Permission denied"});
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(malformed_xml) {
   checkStringError(R"(<robot name="x"><link name="a"></robot>)", {"malformed XML"});
   checkStringError("", {"malformed XML"});
   // The file variant names the path.
-  const std::string path = (std::filesystem::temp_directory_path() / "abdyn_test_malformed.urdf").string();
+  const std::string path = abdyn::test::temporaryPath("abdyn_test_malformed.urdf");
   std::ofstream(path) << "<robot name=\"x\"><link name=\"a\">";
   checkError([&] { loadUrdf(path); }, path, {"malformed XML"});
   std::filesystem::remove(path);
@@ -1008,7 +1008,7 @@ BOOST_AUTO_TEST_CASE(nothing_on_stdout) {
                                   R"(<robot name="x"><joint name="j" type="fixed"><child link="a"/></joint><link name="a"/></robot>)"};
   std::fflush(stdout);
   std::cout.flush();
-  const std::string path = (std::filesystem::temp_directory_path() / "abdyn_test_stdout.txt").string();
+  const std::string path = abdyn::test::temporaryPath("abdyn_test_stdout.txt");
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   BOOST_TEST_REQUIRE(fd >= 0);
   const int saved = dup(1);

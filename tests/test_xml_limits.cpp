@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abdyn/abdyn.hpp"
+#include "test_helpers.hpp"
 
 // Hostile URDF files are refused by a linear pre-scan before urdfdom's or tinyxml2's parser sees them
 // (src/internal/xml_limits.hpp): 40,000 levels of nesting used to overflow the stack inside urdfdom (the
@@ -62,7 +63,7 @@ void checkEveryEntryRefuses(const std::string& xml, const std::string& limit, co
   checkRefused([&] { abdyn::loadUrdfString(xml); }, "<string>", limit);
   const abdyn::Model pendulum = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/pendulum.urdf");
   checkRefused([&] { abdyn::loadUrdfLoopsString(xml, pendulum); }, "<string>", limit);
-  const std::string path = (std::filesystem::temp_directory_path() / file_name).string();
+  const std::string path = abdyn::test::temporaryPath(file_name);
   {
     std::ofstream out(path, std::ios::binary);
     out << xml;
@@ -91,7 +92,7 @@ BOOST_AUTO_TEST_CASE(too_many_elements_are_refused) {
 // A file above the size limit is refused from its size alone, before it is read: a sparse file of
 // 600 MB costs no disk and no time.
 BOOST_AUTO_TEST_CASE(oversized_file_is_refused_before_reading) {
-  const std::string path = (std::filesystem::temp_directory_path() / "abdyn_test_huge.urdf").string();
+  const std::string path = abdyn::test::temporaryPath("abdyn_test_huge.urdf");
   { std::ofstream out(path, std::ios::binary); }
   std::filesystem::resize_file(path, 600u << 20);
   checkRefused([&] { abdyn::loadUrdf(path); }, path, "more than the limit of 536870912");
