@@ -39,22 +39,22 @@ ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
 }
 
 // An nv x 6 view of a 6 x nv workspace matrix: row k for coordinate k. The pairs pass dots runs of rows of
-// S, P and Q with one 6-vector each, so their storage in Data::deriv holds them this way (S's columns are
-// in Data::S_world): a run of rows is then six contiguous pieces, and the loop over it vectorises.
+// S, P and Q with one 6-vector each, so P and Q are stored this way in Data::deriv, and S's rows are copied
+// into data.Minv_tmp (scratch once M^-1 is formed): a run of rows is then six contiguous pieces, and the
+// loop over it vectorises. Data::deriv.S keeps S's columns (the constrained derivatives read them).
 using RowsX6 = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 using ConstRowsX6 = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 ABDYN_ALWAYS_INLINE RowsX6 rowsOf(Matrix6X& m) { return RowsX6(m.data(), m.cols(), 6); }
 ABDYN_ALWAYS_INLINE ConstRowsX6 rowsOf(const Matrix6X& m) { return ConstRowsX6(m.data(), m.cols(), 6); }
 
 // The recursion's two passes at the transforms data.X_body_world (at q) and, per coordinate, the vectors of
-// which every entry of d tau / d q and d tau / d v is a dot product: S (columns into data.S_world, with its
-// stamp, and rows into w.S), w.u, w.alpha, w.w, w.P, w.Q, w.Gq, w.Gv; tau (RNEA's, before armature and
-// damping) into data.tau.
+// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q
+// (as rows), w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
 ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
                                    const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
   const auto& S_body = model.motionSubspace();
-  RowsX6 S_rows = rowsOf(w.S), P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
+  RowsX6 P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
   w.v[0] = Motion::Zero();
   w.a[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -64,8 +64,7 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
     Motion vJ, aJ;
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
       const Motion Sk = X.applyInverse(Motion(Vector6(S_body.col(k))));
-      data.S_world.col(k) = Sk.vector();
-      S_rows.row(k) = Sk.vector().transpose();
+      w.S.col(k) = Sk.vector();
       vJ += Sk * v[k];
       aJ += Sk * qdd[k];
     }
@@ -94,7 +93,7 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
     const int p = model.parent(b);
     const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Motion Sk(Vector6(data.S_world.col(k)));
+      const Motion Sk(Vector6(w.S.col(k)));
       const Motion u = w.v[p].cross(Sk);
       const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
       const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
@@ -111,7 +110,6 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
       data.tau[k] = Sk.vector().dot(w.F[b].vector());
     }
   }
-  data.S_world_stamp = data.X_body_world_stamp;
 }
 
 // out[r] = A_(first + r) . x for count rows of an nv x 6 matrix A (x: 6 doubles), and the same plus
@@ -172,9 +170,10 @@ ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bo
   double* dq = data.dtau_dq.col(k).data();
   double* dv = data.dtau_dv.col(k).data();
   double* M = data.M.col(k).data();
-  const ConstRowsX6 S = rowsOf(w.S), P = rowsOf(w.P), Q = rowsOf(w.Q);
+  const Matrix6X& S_rows = data.Minv_tmp;
+  const ConstRowsX6 S = rowsOf(S_rows), P = rowsOf(w.P), Q = rowsOf(w.Q);
   const Vector6 Pk = P.row(k).transpose();
-  const double* Sk = data.S_world.col(k).data();
+  const double* Sk = w.S.col(k).data();
   setRowDots(dq + first, P, w.alpha.col(k).data(), Q, w.u.col(k).data(), first, count);
   setRowDots(dv + first, P, w.w.col(k).data(), Q, Sk, first, count);
   if (with_mass_matrix) setRowDots(M + first, P, Sk, first, count);
@@ -194,8 +193,12 @@ ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bo
   }
 }
 
+// S's rows into data.Minv_tmp for tauDerivativeColumn.
+void copySRows(Data& data) { rowsOf(data.Minv_tmp) = data.deriv.S.transpose(); }
+
 // d tau / d q and d tau / d v (and M) column by column; zero off the pattern.
 void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
+  copySRows(data);
   data.dtau_dq.setZero();
   data.dtau_dv.setZero();
   const bool depth_first = isDepthFirst(model);
@@ -343,7 +346,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
     }
     for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
       setMinusSums(data.dqdd_dq.col(c).data(), CP, w.alpha.col(c).data(), CQ, w.u.col(c).data());
-      setMinusSums(data.dqdd_dv.col(c).data(), CP, w.w.col(c).data(), CQ, data.S_world.col(c).data());
+      setMinusSums(data.dqdd_dv.col(c).data(), CP, w.w.col(c).data(), CQ, w.S.col(c).data());
     }
   }
   for (int b = 1; b < model.nbodies(); ++b) {
@@ -352,7 +355,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
       subtractSum(data.dqdd_dq.col(c).data(), E, w.Gq.col(c).data());
       subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
     }
-    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), data.S_world.col(c).data());
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), w.S.col(c).data());
   }
   if (options.damping) {
     for (int c = 0; c < nv; ++c) data.dqdd_dv.col(c) -= model.damping()[c] * data.Minv.col(c);
@@ -369,7 +372,7 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v
   internal::reserveDerivatives(model, data);
   internal::worldTransformsAtTransforms(model, data);  // from ABA's X_up: no second joint calculation
   coordinateTerms(model, data, v, data.qdd, f_ext);
-  internal::inverseMassMatrixAtFactors(model, data, data.S_world);
+  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);
   const int nv = model.nv();
   if (nv >= kChainProductDofs && isChain(model)) {
     minusInverseMassTimesChain(model, data, options);
@@ -383,6 +386,7 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v
   } else {
     // Each column's product right after the column, which it reads on its pattern only (no zeroing).
     const bool depth_first = isDepthFirst(model);
+    copySRows(data);
     for (int c = 0; c < nv; ++c) {
       tauDerivativeColumn(model, data, c, false, depth_first);
       if (options.damping) data.dtau_dv(c, c) += model.damping()[c];
