@@ -38,13 +38,23 @@ ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
   return out;
 }
 
+// An nv x 6 view of a 6 x nv workspace matrix: row k for coordinate k. The pairs pass dots runs of rows of
+// S, P and Q with one 6-vector each, so P and Q are stored this way in Data::deriv, and S's rows are copied
+// into data.Minv_tmp (scratch once M^-1 is formed): a run of rows is then six contiguous pieces, and the
+// loop over it vectorises. Data::deriv.S keeps S's columns (the constrained derivatives read them).
+using RowsX6 = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
+using ConstRowsX6 = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 6>>;
+ABDYN_ALWAYS_INLINE RowsX6 rowsOf(Matrix6X& m) { return RowsX6(m.data(), m.cols(), 6); }
+ABDYN_ALWAYS_INLINE ConstRowsX6 rowsOf(const Matrix6X& m) { return ConstRowsX6(m.data(), m.cols(), 6); }
+
 // The recursion's two passes at the transforms data.X_body_world (at q) and, per coordinate, the vectors of
-// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q,
-// w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
+// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q
+// (as rows), w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
 ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
                                    const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
   const auto& S_body = model.motionSubspace();
+  RowsX6 P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
   w.v[0] = Motion::Zero();
   w.a[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -92,8 +102,8 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
       w.u.col(k) = u.vector();
       w.alpha.col(k) = alpha.vector();
       w.w.col(k) = wk.vector();
-      w.P.col(k).noalias() = w.Ic[b] * Sk.vector();
-      w.Q.col(k) = BS - SxH;
+      P_rows.row(k).noalias() = (w.Ic[b] * Sk.vector()).transpose();
+      Q_rows.row(k) = (BS - SxH).transpose();
       w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
                     u.crossDual(w.H[b]).vector();
       w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
@@ -102,45 +112,97 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
   }
 }
 
-// d tau / d q and d tau / d v from the coordinate terms, before armature and damping, and with
-// with_mass_matrix M = d tau / d qdd (its entries are P_j . S_k on the same pattern).
-ABDYN_FLATTEN void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
+// out[r] = A_(first + r) . x for count rows of an nv x 6 matrix A (x: 6 doubles), and the same plus
+// B_(first + r) . y: one pass down the six (twelve) columns, which vectorises along the rows (out is a
+// column of another matrix: no aliasing).
+ABDYN_ALWAYS_INLINE void setRowDots(double* __restrict out, const ConstRowsX6& A, const double* x, int first, int count) {
+  const Eigen::Index nv = A.rows();
+  const double* __restrict a = A.data() + first;
+  const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+  for (int r = 0; r < count; ++r) {
+    out[r] = a[r] * x0 + a[r + nv] * x1 + a[r + 2 * nv] * x2 + a[r + 3 * nv] * x3 + a[r + 4 * nv] * x4 + a[r + 5 * nv] * x5;
+  }
+}
+
+ABDYN_ALWAYS_INLINE void setRowDots(double* __restrict out, const ConstRowsX6& A, const double* x, const ConstRowsX6& B,
+                                    const double* y, int first, int count) {
+  const Eigen::Index nv = A.rows();
+  const double* __restrict a = A.data() + first;
+  const double* __restrict b = B.data() + first;
+  const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+  const double y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3], y4 = y[4], y5 = y[5];
+  for (int r = 0; r < count; ++r) {
+    out[r] = a[r] * x0 + a[r + nv] * x1 + a[r + 2 * nv] * x2 + a[r + 3 * nv] * x3 + a[r + 4 * nv] * x4 + a[r + 5 * nv] * x5 +
+             b[r] * y0 + b[r + nv] * y1 + b[r + 2 * nv] * y2 + b[r + 3 * nv] * y3 + b[r + 4 * nv] * y4 + b[r + 5 * nv] * y5;
+  }
+}
+
+// Whether the bodies are numbered depth first (each body follows its parent's subtree so far): then every
+// subtree's coordinates are one contiguous run. Walking from body i - 1 up to i's parent passes only
+// closed subtrees, so on such a model the walks take O(n) in all.
+bool isDepthFirst(const Model& model) {
+  for (int i = 2; i < model.nbodies(); ++i) {
+    int a = i - 1;
+    while (a > model.parent(i)) a = model.parent(a);
+    if (a != model.parent(i)) return false;
+  }
+  return true;
+}
+
+// Whether body i is in body b's subtree.
+bool inSubtree(const Model& model, int i, int b) {
+  while (i > b) i = model.parent(i);
+  return i == b;
+}
+
+// Column k of d tau / d q and d tau / d v from the coordinate terms, before armature and damping, and with
+// with_mass_matrix column k of M = d tau / d qdd, on their pattern; the other entries are left alone. Rows
+// j of k's body's subtree, [first, lastSubtreeDof] (its own joint included; contiguous in the depth-first
+// order), take the formula for b(k) on j's path: P_j . alpha_k + Q_j . u_k, P_j . w_k + Q_j . S_k and
+// P_j . S_k. Rows of strict ancestors, walked by runs of consecutive coordinates (Model::dofRunStart), take
+// S_j . Gq_k, S_j . Gv_k and S_j . P_k. Both are runs of rows of P, Q and S (stored as rows), so each run
+// is one vectorised loop writing a contiguous piece of the column. Unless the model is depth_first, the
+// rows [first, lastSubtreeDof] may hold other bodies' coordinates too: those are set to zero after.
+ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bool with_mass_matrix, bool depth_first) {
   const Data::DerivativeWorkspace& w = data.deriv;
-  // Pairs on a common path: (k, k), and (j, k) with j an ancestor of k (same joint or above). The
-  // ancestors are walked by runs of consecutive coordinates (Model::dofRunStart), [s, e], so that each
-  // run's entries are a few 6 x L products; the part of the first run on k's own joint, [own, e], takes
-  // the same-body formula for row j.
-  data.dtau_dq.setZero();
-  data.dtau_dv.setZero();
-  for (int k = 0; k < model.nv(); ++k) {
-    const int own = model.joint(model.dofBody(k)).idx_v;
-    const auto Pk = w.P.col(k).transpose();
-    const auto Qk = w.Q.col(k).transpose();
-    data.dtau_dq(k, k) = Pk.dot(w.alpha.col(k)) + Qk.dot(w.u.col(k));
-    data.dtau_dv(k, k) = Pk.dot(w.w.col(k)) + Qk.dot(w.S.col(k));
-    if (with_mass_matrix) data.M(k, k) = Pk.dot(w.S.col(k));
-    for (int e = model.dofParent(k); e >= 0;) {
-      const int s = model.dofRunStart(e), L = e - s + 1;
-      // Row k, columns s..e: their joints are at or above k's, so k's column S_k turns with them.
-      data.dtau_dq.row(k).segment(s, L) = Pk.lazyProduct(w.alpha.middleCols(s, L)) + Qk.lazyProduct(w.u.middleCols(s, L));
-      data.dtau_dv.row(k).segment(s, L) = Pk.lazyProduct(w.w.middleCols(s, L)) + Qk.lazyProduct(w.S.middleCols(s, L));
-      if (with_mass_matrix) {
-        data.M.row(k).segment(s, L) = Pk.lazyProduct(w.S.middleCols(s, L));
-        data.M.col(k).segment(s, L) = data.M.row(k).segment(s, L).transpose();
-      }
-      // Rows s..e, column k: on k's own joint as for (k, j); above it only k's subtree changes.
-      const int m = std::clamp(own, s, e + 1), above = m - s;  // rows s..m-1 above k's joint, m..e on it
-      if (above > 0) {
-        data.dtau_dq.col(k).segment(s, above) = w.S.middleCols(s, above).transpose().lazyProduct(w.Gq.col(k));
-        data.dtau_dv.col(k).segment(s, above) = w.S.middleCols(s, above).transpose().lazyProduct(w.Gv.col(k));
-      }
-      for (int j = m; j <= e; ++j) {
-        data.dtau_dq(j, k) = w.P.col(j).dot(w.alpha.col(k)) + w.Q.col(j).dot(w.u.col(k));
-        data.dtau_dv(j, k) = w.P.col(j).dot(w.w.col(k)) + w.Q.col(j).dot(w.S.col(k));
-      }
-      e = model.dofParent(s);
+  const int first = model.joint(model.dofBody(k)).idx_v;
+  const int count = model.lastSubtreeDof(model.dofBody(k)) - first + 1;
+  double* dq = data.dtau_dq.col(k).data();
+  double* dv = data.dtau_dv.col(k).data();
+  double* M = data.M.col(k).data();
+  const Matrix6X& S_rows = data.Minv_tmp;
+  const ConstRowsX6 S = rowsOf(S_rows), P = rowsOf(w.P), Q = rowsOf(w.Q);
+  const Vector6 Pk = P.row(k).transpose();
+  const double* Sk = w.S.col(k).data();
+  setRowDots(dq + first, P, w.alpha.col(k).data(), Q, w.u.col(k).data(), first, count);
+  setRowDots(dv + first, P, w.w.col(k).data(), Q, Sk, first, count);
+  if (with_mass_matrix) setRowDots(M + first, P, Sk, first, count);
+  if (!depth_first) {
+    for (int j = first; j < first + count; ++j) {
+      if (inSubtree(model, model.dofBody(j), model.dofBody(k))) continue;
+      dq[j] = dv[j] = 0.0;
+      if (with_mass_matrix) M[j] = 0.0;
     }
   }
+  for (int e = model.dofParent(first); e >= 0;) {
+    const int s = model.dofRunStart(e), L = e - s + 1;
+    setRowDots(dq + s, S, w.Gq.col(k).data(), s, L);
+    setRowDots(dv + s, S, w.Gv.col(k).data(), s, L);
+    if (with_mass_matrix) setRowDots(M + s, S, Pk.data(), s, L);
+    e = model.dofParent(s);
+  }
+}
+
+// S's rows into data.Minv_tmp for tauDerivativeColumn.
+void copySRows(Data& data) { rowsOf(data.Minv_tmp) = data.deriv.S.transpose(); }
+
+// d tau / d q and d tau / d v (and M) column by column; zero off the pattern.
+void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
+  copySRows(data);
+  data.dtau_dq.setZero();
+  data.dtau_dv.setZero();
+  const bool depth_first = isDepthFirst(model);
+  for (int k = 0; k < model.nv(); ++k) tauDerivativeColumn(model, data, k, with_mass_matrix, depth_first);
 }
 
 // d tau / d q, d tau / d v and M (inverseDynamicsDerivatives) from the coordinate terms, with the options.
@@ -237,7 +299,7 @@ bool isChain(const Model& model) {
 // (a chain with nv >= kChainProductDofs has more than 3 bodies: at most 6 coordinates per joint).
 constexpr int kChainProductDofs = 48;  // below it the dense product's 2 nv^3 is no more work
 
-using ChainSum = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
+using ChainSum = RowsX6;
 
 // out = -(C x + D y) for nv x 6 sums C, D and 6-vectors x, y: one loop over rows, twelve columns at once.
 template <class Out>
@@ -278,8 +340,9 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
   for (int b = model.nbodies() - 1; b >= 1; --b) {
     const Joint& j = model.joint(b);
     for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
-      addOuter(CP, data.Minv.col(c).data(), w.P.col(c).data());
-      addOuter(CQ, data.Minv.col(c).data(), w.Q.col(c).data());
+      const Vector6 Pc = rowsOf(w.P).row(c).transpose(), Qc = rowsOf(w.Q).row(c).transpose();
+      addOuter(CP, data.Minv.col(c).data(), Pc.data());
+      addOuter(CQ, data.Minv.col(c).data(), Qc.data());
     }
     for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
       setMinusSums(data.dqdd_dq.col(c).data(), CP, w.alpha.col(c).data(), CQ, w.u.col(c).data());
@@ -313,16 +376,21 @@ void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v
   const int nv = model.nv();
   if (nv >= kChainProductDofs && isChain(model)) {
     minusInverseMassTimesChain(model, data, options);
-  } else {
-    tauDerivativePairs(model, data, false);
-    if (options.damping) data.dtau_dv.diagonal() += model.damping();
+  } else if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
     // On a chain-like tree (every pair on a path: nv + 2 ancestorPairs = nv^2) the dense product is
     // faster; on a branched tree the pattern is a fraction of the rows.
-    if (4 * (nv + 2 * model.ancestorPairs()) > 3 * std::int64_t{nv} * nv) {
-      data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
-      data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
-    } else {
-      for (int c = 0; c < nv; ++c) minusInverseMassTimesPatternColumn(model, data, c);
+    tauDerivativePairs(model, data, false);
+    if (options.damping) data.dtau_dv.diagonal() += model.damping();
+    data.dqdd_dq.noalias() = -data.Minv * data.dtau_dq;
+    data.dqdd_dv.noalias() = -data.Minv * data.dtau_dv;
+  } else {
+    // Each column's product right after the column, which it reads on its pattern only (no zeroing).
+    const bool depth_first = isDepthFirst(model);
+    copySRows(data);
+    for (int c = 0; c < nv; ++c) {
+      tauDerivativeColumn(model, data, c, false, depth_first);
+      if (options.damping) data.dtau_dv(c, c) += model.damping()[c];
+      minusInverseMassTimesPatternColumn(model, data, c);
     }
   }
   data.dqdd_dtau = data.Minv;
