@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -83,6 +84,13 @@ int insertName(NameSlots& slots, std::size_t stored, std::string_view name, int 
   }
   slots[s] = (h << 32) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(position)) + 1);
   return -1;
+}
+
+/// The usual `name_of` for an owner whose items have a `name` member (a Model's frames and joints):
+/// item k's name.
+template <class T>
+auto namesOf(const std::vector<T>& items) {
+  return [&items](int k) -> const std::string& { return items[k].name; };
 }
 
 }  // namespace abdyn::internal

@@ -5,21 +5,11 @@
 
 namespace abdyn {
 
-namespace {
-
-// The names that the name indices point into: item k's name, for frames and joints.
-template <class T>
-auto namesOf(const std::vector<T>& items) {
-  return [&items](int k) -> const std::string& { return items[k].name; };
-}
-
-}  // namespace
-
 int Model::jointId(const std::string& name) const {
-  const int joint = internal::findName(joint_index_, name, namesOf(joints_));
+  const int joint = internal::findName(joint_index_, name, internal::namesOf(joints_));
   if (joint < 0) {
     throw Error("model '" + name_ + "': no joint named '" + name + "'" +
-                (internal::findName(frame_index_, name, namesOf(frames_)) >= 0
+                (internal::findName(frame_index_, name, internal::namesOf(frames_)) >= 0
                      ? " (it is a frame; fixed joints are merged into their parent body)"
                      : ""));
   }
@@ -27,7 +17,7 @@ int Model::jointId(const std::string& name) const {
 }
 
 int Model::bodyId(const std::string& name) const {
-  const int frame = internal::findName(frame_index_, name, namesOf(frames_));
+  const int frame = internal::findName(frame_index_, name, internal::namesOf(frames_));
   if (frame < 0) throw Error("model '" + name_ + "': no body named '" + name + "'");
   const Frame& f = frames_[frame];
   // A body's own frame; ModelBuilder::addFrame may add other frames of type Body, under other names.
@@ -37,7 +27,7 @@ int Model::bodyId(const std::string& name) const {
 }
 
 int Model::frameId(const std::string& name) const {
-  const int frame = internal::findName(frame_index_, name, namesOf(frames_));
+  const int frame = internal::findName(frame_index_, name, internal::namesOf(frames_));
   if (frame < 0) throw Error("model '" + name_ + "': no frame named '" + name + "'");
   return frame;
 }

@@ -25,12 +25,6 @@ JointType specialise(JointType type, const Vector3& axis) {
 
 bool isFiniteOrInf(double x) { return !std::isnan(x); }
 
-// The names that the model's name indices (model.hpp) point into: item k's name, for frames and joints.
-template <class T>
-auto namesOf(const std::vector<T>& items) {
-  return [&items](int k) -> const std::string& { return items[k].name; };
-}
-
 }  // namespace
 
 ModelBuilder::ModelBuilder(std::string model_name, std::string world_name) {
@@ -61,11 +55,11 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   }
   if (name.empty()) throw Error(where() + "body name is empty");
   // Every body has a frame of its own name, so the frame index alone knows every body name too.
-  if (internal::findName(model_.frame_index_, name, namesOf(model_.frames_)) >= 0) {
+  if (internal::findName(model_.frame_index_, name, internal::namesOf(model_.frames_)) >= 0) {
     throw Error(where() + "a body or frame with this name already exists");
   }
   const std::string joint_name = spec.name.empty() ? name + "_joint" : spec.name;
-  if (internal::findName(model_.joint_index_, joint_name, namesOf(model_.joints_)) >= 0) {
+  if (internal::findName(model_.joint_index_, joint_name, internal::namesOf(model_.joints_)) >= 0) {
     throw Error(where() + "duplicate joint name '" + joint_name + "'");
   }
   if (!X_tree.E().allFinite() || !X_tree.r().allFinite()) throw Error(where() + "X_tree is not finite");
@@ -111,10 +105,10 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   model_.X_tree_.push_back(X_tree);
   model_.inertia_.push_back(inertia);
   model_.body_names_.push_back(name);
-  internal::insertName(model_.joint_index_, id - 1, joint_name, id, namesOf(model_.joints_));  // joints 1 .. id - 1 before it
+  internal::insertName(model_.joint_index_, id - 1, joint_name, id, internal::namesOf(model_.joints_));  // joints 1 .. id - 1 before it
   specs_.push_back(spec);
   // The body's own frame; its name was checked above.
-  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), namesOf(model_.frames_));
+  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), internal::namesOf(model_.frames_));
   model_.frames_.push_back(Frame{name, FrameType::Body, id, Plx()});
   return id;
 }
@@ -130,13 +124,13 @@ int ModelBuilder::addFrame(const std::string& name, int body, const Plx& X_frame
   const auto where = [&name] { return "abdyn::ModelBuilder::addFrame('" + name + "'): "; };
   if (body < 0 || body >= model_.nbodies()) throw Error(where() + "body index " + std::to_string(body) + " does not exist");
   // Every body has a frame of its own name: one lookup finds both kinds of name.
-  const int existing = internal::findName(model_.frame_index_, name, namesOf(model_.frames_));
+  const int existing = internal::findName(model_.frame_index_, name, internal::namesOf(model_.frames_));
   if (existing >= 0) {
     const bool of_body = model_.frames_[existing].type == FrameType::Body &&
                          model_.body_names_[model_.frames_[existing].body] == name;
     throw Error(where() + (of_body ? "a body" : "a frame") + " with this name already exists");
   }
-  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), namesOf(model_.frames_));
+  internal::insertName(model_.frame_index_, model_.frames_.size(), name, model_.nframes(), internal::namesOf(model_.frames_));
   model_.frames_.push_back(Frame{name, type, body, X_frame_body});
   return model_.nframes() - 1;
 }
@@ -302,8 +296,8 @@ void ModelBuilder::finish(Model& m) const {
   for (size_t k = 0; k < mimic_names_.size(); ++k) {
     const std::string& follower = mimic_names_[k].first;
     const std::string& leader = mimic_names_[k].second;
-    const int f = internal::findName(m.joint_index_, follower, namesOf(m.joints_));
-    const int l = internal::findName(m.joint_index_, leader, namesOf(m.joints_));
+    const int f = internal::findName(m.joint_index_, follower, internal::namesOf(m.joints_));
+    const int l = internal::findName(m.joint_index_, leader, internal::namesOf(m.joints_));
     if (f < 0) throw Error("model '" + m.name_ + "': mimic joint '" + follower + "' does not exist");
     if (l < 0) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics '" + leader + "', which does not exist");
     if (f == l) throw Error("model '" + m.name_ + "': joint '" + follower + "' mimics itself");
