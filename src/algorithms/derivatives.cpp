@@ -236,7 +236,8 @@ void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q,
 
 // Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v, over the
 // rows of their pattern only: c's strict ancestors (listed in data.factor_ancestors) and the rows
-// [c, lastSubtreeDof(body(c))], which hold c's subtree. Both products come from one sweep over M^-1's
+// [c, lastSubtreeDof(body(c))], which hold c's subtree (and, on a model not numbered depth first, other
+// bodies' coordinates, whose d tau entries are zero). Both products come from one sweep over M^-1's
 // columns, taken four at a time whatever runs they come from: each entry of M^-1 is loaded once for the
 // two products, and each output entry once per four columns (the loop over rows vectorises).
 ABDYN_FLATTEN void minusInverseMassTimesPatternColumn(const Model& model, Data& data, int c) {
