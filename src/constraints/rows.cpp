@@ -37,19 +37,22 @@ void addJointColumns(const Model& model, const Data& data, int i, const Force& f
   for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) J[k] += sign * data.S_world.col(k).dot(f_world.vector());
 }
 
-// J += f^T (J_A - J_B): up both paths to the common ancestor of A and B only, since the coordinates above
-// it move A and B alike (their entries would cancel). Parents precede their children, so the larger of
-// the two indices is never the common ancestor.
-ABDYN_FLATTEN void addWrenchPair(const Model& model, const Data& data, int body_a, int body_b,
-                                 const Force& f_world, Eigen::VectorXd& J) {
+// J_r += f_r^T (J_A - J_B) for count wrenches at once (J_r the storage of row r's J): up both paths to the
+// common ancestor of A and B only, since the coordinates above it move A and B alike (their entries would
+// cancel). Parents precede their children, so the larger of the two indices is never the common ancestor.
+// One walk for all the wrenches: each coordinate's column is read once.
+ABDYN_FLATTEN void addWrenchPairs(const Model& model, const Data& data, int body_a, int body_b, const Force* f_world,
+                                  double* const* J, int count) {
   while (body_a != body_b) {
-    if (body_a > body_b) {
-      addJointColumns(model, data, body_a, f_world, 1.0, J);
-      body_a = model.parent(body_a);
-    } else {
-      addJointColumns(model, data, body_b, f_world, -1.0, J);
-      body_b = model.parent(body_b);
+    const bool on_a = body_a > body_b;
+    const int i = on_a ? body_a : body_b;
+    const double sign = on_a ? 1.0 : -1.0;
+    const Joint& j = model.joint(i);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+      const auto S_k = data.S_world.col(k);
+      for (int r = 0; r < count; ++r) J[r][k] += sign * S_k.dot(f_world[r].vector());
     }
+    (on_a ? body_a : body_b) = model.parent(i);
   }
 }
 
@@ -59,7 +62,8 @@ ConstraintRow& addPairRow(RowSet& rows, const Model& model, const Data& data, in
   internal::checkBody(model, body_b, function, "body_b");
   internal::checkWorldColumns(data, function);
   ConstraintRow& row = rows.add();
-  addWrenchPair(model, data, body_a, body_b, f_world, row.J);
+  double* const J = row.J.data();
+  addWrenchPairs(model, data, body_a, body_b, &f_world, &J, 1);
   return row;
 }
 
@@ -80,18 +84,7 @@ ABDYN_FLATTEN int addPairRows(RowSet& rows, const Model& model, const Data& data
   for (int r = 0; r < count; ++r) rows.add();
   double* J[kMaxPairRows] = {};  // taken after the adds, which may move the rows
   for (int r = 0; r < count; ++r) J[r] = rows[first + r].J.data();
-  // addWrenchPair's walk, once for all the wrenches: each coordinate's column is read once.
-  while (body_a != body_b) {
-    const bool on_a = body_a > body_b;
-    const int i = on_a ? body_a : body_b;
-    const double sign = on_a ? 1.0 : -1.0;
-    const Joint& j = model.joint(i);
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const auto S_k = data.S_world.col(k);
-      for (int r = 0; r < count; ++r) J[r][k] += sign * S_k.dot(f_world[r].vector());
-    }
-    (on_a ? body_a : body_b) = model.parent(i);
-  }
+  addWrenchPairs(model, data, body_a, body_b, f_world, J, count);
   return first;
 }
 
