@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
-#include "abdyn/algorithms/aba.hpp"
+#include "internal/articulated_step.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "internal/inverse_mass_steps.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -47,35 +48,73 @@ using ConstRowsX6 = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 ABDYN_ALWAYS_INLINE RowsX6 rowsOf(Matrix6X& m) { return RowsX6(m.data(), m.cols(), 6); }
 ABDYN_ALWAYS_INLINE ConstRowsX6 rowsOf(const Matrix6X& m) { return ConstRowsX6(m.data(), m.cols(), 6); }
 
-// The recursion's two passes at the transforms data.X_body_world (at q) and, per coordinate, the vectors of
-// which every entry of d tau / d q and d tau / d v is a dot product: w.S, w.u, w.alpha, w.w, w.P, w.Q
-// (as rows), w.Gq, w.Gv; tau (RNEA's, before armature and damping) into data.tau.
+// Body i's share of the forward pass, in world coordinates at data.X_body_world[i]: its coordinates' columns
+// S_k, its velocity v_i = v_p + vJ, momentum H_i = I_i v_i, Ic_i = I_i as a matrix and B_i = crf(v_i) I_i.
+struct BodyMotion {
+  Motion vJ;           // S qd
+  RigidBodyInertia I;  // I_i in world coordinates
+};
+
+ABDYN_ALWAYS_INLINE BodyMotion bodyTerms(const Model& model, Data& data, int i, const Eigen::VectorXd& v) {
+  Data::DerivativeWorkspace& w = data.deriv;
+  const Joint& j = model.joint(i);
+  const Plx& X = data.X_body_world[i];  // world to body i
+  Motion vJ;
+  for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+    const Motion Sk = X.applyInverse(Motion(Vector6(model.motionSubspace().col(k))));
+    w.S.col(k) = Sk.vector();
+    vJ += Sk * v[k];
+  }
+  w.v[i] = w.v[model.parent(i)] + vJ;
+  const RigidBodyInertia I = X.applyInverse(model.inertia(i));
+  w.H[i] = I * w.v[i];
+  w.Ic[i] = I.matrix();
+  w.B[i] = crfTimes(w.v[i], w.Ic[i]);
+  return {vJ, I};
+}
+
+// Body b's coordinates' vectors, of which every entry of d tau / d q and d tau / d v is a dot product:
+// w.S, w.u, w.alpha, w.w, w.P, w.Q (as rows), w.Gq, w.Gv. Needs b's subtree sums Ic, B, H, F and the
+// motions of b and its parent. B + B^T once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
+ABDYN_ALWAYS_INLINE void coordinateTermsOfBody(const Model& model, Data& data, int b) {
+  Data::DerivativeWorkspace& w = data.deriv;
+  RowsX6 P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
+  const Joint& j = model.joint(b);
+  const int p = model.parent(b);
+  const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
+  for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
+    const Motion Sk(Vector6(w.S.col(k)));
+    const Motion u = w.v[p].cross(Sk);
+    const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
+    const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
+    const Vector6 BS = Bsym * Sk.vector();
+    const Vector6 SxH = Sk.crossDual(w.H[b]).vector();
+    w.u.col(k) = u.vector();
+    w.alpha.col(k) = alpha.vector();
+    w.w.col(k) = wk.vector();
+    P_rows.row(k).noalias() = (w.Ic[b] * Sk.vector()).transpose();
+    Q_rows.row(k) = (BS - SxH).transpose();
+    w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
+                  u.crossDual(w.H[b]).vector();
+    w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
+  }
+}
+
+// The recursion's two passes for inverseDynamicsDerivatives at the transforms data.X_body_world, then the
+// coordinates' vectors; tau (RNEA's, before armature and damping) into data.tau.
 ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
                                    const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
-  const auto& S_body = model.motionSubspace();
-  RowsX6 P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
   w.v[0] = Motion::Zero();
   w.a[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
-    const int p = model.parent(i);
-    const Plx& X = data.X_body_world[i];  // world to body i
-    Motion vJ, aJ;
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Motion Sk = X.applyInverse(Motion(Vector6(S_body.col(k))));
-      w.S.col(k) = Sk.vector();
-      vJ += Sk * v[k];
-      aJ += Sk * qdd[k];
-    }
-    w.v[i] = w.v[p] + vJ;
-    w.a[i] = w.a[p] + aJ + w.v[i].cross(vJ);  // d/dt S = v_i x S in world coordinates
-    const RigidBodyInertia I = X.applyInverse(model.inertia(i));
-    w.H[i] = I * w.v[i];
-    w.F[i] = I * w.a[i] + w.v[i].crossDual(w.H[i]);
-    if (f_ext) w.F[i] -= X.applyInverse((*f_ext)[i]);
-    w.Ic[i] = I.matrix();
-    w.B[i] = crfTimes(w.v[i], w.Ic[i]);
+    const BodyMotion body = bodyTerms(model, data, i, v);
+    Motion aJ;
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) aJ += Motion(Vector6(w.S.col(k))) * qdd[k];
+    w.a[i] = w.a[model.parent(i)] + aJ + w.v[i].cross(body.vJ);  // d/dt S = v_i x S in world coordinates
+    w.F[i] = body.I * w.a[i] + w.v[i].crossDual(w.H[i]);
+    if (f_ext) w.F[i] -= data.X_body_world[i].applyInverse((*f_ext)[i]);
   }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const int p = model.parent(i);
@@ -86,30 +125,92 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
       w.B[p] += w.B[i];
     }
   }
-  // Per coordinate: the excited motions and the forces they produce in its own body's subtree. B + B^T
-  // once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
   for (int b = 1; b < model.nbodies(); ++b) {
+    coordinateTermsOfBody(model, data, b);
     const Joint& j = model.joint(b);
-    const int p = model.parent(b);
-    const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Motion Sk(Vector6(w.S.col(k)));
-      const Motion u = w.v[p].cross(Sk);
-      const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
-      const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
-      const Vector6 BS = Bsym * Sk.vector();
-      const Vector6 SxH = Sk.crossDual(w.H[b]).vector();
-      w.u.col(k) = u.vector();
-      w.alpha.col(k) = alpha.vector();
-      w.w.col(k) = wk.vector();
-      P_rows.row(k).noalias() = (w.Ic[b] * Sk.vector()).transpose();
-      Q_rows.row(k) = (BS - SxH).transpose();
-      w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
-                    u.crossDual(w.H[b]).vector();
-      w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
-      data.tau[k] = Sk.vector().dot(w.F[b].vector());
-    }
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) data.tau[k] = w.S.col(k).dot(w.F[b].vector());
   }
+}
+
+// forwardDynamics, M^-1 and the coordinates' vectors at qdd = ABA(q, v, tau) in three passes, all in world
+// coordinates about the world origin (as Pinocchio's ABA derivatives, Carpentier and Mansard 2018): there the
+// articulated inertias, bias forces and subtree sums pass from child to parent, and the accelerations from
+// parent to child, without a transform, and the forward pass's world quantities serve ABA and the
+// derivatives at once. ABA's symbols as in aba.cpp; U = IA S in data.Minv_tmp, D^-1 in data.Dinv, u in
+// data.u, qdd in data.qdd. The subtree's net force is ABA's F_i = IA_i a_i + pA_i (the force its parent
+// exerts through joint i), so no backward sum of forces is needed after the accelerations.
+ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                              const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                              const std::vector<Force>* f_ext, const DynamicsOptions& options,
+                                              const char* caller) {
+  Data::DerivativeWorkspace& w = data.deriv;
+  const int n = model.nbodies();
+  Matrix6X& U_world = data.Minv_tmp;
+
+  // Pass 1, root to leaves: transforms, motions, inertias, IA_i = I_i, pA_i = v_i x* I_i v_i - f_ext_i.
+  w.v[0] = Motion::Zero();
+  for (int i = 1; i < n; ++i) {
+    const Joint& j = model.joint(i);
+    const int p = model.parent(i);
+    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
+    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
+    const BodyMotion body = bodyTerms(model, data, i, v);
+    w.c[i] = w.v[i].cross(body.vJ);
+    w.IA[i] = w.Ic[i];
+    w.pA[i] = w.v[i].crossDual(w.H[i]);
+    if (f_ext) w.pA[i] -= data.X_body_world[i].applyInverse((*f_ext)[i]);
+    internal::clearInverseMassForces(model, data, i);
+  }
+  ++data.X_body_world_stamp;
+  data.Minv.setZero();
+
+  // Pass 2, leaves to root: ABA's factors and M^-1's rows so far; the subtree sums Ic, B, H.
+  for (int i = n - 1; i >= 1; --i) {
+    const Joint& j = model.joint(i);
+    const int p = model.parent(i);
+    internal::visitJointDofs(j, [&](auto dofs) {
+      constexpr int N = decltype(dofs)::value;
+      using Step = internal::ArticulatedStep<N>;
+      Step::factor(model, j, w.IA[i], w.S, U_world, options, data, caller);  // U = IA S, D = S^T U, D^-1
+      const Step step(w.S, U_world, data, j);
+      auto u = Step::rows(data.u, j);
+      step.bias(Step::rows(tau, j), w.pA[i].vector(), u);  // u = tau - S^T pA
+      if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));
+      auto qdd = Step::rows(data.qdd, j);
+      step.solve(u, qdd);  // qdd = D^-1 u, for now
+      internal::inverseMassBackwardStep<N>(model, data, i, w.S, U_world);
+      if (p == 0) return;
+      const ArticulatedBodyInertia Ia = step.projectedInertia(w.IA[i]);  // Ia = IA - U D^-1 U^T
+      Vector6 pa = w.pA[i].vector() + Ia.matrix() * w.c[i].vector();
+      step.addResponse(qdd, pa);  // pa = pA + Ia c + U D^-1 u
+      w.IA[p] += Ia.matrix();
+      w.pA[p] += Force(pa);
+      w.Ic[p] += w.Ic[i];
+      w.B[p] += w.B[i];
+      w.H[p] += w.H[i];
+    });
+  }
+
+  // Pass 3, root to leaves: accelerations, M^-1's rows corrected, F_i, the coordinates' vectors.
+  w.a[0] = -model.gravity();
+  for (int i = 1; i < n; ++i) {
+    const Joint& j = model.joint(i);
+    internal::visitJointDofs(j, [&](auto dofs) {
+      constexpr int N = decltype(dofs)::value;
+      using Step = internal::ArticulatedStep<N>;
+      const Step step(w.S, U_world, data, j);
+      Vector6 a = (w.a[model.parent(i)] + w.c[i]).vector();  // a' = a_p + c
+      auto qdd = Step::rows(data.qdd, j);
+      typename Step::Rows Uta(j.nv, 1);
+      step.correct(a, Uta, qdd);  // qdd = D^-1 (u - U^T a')
+      step.addMotion(qdd, a);     // a_i = a' + S qdd
+      w.a[i] = Motion(a);
+      internal::inverseMassForwardStep<N>(model, data, i, w.S, U_world);
+    });
+    w.F[i] = Force(Vector6(w.IA[i] * w.a[i].vector())) + w.pA[i];
+    coordinateTermsOfBody(model, data, i);
+  }
+  internal::symmetrizeInverseMass(data);
 }
 
 // out[r] = A_(first + r) . x for count rows of an nv x 6 matrix A (x: 6 doubles), and the same plus
@@ -363,17 +464,15 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
   }
 }
 
-// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau): ABA has left qdd in data.qdd, and data.X_up, U and
-// D^-1 at q. d tau / d q and d tau / d v are formed column by column on their pattern, each column's product
-// right after it; M and the armature's and implicit damping's share of d tau / d qdd are not needed (they
-// live in ABA's D^-1, hence in M^-1).
-void forwardFromInverse(const Model& model, Data& data, const Eigen::VectorXd& v,
-                        const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+// dqdd / dx = -M^-1 dtau / dx at qdd = ABA(q, v, tau): the articulated pass leaves qdd, M^-1 and the
+// coordinates' vectors; d tau / d q and d tau / d v are formed column by column on their pattern, each
+// column's product right after it; M and the armature's and implicit damping's share of d tau / d qdd are
+// not needed (they live in ABA's D^-1, hence in M^-1).
+void forwardDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        const Eigen::VectorXd& tau, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
   internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
   internal::reserveDerivatives(model, data);
-  internal::worldTransformsAtTransforms(model, data);  // from ABA's X_up: no second joint calculation
-  coordinateTerms(model, data, v, data.qdd, f_ext);
-  internal::inverseMassMatrixAtFactors(model, data, data.deriv.S);
+  articulatedCoordinateTerms(model, data, q, v, tau, f_ext, options, "abdyn::forwardDynamicsDerivatives");
   const int nv = model.nv();
   if (nv >= kChainProductDofs && isChain(model)) {
     minusInverseMassTimesChain(model, data, options);
@@ -416,17 +515,17 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
-  forwardDynamics(model, data, q, v, tau, options);
-  forwardFromInverse(model, data, v, nullptr, options);
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
+  forwardDerivatives(model, data, q, v, tau, nullptr, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                 const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
   internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
-  forwardDynamics(model, data, q, v, tau, f_ext, options);
-  forwardFromInverse(model, data, v, &f_ext, options);
+  forwardDerivatives(model, data, q, v, tau, &f_ext, options);
 }
 
 }  // namespace abdyn

@@ -4,6 +4,7 @@
 #include "abdyn/algorithms/rnea.hpp"
 #include "internal/articulated_step.hpp"
 #include "internal/checks.hpp"
+#include "internal/inverse_mass_steps.hpp"
 #include "internal/shared_passes.hpp"
 
 namespace abdyn {
@@ -35,78 +36,28 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
 }
 
 void internal::inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world) {
-  // ABA is linear in tau: at v = 0 without gravity, tau = e_k gives column k of M^-1. Run it for all k at
-  // once, with ABA's factors (U, D^-1) at q. F_i (6 x nv): the bias force pA_i for each right-hand side,
-  // nonzero only in columns of i's subtree; after the backward pass the same storage holds A_i, body i's
-  // acceleration per right-hand side. Only the upper triangle (columns >= idx_v(i) in row block i) is
-  // computed. The columns live in world coordinates about the world origin: the pairings S^T F and U^T A
-  // do not depend on the frame, and there a child's force adds to its parent's, and a parent's
-  // acceleration passes to its child, without a transform (24 multiplications per column and body saved
-  // each way). Only U (one column per coordinate) is moved to world coordinates, into data.Minv_tmp; the
-  // per-joint scratch (N x nv) is data.Minv_F[0], which the world body never uses.
+  // ABA with one right-hand side per coordinate (internal/inverse_mass_steps.hpp), in world coordinates:
+  // only U (one column per coordinate) is moved there, into data.Minv_tmp.
   const int n = model.nbodies();
-  const int nv = model.nv();
-  Eigen::MatrixXd& Minv = data.Minv;
   Matrix6X& U_world = data.Minv_tmp;
-  Matrix6X& scratch = data.Minv_F[0];
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const Plx& X = data.X_body_world[i];  // world to body i
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) U_world.col(k) = X.applyInverse(Force(Vector6(data.U.col(k)))).vector();
-    data.Minv_F[i].middleCols(j.idx_v, model.lastSubtreeDof(i) - j.idx_v + 1).setZero();
+    internal::clearInverseMassForces(model, data, i);
   }
-  Minv.setZero();
-  // The articulated-body steps with one right-hand side per column; x, the joint's rows of M^-1, stands
-  // for D^-1 u until the forward pass corrects it.
+  data.Minv.setZero();
   for (int i = n - 1; i >= 1; --i) {
-    const Joint& j = model.joint(i);
-    const int first = j.idx_v, width = model.lastSubtreeDof(i) - first + 1;
-    internal::visitJointDofs(j, [&](auto dofs) {
-      constexpr int N = decltype(dofs)::value;
-      const Eigen::Block<const Matrix6X, 6, N> S(S_world, 0, first, 6, j.nv);
-      const Eigen::Block<const Matrix6X, 6, N> U(U_world, 0, first, 6, j.nv);
-      const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv(data.Dinv, first, 0, j.nv, j.nv);
-      Eigen::Block<Eigen::MatrixXd, N, Eigen::Dynamic> x(Minv, first, first, j.nv, width);
-      auto F = data.Minv_F[i].middleCols(first, width);
-      x.leftCols(j.nv) = Dinv;  // u = e_i - S^T F_i is the identity in the joint's own columns, where F_i is zero
-      if (width > j.nv) {
-        Eigen::Block<Matrix6X, N, Eigen::Dynamic> u(scratch, 0, 0, j.nv, width - j.nv);
-        u.noalias() = -S.transpose() * F.rightCols(width - j.nv);  // u = -S^T F_i
-        x.rightCols(width - j.nv).noalias() = Dinv * u;           // x = D^-1 u
-      }
-      const int p = model.parent(i);
-      if (p == 0) return;
-      F.noalias() += U * x;                          // pa = pA + U D^-1 u (c = 0 at v = 0)
-      data.Minv_F[p].middleCols(first, width) += F;  // pA_p += pa
+    internal::visitJointDofs(model.joint(i), [&](auto dofs) {
+      internal::inverseMassBackwardStep<decltype(dofs)::value>(model, data, i, S_world, U_world);
     });
   }
-  // Forward pass: Minv_F[i] now holds A_i, body i's acceleration per right-hand side; a body without
-  // descendant coordinates passes it to no one.
   for (int i = 1; i < n; ++i) {
-    const Joint& j = model.joint(i);
-    const int first = j.idx_v, width = nv - first;
-    const int p = model.parent(i);
-    const bool has_descendants = model.lastSubtreeDof(i) >= first + j.nv;
-    internal::visitJointDofs(j, [&](auto dofs) {
-      constexpr int N = decltype(dofs)::value;
-      const Eigen::Block<const Matrix6X, 6, N> S(S_world, 0, first, 6, j.nv);
-      const Eigen::Block<const Matrix6X, 6, N> U(U_world, 0, first, 6, j.nv);
-      const Eigen::Block<const Eigen::MatrixXd, N, N> Dinv(data.Dinv, first, 0, j.nv, j.nv);
-      Eigen::Block<Eigen::MatrixXd, N, Eigen::Dynamic> x(Minv, first, first, j.nv, width);
-      auto A = data.Minv_F[i].middleCols(first, width);
-      if (p > 0) {
-        const auto A_p = data.Minv_F[p].middleCols(first, width);  // a' = A_p
-        Eigen::Block<Matrix6X, N, Eigen::Dynamic> UtA(scratch, 0, 0, j.nv, width);
-        UtA.noalias() = U.transpose() * A_p;
-        x.noalias() -= Dinv * UtA;  // x = D^-1 (u - U^T a')
-        if (has_descendants) A = A_p;
-      } else if (has_descendants) {
-        A.setZero();
-      }
-      if (has_descendants) A.noalias() += S * x;  // A_i = a' + S x
+    internal::visitJointDofs(model.joint(i), [&](auto dofs) {
+      internal::inverseMassForwardStep<decltype(dofs)::value>(model, data, i, S_world, U_world);
     });
   }
-  Minv.triangularView<Eigen::StrictlyLower>() = Minv.transpose().triangularView<Eigen::StrictlyLower>();
+  internal::symmetrizeInverseMass(data);
 }
 
 const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,

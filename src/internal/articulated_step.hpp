@@ -1,7 +1,8 @@
 #pragma once
-// The articulated-body step of one joint (RBDA sec. 7.3), written once for its three users: the
+// The articulated-body step of one joint (RBDA sec. 7.3), written once for its four users: the
 // articulated-body algorithm (aba.cpp), the impulse propagation of RowResponse::applyInverseMass
-// (row_response.cpp) and inverseMassMatrix (forward_dynamics_crba.cpp: ABA with nv right-hand sides).
+// (row_response.cpp), inverseMassMatrix (forward_dynamics_crba.cpp: ABA with nv right-hand sides) and
+// the world-coordinate ABA inside forwardDynamicsDerivatives (derivatives.cpp).
 //
 // For joint i with motion subspace S (6 x N) and articulated inertia IA of its subtree:
 //   factor    U = IA S;  D = S^T IA S (+ armature, + h damping);  D^-1
@@ -45,36 +46,28 @@ class ArticulatedStep {
         axis(N == 1 ? j.axis_column : -1),
         axis_sign(j.axis_sign) {}
 
+  /// The same step with S and U taken from 6 x nv column sets in other coordinates (the world coordinates of
+  /// the derivatives' articulated pass, derivatives.cpp), without axis picks; D^-1 from data.Dinv.
+  ArticulatedStep(const Matrix6X& S_columns, const Matrix6X& U_columns, const Data& data, const Joint& j)
+      : S(S_columns, 0, j.idx_v, 6, j.nv),
+        U(U_columns, 0, j.idx_v, 6, j.nv),
+        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv),
+        axis(-1),
+        axis_sign(1.0) {}
+
   /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
   /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
   /// positive definite (a massless body whose motion another joint duplicates).
   static void factor(const Model& model, const Joint& j, const Matrix6& IA, const DynamicsOptions& options, Data& data,
                      const char* function) {
-    const Eigen::Block<const Matrix6X, 6, N> Sj(model.motionSubspace(), 0, j.idx_v, 6, j.nv);
-    Eigen::Block<Matrix6X, 6, N> Uj(data.U, 0, j.idx_v, 6, j.nv);
-    Square D(j.nv, j.nv);
-    if (const int k = N == 1 ? j.axis_column : -1; k >= 0) {
-      if (j.axis_sign > 0.0) {
-        Uj = IA.col(k);
-      } else {
-        Uj = -IA.col(k);
-      }
-      D(0, 0) = IA(k, k);
-    } else {
-      Uj.noalias() = IA * Sj;
-      D.noalias() = Sj.transpose() * Uj;
-    }
-    if (options.armature) D.diagonal() += rows(model.armature(), j);
-    if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
-    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
-    if constexpr (N == 1) {
-      if (!(D(0, 0) > 0.0)) throwSingular(model, j, D(0, 0), function);
-      Dinv(0, 0) = 1.0 / D(0, 0);
-    } else {
-      const Eigen::LLT<Square> llt(D);
-      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
-      Dinv = llt.solve(Square::Identity(j.nv, j.nv));
-    }
+    factorWith(model, j, IA, model.motionSubspace(), N == 1 ? j.axis_column : -1, data.U, options, data, function);
+  }
+
+  /// factor with S's columns from S_columns (6 x nv, in IA's coordinates) and U written into U_columns, without
+  /// axis picks (the second constructor's step).
+  static void factor(const Model& model, const Joint& j, const Matrix6& IA, const Matrix6X& S_columns,
+                     Matrix6X& U_columns, const DynamicsOptions& options, Data& data, const char* function) {
+    factorWith(model, j, IA, S_columns, -1, U_columns, options, data, function);
   }
 
   /// Joint j's rows of an nv-vector (tau, v, u, qdd, the armature).
@@ -146,6 +139,36 @@ class ArticulatedStep {
   const double axis_sign;                                   // +1 or -1
 
  private:
+  static void factorWith(const Model& model, const Joint& j, const Matrix6& IA, const Matrix6X& S_columns, int axis_column,
+                         Matrix6X& U_columns, const DynamicsOptions& options, Data& data, const char* function) {
+    const Eigen::Block<const Matrix6X, 6, N> Sj(S_columns, 0, j.idx_v, 6, j.nv);
+    Eigen::Block<Matrix6X, 6, N> Uj(U_columns, 0, j.idx_v, 6, j.nv);
+    Square D(j.nv, j.nv);
+    if (const int k = axis_column; k >= 0) {
+
+      if (j.axis_sign > 0.0) {
+        Uj = IA.col(k);
+      } else {
+        Uj = -IA.col(k);
+      }
+      D(0, 0) = IA(k, k);
+    } else {
+      Uj.noalias() = IA * Sj;
+      D.noalias() = Sj.transpose() * Uj;
+    }
+    if (options.armature) D.diagonal() += rows(model.armature(), j);
+    if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
+    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
+    if constexpr (N == 1) {
+      if (!(D(0, 0) > 0.0)) throwSingular(model, j, D(0, 0), function);
+      Dinv(0, 0) = 1.0 / D(0, 0);
+    } else {
+      const Eigen::LLT<Square> llt(D);
+      if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
+      Dinv = llt.solve(Square::Identity(j.nv, j.nv));
+    }
+  }
+
   [[noreturn]] static void throwSingular(const Model& model, const Joint& j, double D, const char* function) {
     throw Error(std::string(function) + ": joint '" + j.name + "' of model '" + model.name() +
                 "' has no articulated inertia to move (S^T IA S = " + std::to_string(D) +

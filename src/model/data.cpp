@@ -73,6 +73,9 @@ void internal::reserveDerivatives(const Model& model, Data& data) {
   w.H.assign(n, Force());
   w.Ic.assign(n, Matrix6::Zero());
   w.B.assign(n, Matrix6::Zero());
+  w.IA.assign(n, Matrix6::Zero());
+  w.pA.assign(n, Force());
+  w.c.assign(n, Motion());
   for (Matrix6X* m : {&w.P, &w.Q, &w.alpha, &w.u, &w.w, &w.Gq, &w.Gv}) m->setZero(6, nv);
 }
 

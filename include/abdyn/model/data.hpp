@@ -112,6 +112,9 @@ class Data {
     std::vector<Motion> v, a;     // per body: velocity; acceleration with a_0 = -gravity
     std::vector<Force> F, H;      // per body: subtree sums of the net forces f and of the momenta I v
     std::vector<Matrix6> Ic, B;   // per body: subtree sums of the inertias I and of crf(v) I
+    std::vector<Matrix6> IA;      // per body (forwardDynamicsDerivatives): articulated-body inertia, its
+    std::vector<Force> pA;        //   bias force and velocity-product acceleration c = v x S qd (ABA's, in world
+    std::vector<Motion> c;        //   coordinates; U = IA S goes to Minv_tmp)
     Matrix6X P, Q;                // 6 x nv storage read as nv x 6 rows (derivatives.cpp): row k is Ic S_k and
                                   // (B + B^T) S_k - S_k x* H of coordinate k's body
     Matrix6X alpha, u, w;         // 6 x nv: per coordinate k, the motions that its q- and v-columns excite
