@@ -403,33 +403,46 @@ constexpr int kChainProductDofs = 48;  // below it the dense product's 2 nv^3 is
 
 using ChainSum = RowsX6;
 
-// out = -(C x + D y) for nv x 6 sums C, D and 6-vectors x, y: one loop over rows, twelve columns at once.
-template <class Out>
-ABDYN_ALWAYS_INLINE void setMinusSums(Out&& out, const ChainSum& C, const double* x, const ChainSum& D, const double* y) {
+// out = -(C x + D y) for nv x 6 sums C, D and 6-vectors x, y: one loop over rows, twelve columns at once
+// (out is a column of another matrix: no aliasing, and x, y held in registers).
+ABDYN_ALWAYS_INLINE void setMinusSums(double* __restrict out, const ChainSum& C, const double* x, const ChainSum& D,
+                                      const double* y) {
   const Eigen::Index nv = C.rows();
-  const double* c = C.data();
-  const double* d = D.data();
+  const double* __restrict c = C.data();
+  const double* __restrict d = D.data();
+  const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+  const double y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3], y4 = y[4], y5 = y[5];
   for (Eigen::Index r = 0; r < nv; ++r) {
-    out[r] = -(c[r] * x[0] + c[r + nv] * x[1] + c[r + 2 * nv] * x[2] + c[r + 3 * nv] * x[3] + c[r + 4 * nv] * x[4] +
-               c[r + 5 * nv] * x[5] + d[r] * y[0] + d[r + nv] * y[1] + d[r + 2 * nv] * y[2] + d[r + 3 * nv] * y[3] +
-               d[r + 4 * nv] * y[4] + d[r + 5 * nv] * y[5]);
+    out[r] = -(c[r] * x0 + c[r + nv] * x1 + c[r + 2 * nv] * x2 + c[r + 3 * nv] * x3 + c[r + 4 * nv] * x4 +
+               c[r + 5 * nv] * x5 + d[r] * y0 + d[r + nv] * y1 + d[r + 2 * nv] * y2 + d[r + 3 * nv] * y3 +
+               d[r + 4 * nv] * y4 + d[r + 5 * nv] * y5);
   }
 }
 
 // out -= E x for an nv x 6 sum E and a 6-vector x.
-template <class Out>
-ABDYN_ALWAYS_INLINE void subtractSum(Out&& out, const ChainSum& E, const double* x) {
+ABDYN_ALWAYS_INLINE void subtractSum(double* __restrict out, const ChainSum& E, const double* x) {
   const Eigen::Index nv = E.rows();
-  const double* e = E.data();
+  const double* __restrict e = E.data();
+  const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
   for (Eigen::Index r = 0; r < nv; ++r) {
-    out[r] -= e[r] * x[0] + e[r + nv] * x[1] + e[r + 2 * nv] * x[2] + e[r + 3 * nv] * x[3] + e[r + 4 * nv] * x[4] +
-              e[r + 5 * nv] * x[5];
+    out[r] -= e[r] * x0 + e[r + nv] * x1 + e[r + 2 * nv] * x2 + e[r + 3 * nv] * x3 + e[r + 4 * nv] * x4 + e[r + 5 * nv] * x5;
   }
 }
 
 // C += m y^T for an nv-vector m (a column of M^-1) and a 6-vector y.
-ABDYN_ALWAYS_INLINE void addOuter(ChainSum& C, const double* m, const double* y) {
-  for (int k = 0; k < 6; ++k) C.col(k) += y[k] * Eigen::Map<const Eigen::VectorXd>(m, C.rows());
+ABDYN_ALWAYS_INLINE void addOuter(ChainSum& C, const double* __restrict m, const double* y) {
+  const Eigen::Index nv = C.rows();
+  double* __restrict c = C.data();
+  const double y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3], y4 = y[4], y5 = y[5];
+  for (Eigen::Index r = 0; r < nv; ++r) {
+    const double mr = m[r];
+    c[r] += y0 * mr;
+    c[r + nv] += y1 * mr;
+    c[r + 2 * nv] += y2 * mr;
+    c[r + 3 * nv] += y3 * mr;
+    c[r + 4 * nv] += y4 * mr;
+    c[r + 5 * nv] += y5 * mr;
+  }
 }
 
 ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, const DynamicsOptions& options) {

@@ -91,8 +91,9 @@ class Data {
   // Inverse mass matrix (inverseMassMatrix and forwardDynamicsDerivatives: ABA with nv right-hand sides
   // from ABA's U and Dinv, with X_body_world and S_world).
   Eigen::MatrixXd Minv;           // nv x nv: result (both triangles)
-  std::vector<Matrix6X> Minv_F;   // per body, 6 x nv, world coordinates: bias forces per right-hand side,
-                                  // then accelerations; Minv_F[0] is the pass's per-joint scratch
+  std::vector<Matrix6X> Minv_F;   // per body, 6 x nv storage read as nv x 6 rows, world coordinates: the bias
+                                  // force per right-hand side, then the acceleration; Minv_F[0] is the pass's
+                                  // per-joint scratch
   Matrix6X Minv_tmp;              // 6 x nv: U in world coordinates
 
   Eigen::VectorXd tmp_v;          // nv scratch (a zero qdd for the passes that need one)
