@@ -19,7 +19,8 @@ namespace abdyn::internal {
 // data.Minv_F[i]'s storage is read as nv x 6 rows (ForceRows), row k the 6-vector of right-hand side k, and
 // the steps write M^-1's lower triangle (joint i's columns, rows >= idx_v(i)): every product then runs down
 // contiguous columns of length up to nv, and vectorises along the right-hand sides (with 6 x nv columns
-// it would be 6-long dot products per right-hand side).
+// it would be 6-long dot products per right-hand side). The products are lazy (coefficient-based): with
+// an inner dimension of at most 6 a blocked matrix product would only pack, and it may allocate.
 using ForceRows = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 ABDYN_ALWAYS_INLINE ForceRows forceRows(Matrix6X& m) { return ForceRows(m.data(), m.cols(), 6); }
 
@@ -45,13 +46,13 @@ ABDYN_ALWAYS_INLINE void inverseMassBackwardStep(const Model& model, Data& data,
   X.topRows(j.nv) = Dinv;  // u = e_i - S^T F_i is the identity in the joint's own rows, where F_i is zero
   if (width > j.nv) {
     ForceRows scratch = forceRows(data.Minv_F[0]);
-    Eigen::Block<ForceRows, Eigen::Dynamic, N> uT(scratch, 0, 0, width - j.nv, j.nv);
-    uT.noalias() = -F.bottomRows(width - j.nv) * S;   // u^T = -F_i^T S
-    X.bottomRows(width - j.nv).noalias() = uT * Dinv;  // x^T = u^T D^-1
+    Eigen::Block<ForceRows, Eigen::Dynamic, N> FtS(scratch, 0, 0, width - j.nv, j.nv);
+    FtS.noalias() = F.bottomRows(width - j.nv).lazyProduct(S);      // F_i^T S = -u^T
+    X.bottomRows(width - j.nv).noalias() = -FtS.lazyProduct(Dinv);  // x^T = u^T D^-1
   }
   const int p = model.parent(i);
   if (p == 0) return;
-  F.noalias() += X * U.transpose();                      // pa = pA + U D^-1 u (c = 0 at v = 0)
+  F.noalias() += X.lazyProduct(U.transpose());           // pa = pA + U D^-1 u (c = 0 at v = 0)
   forceRows(data.Minv_F[p]).middleRows(first, width) += F;  // pA_p += pa
 }
 
@@ -75,13 +76,13 @@ ABDYN_ALWAYS_INLINE void inverseMassForwardStep(const Model& model, Data& data, 
     ForceRows A_p_all = forceRows(data.Minv_F[p]), scratch = forceRows(data.Minv_F[0]);
     const auto A_p = A_p_all.middleRows(first, width);  // a' = A_p
     Eigen::Block<ForceRows, Eigen::Dynamic, N> AtU(scratch, 0, 0, width, j.nv);
-    AtU.noalias() = A_p * U;
-    X.noalias() -= AtU * Dinv;  // x^T = (u - U^T a')^T D^-1
+    AtU.noalias() = A_p.lazyProduct(U);
+    X.noalias() -= AtU.lazyProduct(Dinv);  // x^T = (u - U^T a')^T D^-1
     if (has_descendants) A = A_p;
   } else if (has_descendants) {
     A.setZero();
   }
-  if (has_descendants) A.noalias() += X * S.transpose();  // A_i = a' + S x
+  if (has_descendants) A.noalias() += X.lazyProduct(S.transpose());  // A_i = a' + S x
 }
 
 /// After the forward pass: M^-1's upper triangle from its lower one.
