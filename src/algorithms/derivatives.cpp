@@ -76,6 +76,8 @@ ABDYN_ALWAYS_INLINE BodyMotion bodyTerms(const Model& model, Data& data, int i, 
 // Body b's coordinates' vectors, of which every entry of d tau / d q and d tau / d v is a dot product:
 // w.S, w.u, w.alpha, w.w, w.P, w.Q (as rows), w.Gq, w.Gv. Needs b's subtree sums Ic, B, H, F and the
 // motions of b and its parent. B + B^T once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
+// Gq_k and Gv_k enter only the rows of k's strict ancestors: a joint on the world (the floating base's six
+// coordinates) has none, and its are left alone (zero since Data was built).
 ABDYN_ALWAYS_INLINE void coordinateTermsOfBody(const Model& model, Data& data, int b) {
   Data::DerivativeWorkspace& w = data.deriv;
   RowsX6 P_rows = rowsOf(w.P), Q_rows = rowsOf(w.Q);
@@ -94,6 +96,7 @@ ABDYN_ALWAYS_INLINE void coordinateTermsOfBody(const Model& model, Data& data, i
     w.w.col(k) = wk.vector();
     P_rows.row(k).noalias() = (w.Ic[b] * Sk.vector()).transpose();
     Q_rows.row(k) = (BS - SxH).transpose();
+    if (p == 0) continue;
     w.Gq.col(k) = Sk.crossDual(w.F[b]).vector() + w.Ic[b] * alpha.vector() + Bsym * u.vector() +
                   u.crossDual(w.H[b]).vector();
     w.Gv.col(k) = w.Ic[b] * wk.vector() + BS + SxH;
@@ -466,7 +469,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
   }
   for (int b = 1; b < model.nbodies(); ++b) {
     const Joint& j = model.joint(b);
-    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+    for (int c = j.idx_v; c < j.idx_v + j.nv && b > 1; ++c) {  // E = 0 at body 1, which has no Gq, Gv
       subtractSum(data.dqdd_dq.col(c).data(), E, w.Gq.col(c).data());
       subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
     }

@@ -162,7 +162,19 @@ class ArticulatedStep {
     } else {
       const Eigen::LLT<Square> llt(D);
       if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
-      Dinv = llt.solve(Square::Identity(j.nv, j.nv));
+      // D^-1 = L^-T L^-1 with L^-1 by forward substitution, written out: Eigen's solve against the identity
+      // calls its general triangular solver, whose set-up costs more than these at most 56 + 91 products.
+      const auto L = llt.matrixLLT();  // lower triangle: L
+      Square Linv = Square::Zero(j.nv, j.nv);
+      for (int c = 0; c < j.nv; ++c) {
+        Linv(c, c) = 1.0 / L(c, c);
+        for (int r = c + 1; r < j.nv; ++r) {
+          double s = 0.0;
+          for (int k = c; k < r; ++k) s += L(r, k) * Linv(k, c);
+          Linv(r, c) = -s / L(r, r);
+        }
+      }
+      Dinv.noalias() = Linv.transpose() * Linv;
     }
   }
 
