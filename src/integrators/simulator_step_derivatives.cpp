@@ -75,8 +75,8 @@ RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double t
 
 // The rows' roles, the impulse directions J^T T of the free unknowns, and the rows' q derivatives Gq
 // (J^T lambda at fixed lambda) and Phi_q (J_i v+ - target_i of the free rows at fixed v+), analytic for the
-// tree's own rows, ground contacts, joints of rows and body contacts of spheres and boxes (docs/derivatives.md,
-// section 8), by centred differences of the rows rebuilt at q (+) (+-eps e_k) for body contacts with a cylinder.
+// tree's own rows, ground contacts, joints of rows and body contacts (docs/derivatives.md, section 8), by
+// centred differences of the rows rebuilt at q (+) (+-eps e_k) for body contacts at degenerate geometry.
 void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -234,8 +234,10 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
 // Joints of rows and body contacts (section 8): each row is the wrench f between bodies A and B, whose geometry
 // (f, C) moves along q_j with both bodies; internal::rowJointDerivative and bodyContactDerivative give df_j and
 // dC_j, and the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s
-// kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact involving a cylinder is
-// marked in rebuilt_ instead; returns whether any row was.
+// kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact at degenerate geometry
+// (bodyContactDerivative false: a cylinder's rim point whose direction toward the other shape lies along its
+// axis, a point on a cylinder's axis or tied between its side and cap) is marked in rebuilt_ instead; returns
+// whether any row was.
 bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -279,7 +281,7 @@ bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, d
   return any_rebuilt;
 }
 
-// Body contacts with a cylinder (every row with `all`): centred differences of their rows rebuilt along
+// Body contacts at degenerate geometry (every row with `all`): centred differences of their rows rebuilt along
 // each tangent coordinate (rows matched by key), added to Gq and Phi_q.
 void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator, double h, bool all) {
   const Model& model = simulator.model();
