@@ -30,6 +30,16 @@ int findRow(const RowSet& rows, int hint, std::int64_t key) {
   return -1;
 }
 
+// d target / d gap of a contact's normal row on the branch the step took (addContactRows): unilateralTarget's
+// -1/h (open) or -erp/h (penetrating), 0 at the max_push_velocity cap, and 0 for an open gap approached faster
+// than restitution_threshold at the step's start velocity v0, whose target the builder raises to
+// -restitution J v0 = 0 (restitution 0, the only value step accepts).
+double contactSlope(const ConstraintRow& row, const GroundContactSettings& c, const Eigen::VectorXd& v0, double h) {
+  if (unilateralTarget(row.error, c.erp, h) > c.max_push_velocity) return 0.0;
+  if (row.error <= 0.0) return -c.erp / h;
+  return row.J.dot(v0) < -c.restitution_threshold ? 0.0 : -1.0 / h;
+}
+
 }  // namespace
 
 SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
@@ -180,12 +190,7 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
       loaded_[static_cast<std::size_t>(b)] = 1;
     }
     if (u < 0) continue;
-    double slope = 0.0;  // d target / d gap of a normal row on the branch the step took
-    if (kind == 0) {
-      const GroundContactSettings& c = settings.contact;
-      const double unclamped = unilateralTarget(row.error, c.erp, h);
-      slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
-    }
+    const double slope = kind == 0 ? contactSlope(row, settings.contact, v0_, h) : 0.0;
     const Vector6& V_b = V_[static_cast<std::size_t>(b)];
     const Vector3 d_x_w = d.cross(V_b.head<3>());
     const Vector3 moment = p.cross(d);
@@ -269,11 +274,7 @@ bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, d
         any_rebuilt = true;
         continue;
       }
-      if (offset % 3 == 0) {  // a normal row, as a ground contact's
-        const GroundContactSettings& c = settings.contact;
-        const double unclamped = unilateralTarget(row.error, c.erp, h);
-        slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
-      }
+      if (offset % 3 == 0) slope = contactSlope(row, settings.contact, v0_, h);  // a normal row
     }
     if (row.impulse != 0.0) internal::addImpulseDerivative(model, data_, *pair_, row.impulse, Gq_);
     if (u >= 0) internal::velocityErrorDerivative(model, data_, *pair_, V_, slope, Phi_q_.row(u));
