@@ -938,9 +938,10 @@ BOOST_AUTO_TEST_CASE(body_contact_rows_match_rebuilt_rows) {
 // in its branches, and its rim points, which follow the direction between the two shapes' origins), against
 // the centred rebuilds of every row (1e-7, as above: the rebuilds' truncation O((eps / L)^2) with L >= 0.05 m,
 // the radius or distance over which a normal or rim direction turns, is at most 4e-8), and the analytic path
-// taken: configuration_step, the rebuilds' step, changes nothing (configurationStepEffect exactly 0). Random
-// velocities from seed 17, sticking (mu 2) and sliding (mu 0.2), bodies approaching, each shape tilted (no
-// axis-aligned normal, whose tangent basis ties). Cylinders A (radius 0.05 m, 0.2 m long) and B (0.1 m, 0.3 m);
+// taken: configuration_step, the rebuilds' step, changes nothing (configurationStepEffect exactly 0); and against
+// the full step's centred differences (checkStep, 1e-6, every perturbed step keeping the active set). Random
+// velocities from seed 17, mu 2 (sticking) and 0.2 (sliding on some contacts), bodies approaching, each shape
+// tilted (no axis-aligned normal, whose tangent basis ties). Cylinders A (radius 0.05 m, 0.2 m long) and B (0.1 m, 0.3 m);
 // the sphere (radius 0.1 m) is tested by its centre against cylinder B:
 //   outside B's side (rho = 0.198: 2 mm in), outside its cap, outside its rim edge (0.07 m past the side and
 //   the cap: 1 mm in, the normal from the rim circle);
@@ -985,7 +986,7 @@ BOOST_AUTO_TEST_CASE(cylinder_contact_rows_match_rebuilt_rows) {
   for (const ShapePair& c : cases) {
     for (const double mu : {2.0, 0.2}) {
       Simulator sim = pairApproaching(c, mu, rng);
-      const std::string name = std::string(c.name) + (mu > 1.0 ? ", sticking" : ", sliding");
+      const std::string name = std::string(c.name) + (mu > 1.0 ? ", mu 2" : ", mu 0.2");
       {
         Simulator probe = sim;
         probe.step(1e-3);
@@ -997,6 +998,7 @@ BOOST_AUTO_TEST_CASE(cylinder_contact_rows_match_rebuilt_rows) {
       BOOST_TEST_MESSAGE(name << ": analytic against rebuilt " << error);
       BOOST_TEST(error < 1e-7, name << ": " << error);
       BOOST_TEST(configurationStepEffect(sim, 1e-3) == 0.0, name << ": a row was rebuilt");
+      checkStep(name, sim, 1e-3);
     }
   }
 }
