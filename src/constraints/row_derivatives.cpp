@@ -196,21 +196,21 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
 //   box B, outside     n_l = s o / |o|, o = max(|l| - e, 0) (e the half extents, s the signs of l), m the axes
 //                      with o > 0 (one: a face; two: an edge; three: a corner):  N = (1 - n_l n_l^T) m / |o|
 //   box B, inside      n_l = s_f e_f of the nearest face f:          N = 0
-//   cylinder B (radius c, half length h, axis z): rho = |l_xy|, radial r = (l_x, l_y, 0) / rho, t = z x r,
-//   axial z_s = sign(l_z) z; q_r = rho - c, q_z = |l_z| - h. r turns with the point's motion across it:
-//   dr = t (t . delta) / rho.
+//   cylinder B (radius R_c, half length H_c, axis z): rho = |l_xy|, radial r = (l_x, l_y, 0) / rho, azimuthal
+//   phi = z x r, axial z_s = sign(l_z) z; q_r = rho - R_c, q_z = |l_z| - H_c. r turns with the point's motion
+//   around the axis: dr = phi (phi . delta) / rho.
 //     outside          a = max(q_r, 0), b = max(q_z, 0), dist = |(a, b)|, n_l = (a r + b z_s) / dist: the side
 //                      (b = 0), the cap (a = 0) or the rim edge (both > 0, n_l from the nearest rim point).
 //                      d(a r + b z_s) = da r + db z_s + a dr, da = r . delta if a > 0, db = z_s . delta if b > 0:
-//                      N = (1 - n_l n_l^T)(m_r r r^T + m_z z z^T) / dist + (a / (dist rho)) t t^T
-//     inside           the nearer of side and cap: n_l = r, dist = q_r: N = t t^T / rho (the side's normal
+//                      N = (1 - n_l n_l^T)(m_r r r^T + m_z z z^T) / dist + (a / (dist rho)) phi phi^T
+//     inside           the nearer of side and cap: n_l = r, dist = q_r: N = phi phi^T / rho (the side's normal
 //                      turns, unlike a box face's); n_l = z_s, dist = q_z: N = 0.
 // A's point x moves by dx = chi_A (v_j + w_j x x) when fixed on A (sphere, box). A cylinder A's rim point
-// x = e + c u (e its cap's centre o_A +- h a, a its axis, u = +-out or +-side) is built from toward
+// x = e + R_c u (e its cap's centre o_A +- H_c a, a its axis, u = +-out or +-side) is built from toward
 // g = unit(o_B - o_A), which moves with both bodies, as the ground's rim points are from -z (row_contacts.cpp):
 //   dg = (1 - g g^T)(do_B - do_A) / |o_B - o_A|,  do_X = chi_X (v_j + w_j x o_X),  da = chi_A w_j x a,
-//   w = g - (g . a) a,  dw = dg - (dg . a + g . da) a - (g . a) da,  out = w / |w|,  d out = (1 - out out^T) dw / |w|,
-//   side = a x out,  d side = da x out + a x d out,  dx = chi_A (v_j + w_j x e) + c du.
+//   y = g - (g . a) a,  dy = dg - (dg . a + g . da) a - (g . a) da,  out = y / |y|,  d out = (1 - out out^T) dy / |y|,
+//   side = a x out,  d side = da x out + a x d out,  dx = chi_A (v_j + w_j x e) + R_c du.
 // Then n = R_B n_l turns by dn = chi_B w_j x n + R_B dn_l, C = dist - r_A, the row's point p = x - r_A n moves
 // by dx - r_A dn, and the friction directions t1 = n x e_s / |n x e_s| (e_s the axis n is least aligned with,
 // as orthonormalComplement picks it), t2 = n x t1 turn with n.
@@ -254,10 +254,10 @@ bool surfaceNormal(const Geometry& shape, const Vector3& l, Vector3& n_l, Matrix
       if (!outside && std::abs(q_r - q_z) <= 1e-12) return false;
       if (radial && !(rho > 1e-12)) return false;
       const Vector3 r = radial ? Vector3(l.x() / rho, l.y() / rho, 0.0) : Vector3::Zero();
-      const Vector3 t = Vector3::UnitZ().cross(r);
+      const Vector3 phi = Vector3::UnitZ().cross(r);
       if (!outside) {
         n_l = radial ? r : z_s;
-        if (radial) N = t * t.transpose() / rho;
+        if (radial) N = phi * phi.transpose() / rho;
         return true;
       }
       const double a = std::max(q_r, 0.0), b = std::max(q_z, 0.0), dist = std::hypot(a, b);
@@ -266,7 +266,7 @@ bool surfaceNormal(const Geometry& shape, const Vector3& l, Vector3& n_l, Matrix
       if (a > 0.0) moved += r * r.transpose();
       if (b > 0.0) moved(2, 2) = 1.0;
       N = (Matrix3::Identity() - n_l * n_l.transpose()) * moved / dist;
-      if (a > 0.0) N += (a / (dist * rho)) * t * t.transpose();
+      if (a > 0.0) N += (a / (dist * rho)) * phi * phi.transpose();
       return true;
     }
     case ShapeType::Mesh:
@@ -282,7 +282,7 @@ struct ContactPoint {
   // A cylinder's rim point x = e + radius u, u = out, side, -out, -side (k = 0..3); else x is a point of A.
   bool rim = false;
   int k = 0;
-  double radius = 0.0, between = 0.0, w_norm = 0.0;  // |o_B - o_A|, |g - (g . a) a|
+  double radius = 0.0, between = 0.0, y_norm = 0.0;  // |o_B - o_A|, |g - (g . a) a|
   Vector3 e = Vector3::Zero(), axis = Vector3::Zero(), toward = Vector3::Zero(), out = Vector3::Zero();
 };
 
@@ -310,10 +310,10 @@ bool contactPoint(const Geometry& shape, const Plx& X_shape_world, const Vector3
       c.between = (o_b - o_a).norm();
       if (!(c.between > 1e-12)) return false;
       c.toward = (o_b - o_a) / c.between;
-      const Vector3 w = c.toward - c.toward.dot(c.axis) * c.axis;
-      c.w_norm = w.norm();
-      if (!(c.w_norm > 1e-9)) return false;
-      c.out = w / c.w_norm;
+      const Vector3 y = c.toward - c.toward.dot(c.axis) * c.axis;
+      c.y_norm = y.norm();
+      if (!(c.y_norm > 1e-9)) return false;
+      c.out = y / c.y_norm;
       const Vector3 side = c.axis.cross(c.out);
       const Vector3 u = c.k == 0 ? c.out : c.k == 1 ? side : c.k == 2 ? Vector3(-c.out) : Vector3(-side);
       c.x = c.e + c.radius * u;
@@ -335,8 +335,8 @@ Vector3 pointMotion(const ContactPoint& c, const Vector3& o_a, const Vector3& o_
   const Vector3& a = c.axis;
   const Vector3 dg = (dbetween - g * g.dot(dbetween)) / c.between;
   const Vector3 da = turn(w, on_a, a);
-  const Vector3 dw = dg - (dg.dot(a) + g.dot(da)) * a - g.dot(a) * da;
-  const Vector3 dout = (dw - c.out * c.out.dot(dw)) / c.w_norm;
+  const Vector3 dy = dg - (dg.dot(a) + g.dot(da)) * a - g.dot(a) * da;
+  const Vector3 dout = (dy - c.out * c.out.dot(dy)) / c.y_norm;
   const Vector3 dside = da.cross(c.out) + a.cross(dout);
   const Vector3 du = c.k == 0 ? dout : c.k == 1 ? dside : c.k == 2 ? Vector3(-dout) : Vector3(-dside);
   return move(w, v, on_a, c.e) + c.radius * du;
