@@ -6,6 +6,11 @@
 // Benchmark names are <call>/<model>. Each model has 64 random valid states drawn before timing and every
 // loop cycles through them. Physics as in bench_peers: gravity, armature on, damping off.
 //
+// TransitionJacobians/cylinder_box_sphere/abdyn and /abdyn_rebuilt: SimulatorStepJacobians::step on a small
+// scene with body contacts involving a cylinder (contactScene), with the analytic row derivatives and with
+// every row differentiated by centred rebuilds (rebuild_all_rows), interleaved: the cylinder's contact rows
+// were rebuilt before they were analytic (bench_step_peers times the humanoid, the arm and the delta robot).
+//
 //   ./build-bench/bench/bench_derivatives [--source DIR] --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
@@ -49,6 +54,46 @@ struct BenchModel {
 };
 
 using Call = std::function<void(BenchModel&, abdyn::Data&, abdyn::StepJacobians&, int)>;
+
+// A box (0.4 x 0.3 x 0.2 m, 2 kg) on the ground, a cylinder (radius 0.05 m, 0.2 m long, 0.5 kg) lying across
+// its top and a ball (radius 0.1 m, 1 kg) on its top beside the cylinder's side, each on a floating joint
+// (nv = 18), at rest with every contact 1 mm in, mu 0.8: ground contacts on the box's four lower corners, body
+// contacts of the cylinder's two rim points on the box, the ball on the box and on the cylinder's side (8
+// contacts, 24 rows, every one free or carrying an impulse). The benchmark steps by 1 ms from that state.
+
+abdyn::Simulator contactScene() {
+  abdyn::ModelBuilder b("cylinder_box_sphere");
+  abdyn::JointSpec free;
+  free.type = abdyn::JointType::Floating;
+  const auto add = [&](const std::string& name, abdyn::ShapeType shape, const Eigen::Vector3d& size, double mass,
+                       const Eigen::Vector3d& inertia) {
+    free.name = name + "_free";
+    abdyn::Geometry g;
+    g.name = name + "_collision";
+    g.link = name;
+    g.body = b.addBody(0, free, abdyn::Plx(), abdyn::RigidBodyInertia(mass, Eigen::Vector3d::Zero(), inertia.asDiagonal()), name);
+    g.shape = shape;
+    g.size = size;
+    b.addGeometry(g);
+  };
+  const double r = 0.05, l = 0.2;  // the cylinder: uniform solid, I = m (3 r^2 + l^2) / 12 across, m r^2 / 2 along
+  add("box", abdyn::ShapeType::Box, {0.4, 0.3, 0.2}, 2.0, 2.0 / 12.0 * Eigen::Vector3d(0.13, 0.2, 0.25));
+  add("cylinder", abdyn::ShapeType::Cylinder, {r, l, 0.0}, 0.5,
+      Eigen::Vector3d(0.5 * (3 * r * r + l * l) / 12, 0.5 * (3 * r * r + l * l) / 12, 0.5 * r * r / 2));
+  add("ball", abdyn::ShapeType::Sphere, {0.1, 0.0, 0.0}, 1.0, Eigen::Vector3d::Constant(0.4 * 0.1 * 0.1));
+  abdyn::SimulatorSettings settings;
+  settings.ground = true;
+  settings.body_contacts = true;
+  abdyn::Simulator sim(b.build(), settings);
+  // The box 1 mm into the ground (its top at z = 0.199); the cylinder's axis along y, its two rim points facing
+  // the box's origin (15 degrees off vertical) 1 mm into the top; the ball 1 mm into the top and 1 mm into the
+  // cylinder's side (its centre 0.149 m from the axis).
+  sim.q.segment<3>(0) << 0.0, 0.0, 0.099;
+  sim.q.segment<3>(7) << -0.04, 0.0, 0.24625;
+  sim.q.segment<4>(10) = abdyn::Quaternion::fromRotationMatrix(abdyn::expSO3(Eigen::Vector3d(M_PI / 2, 0.0, 0.0))).coeffsWxyz();
+  sim.q.segment<3>(14) << 0.0997, 0.0, 0.298;
+  return sim;
+}
 
 void run(benchmark::State& state, BenchModel* m, const Call& call) {
   abdyn::Data data(m->model);
@@ -117,6 +162,25 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark((name + "/" + label).c_str(),
                                    [call = call, model = m.get()](benchmark::State& st) { run(st, model, call); });
     }
+  }
+  const abdyn::Simulator scene = contactScene();
+  for (const bool rebuilt : {false, true}) {
+    benchmark::RegisterBenchmark(rebuilt ? "TransitionJacobians/cylinder_box_sphere/abdyn_rebuilt"
+                                         : "TransitionJacobians/cylinder_box_sphere/abdyn",
+                                 [&scene, rebuilt](benchmark::State& state) {
+                                   abdyn::Simulator sim = scene;
+                                   abdyn::SimulatorStepJacobians jacobians(sim);
+                                   jacobians.rebuild_all_rows = rebuilt;
+                                   for (auto _ : state) {
+                                     sim.q = scene.q;
+                                     sim.v = scene.v;
+                                     jacobians.step(sim, 1e-3);
+                                     benchmark::DoNotOptimize(jacobians.A.data());
+                                   }
+                                   state.counters["rows"] = sim.rows().size();
+                                   state.counters["contacts"] = sim.statistics().contacts;
+                                 })
+        ->Unit(benchmark::kMicrosecond);
   }
   benchmark::Initialize(&rest_argc, rest.data());
   benchmark::RunSpecifiedBenchmarks();

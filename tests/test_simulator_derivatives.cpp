@@ -539,6 +539,17 @@ BOOST_AUTO_TEST_CASE(analytic_row_derivatives_match_rebuilt_rows) {
   pendulum.q << 0.3001, 0.4;
   pendulum.v << 0.0, 2.0;
   check("pendulum past its limit", pendulum);
+  // A ball 2 mm above the ground falling at 3 m/s, faster than restitution_threshold: the builder raises its open
+  // gap's target -gap/h to -restitution J v = 0, so the target's slope is 0, not -1/h.
+  for (const double mu : {2.0, 0.2}) {
+    SimulatorSettings settings = tightSettings();
+    settings.ground = true;
+    settings.contact.mu = mu;
+    Simulator falling(floatingBall(), settings);
+    falling.q[2] = 0.102;
+    falling.v << 0.3, -0.2, 0.1, 4.0, 2.0, -3.0;
+    check(mu > 1.0 ? "ball falling onto the ground, sticking" : "ball falling onto the ground, sliding", falling);
+  }
 }
 
 // A box resting flat on the ground (settled for 0.5 s from 2 mm in at rest, then pressed 1e-4 m further so
@@ -800,6 +811,82 @@ Model twoShapes(ShapeType shape_a, const Vector3& size_a, ShapeType shape_b, con
   return b.build();
 }
 
+// Two shapes in contact: body 1 (shape A) at position_a, body 2 (shape B) at the origin.
+struct ShapePair {
+  const char* name;
+  ShapeType shape_a;
+  Vector3 size_a;
+  ShapeType shape_b;
+  Vector3 size_b;
+  Vector3 position_a;
+  Vector3 rotation_a;     // rotation vector of body 1
+  Vector3 rotation_b;     // rotation vector of body 2
+};
+
+Eigen::Vector4d quaternionWxyz(const Vector3& rotation) {  // a floating joint's (w, x, y, z), joint.hpp
+  return Quaternion::fromRotationMatrix(expSO3(rotation)).coeffsWxyz();
+}
+
+// The pair's simulator with body contacts (tight solver, friction mu) at rest in the pair's pose.
+Simulator pairAtRest(const ShapePair& c, double mu) {
+  SimulatorSettings settings = tightSettings();
+  settings.body_contacts = true;
+  settings.contact.mu = mu;
+  Simulator sim(twoShapes(c.shape_a, c.size_a, c.shape_b, c.size_b), settings);
+  sim.q.head<3>() = c.position_a;
+  sim.q.segment<4>(3) = quaternionWxyz(c.rotation_a);
+  sim.q.segment<4>(10) = quaternionWxyz(c.rotation_b);
+  return sim;
+}
+
+// The pair's simulator as above with random velocities (0.3 uniform) and body 1 moving towards body 2 along
+// the line between their origins at 1 m/s more (v's linear part is in body coordinates).
+Simulator pairApproaching(const ShapePair& c, double mu, std::mt19937& rng) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Simulator sim = pairAtRest(c, mu);
+  for (int k = 0; k < sim.model().nv(); ++k) sim.v[k] = 0.3 * uniform(rng);
+  sim.v.segment<3>(3) -= expSO3(c.rotation_a).transpose() * c.position_a.normalized();
+  return sim;
+}
+
+// The deepest body-contact gap of the pair at its pose, from rows built with a margin that takes every candidate
+// point in.
+double deepestGap(const ShapePair& c) {
+  Simulator probe = pairAtRest(c, 0.5);
+  probe.settings().contact.margin = 10.0;
+  Data data(probe.model());
+  RowSet rows(probe.model());
+  probe.buildRowsAt(probe.q, probe.v, 1e-3, data, rows);
+  double deepest = HUGE_VAL;
+  for (int r = 0; r < rows.size(); ++r) {
+    if (rows[r].unilateral) deepest = std::min(deepest, rows[r].error);
+  }
+  return deepest;
+}
+
+// c with body 1 moved along `direction` (unit, world) to where its deepest gap is -depth: bisection on the
+// distance between [near, far], whose gaps bracket -depth (the gap grows as the bodies part).
+ShapePair pressed(ShapePair c, const Vector3& direction, double near, double far, double depth) {
+  for (int k = 0; k < 60; ++k) {
+    const double middle = 0.5 * (near + far);
+    c.position_a = middle * direction;
+    (deepestGap(c) < -depth ? near : far) = middle;
+  }
+  c.position_a = 0.5 * (near + far) * direction;
+  return c;
+}
+
+// The largest change of [A B] between configuration_step 1e-5 and 1e-3 with the analytic row derivatives
+// (rebuild_all_rows false): exactly zero when no row is rebuilt, as configuration_step is then unused.
+double configurationStepEffect(const Simulator& start, double h) {
+  Simulator first = start, second = start;
+  SimulatorStepJacobians fine(first), coarse(second);
+  coarse.configuration_step = 1e-3;
+  fine.step(first, h);
+  coarse.step(second, h);
+  return std::max((fine.A - coarse.A).cwiseAbs().maxCoeff(), (fine.B - coarse.B).cwiseAbs().maxCoeff());
+}
+
 }  // namespace
 
 // Body contacts (addBodyContactRows) against the centred rebuilds of every row as above (1e-7), without gravity,
@@ -809,22 +896,9 @@ Model twoShapes(ShapeType shape_a, const Vector3& size_a, ShapeType shape_b, con
 // 2 mm into another box (the inside region: the face normal turns with B). The boxes B are tilted: with B level
 // the normal is +z, whose least-aligned axes x and y tie in orthonormalComplement, and the rebuilt friction
 // directions then flip between them at q (+) eps and q (-) eps (a switch of the tangent basis, where the rebuilds
-// are no reference). A cylinder against a box is left to
-// the rebuilds (its rim points follow the direction between the shapes): the same Jacobians with the other rows
-// analytic.
+// are no reference).
 BOOST_AUTO_TEST_CASE(body_contact_rows_match_rebuilt_rows) {
   std::mt19937 rng(13);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  struct Case {
-    const char* name;
-    ShapeType shape_a;
-    Vector3 size_a;
-    ShapeType shape_b;
-    Vector3 size_b;
-    Vector3 position_a;     // body 1 (shape A); body 2 (shape B) at the origin
-    Vector3 rotation_a;     // rotation vector of body 1
-    Vector3 rotation_b;     // rotation vector of body 2
-  };
   const double s = 0.2 / std::sqrt(2.0);
   // The tilted cube's lowest corner 2 mm below the other box's top face (z = 0.1).
   const Vector3 tilt(0.5, 0.3, 0.0);
@@ -833,7 +907,7 @@ BOOST_AUTO_TEST_CASE(body_contact_rows_match_rebuilt_rows) {
     const Vector3 corner(c & 1 ? 0.1 : -0.1, c & 2 ? 0.1 : -0.1, c & 4 ? 0.1 : -0.1);
     lowest = std::min(lowest, (expSO3(tilt) * corner).z());
   }
-  const Case cases[] = {
+  const ShapePair cases[] = {
       {"sphere on a sphere", ShapeType::Sphere, Vector3(0.1, 0, 0), ShapeType::Sphere, Vector3(0.15, 0, 0),
        Vector3(0.1, -0.05, 0.2).normalized() * 0.248, Vector3(0.3, 0.1, -0.2), Vector3(-0.1, 0.2, 0.1)},
       {"sphere on a box's face", ShapeType::Sphere, Vector3(0.1, 0, 0), ShapeType::Box, Vector3(0.4, 0.3, 0.2),
@@ -842,25 +916,10 @@ BOOST_AUTO_TEST_CASE(body_contact_rows_match_rebuilt_rows) {
        Vector3(0.2 + s * 0.5 - 0.001, 0.02, 0.1 + s * 0.5 - 0.001), Vector3::Zero(), Vector3::Zero()},
       {"box corner in a box", ShapeType::Box, Vector3(0.2, 0.2, 0.2), ShapeType::Box, Vector3(0.4, 0.3, 0.2),
        Vector3(0.02, 0.01, 0.1 - 0.002 - lowest), tilt, Vector3(0.05, -0.02, 0.1)},
-      {"cylinder on a box (rebuilt)", ShapeType::Cylinder, Vector3(0.05, 0.2, 0), ShapeType::Box, Vector3(0.4, 0.3, 0.2),
-       Vector3(0.0, 0.0, 0.1 + 0.1 - 0.002), Vector3::Zero(), Vector3::Zero()},
   };
-  for (const Case& c : cases) {
+  for (const ShapePair& c : cases) {
     for (const double mu : {2.0, 0.2}) {
-      SimulatorSettings settings = tightSettings();
-      settings.body_contacts = true;
-      settings.contact.mu = mu;
-      Simulator sim(twoShapes(c.shape_a, c.size_a, c.shape_b, c.size_b), settings);
-      sim.q.head<3>() = c.position_a;
-      const auto quaternion = [](const Vector3& rotation) {  // (w, x, y, z), joint.hpp
-        return Quaternion::fromRotationMatrix(expSO3(rotation)).coeffsWxyz();
-      };
-      sim.q.segment<4>(3) = quaternion(c.rotation_a);
-      sim.q.segment<4>(10) = quaternion(c.rotation_b);
-      for (int k = 0; k < sim.model().nv(); ++k) sim.v[k] = 0.3 * uniform(rng);
-      // Body 1 moving towards body 2 along the line between them, faster than the random part (v's linear
-      // part is in body coordinates).
-      sim.v.segment<3>(3) -= expSO3(c.rotation_a).transpose() * c.position_a.normalized();
+      Simulator sim = pairApproaching(c, mu, rng);
       const std::string name = std::string(c.name) + (mu > 1.0 ? ", sticking" : ", sliding");
       {
         Simulator probe = sim;
@@ -872,5 +931,105 @@ BOOST_AUTO_TEST_CASE(body_contact_rows_match_rebuilt_rows) {
       BOOST_TEST_MESSAGE(name << ": analytic against rebuilt " << error);
       BOOST_TEST(error < 1e-7, name << ": " << error);
     }
+  }
+}
+
+// Body contacts with a cylinder on either side (docs/derivatives.md, section 8: the cylinder's signed distance
+// in its branches, and its rim points, which follow the direction between the two shapes' origins), against
+// the centred rebuilds of every row (1e-7, as above: the rebuilds' truncation O((eps / L)^2) with L >= 0.05 m,
+// the radius or distance over which a normal or rim direction turns, is at most 4e-8), and the analytic path
+// taken: configuration_step, the rebuilds' step, changes nothing (configurationStepEffect exactly 0); and against
+// the full step's centred differences (checkStep, 1e-6, every perturbed step keeping the active set). Random
+// velocities from seed 17, mu 2 (sticking) and 0.2 (sliding on some contacts), bodies approaching, each shape
+// tilted (no axis-aligned normal, whose tangent basis ties). Cylinders A (radius 0.05 m, 0.2 m long) and B (0.1 m, 0.3 m);
+// the sphere (radius 0.1 m) is tested by its centre against cylinder B:
+//   outside B's side (rho = 0.198: 2 mm in), outside its cap, outside its rim edge (0.07 m past the side and
+//   the cap: 1 mm in, the normal from the rim circle);
+// the points inside B (2 mm deep, from rows' deepest gap, pressed along the given direction):
+//   a tilted cube's lowest corner in B's top cap (inside, nearer the cap: the normal is fixed in B),
+//   a tilted cube's corner in the side of B lying on its side (inside, nearer the side: the normal turns with
+//   the point's motion around the axis),
+//   cylinder A's rim points on a tilted box (the rim points slide as the bodies move),
+//   cylinder A's lower rim points in B's top cap (cylinder on cylinder, both directions tested),
+//   cylinders A and B side by side, slightly crossed (A's rim points in B's side).
+BOOST_AUTO_TEST_CASE(cylinder_contact_rows_match_rebuilt_rows) {
+  std::mt19937 rng(17);
+  const Vector3 sphere(0.1, 0, 0), cube(0.2, 0.2, 0.2), box(0.4, 0.3, 0.2), cyl_a(0.05, 0.2, 0), cyl_b(0.1, 0.3, 0);
+  const Vector3 tilt_b(0.2, -0.15, 0.1);
+  const Matrix3 R_b = expSO3(tilt_b);
+  const Vector3 radial = Vector3(std::cos(0.7), std::sin(0.7), 0.0);
+  const Vector3 rim = radial * (0.1 + 0.07) + Vector3(0.0, 0.0, 0.15 + 0.07);
+  const Vector3 lying(M_PI / 2 + 0.1, 0.05, 0.1);  // B on its side
+  const ShapePair cases[] = {
+      {"sphere on a cylinder's side", ShapeType::Sphere, sphere, ShapeType::Cylinder, cyl_b,
+       R_b * (0.198 * radial + Vector3(0.0, 0.0, 0.05)), Vector3(0.3, 0.1, -0.2), tilt_b},
+      {"sphere on a cylinder's cap", ShapeType::Sphere, sphere, ShapeType::Cylinder, cyl_b,
+       R_b * Vector3(0.03, -0.02, 0.15 + 0.098), Vector3(0.3, 0.1, -0.2), tilt_b},
+      {"sphere at a cylinder's rim edge", ShapeType::Sphere, sphere, ShapeType::Cylinder, cyl_b, R_b * rim,
+       Vector3(0.3, 0.1, -0.2), tilt_b},
+      pressed({"cube corner in a cylinder's cap", ShapeType::Box, cube, ShapeType::Cylinder, cyl_b, Vector3::Zero(),
+               Vector3(0.5, 0.3, 0.0), tilt_b},
+              (R_b * Vector3(0.03, 0.02, 1.0)).normalized(), 0.1, 0.5, 0.002),
+      pressed({"cube corner in a cylinder's side", ShapeType::Box, cube, ShapeType::Cylinder, cyl_b, Vector3::Zero(),
+               Vector3(0.5, 0.3, 0.0), lying},
+              Vector3(0.05, 0.02, 1.0).normalized(), 0.1, 0.5, 0.002),
+      pressed({"cylinder on a box", ShapeType::Cylinder, cyl_a, ShapeType::Box, box, Vector3::Zero(),
+               Vector3(0.3, -0.2, 0.0), Vector3(0.05, -0.02, 0.1)},
+              Vector3(0.1, 0.05, 1.0).normalized(), 0.05, 0.5, 0.002),
+      pressed({"cylinder on a cylinder's cap", ShapeType::Cylinder, cyl_a, ShapeType::Cylinder, cyl_b, Vector3::Zero(),
+               Vector3(0.3, -0.2, 0.0), tilt_b},
+              (R_b * Vector3(0.04, -0.02, 1.0)).normalized(), 0.1, 0.5, 0.002),
+      pressed({"cylinders side by side", ShapeType::Cylinder, cyl_a, ShapeType::Cylinder, cyl_b, Vector3::Zero(),
+               Vector3(0.05, 0.1, 0.0), Vector3(-0.05, 0.02, 0.0)},
+              Vector3(1.0, 0.1, 0.02).normalized(), 0.1, 0.3, 0.002),
+  };
+  for (const ShapePair& c : cases) {
+    for (const double mu : {2.0, 0.2}) {
+      Simulator sim = pairApproaching(c, mu, rng);
+      const std::string name = std::string(c.name) + (mu > 1.0 ? ", mu 2" : ", mu 0.2");
+      {
+        Simulator probe = sim;
+        probe.step(1e-3);
+        BOOST_TEST_MESSAGE(name << ": " << probe.statistics().contacts << " contacts, " << probe.rows().size()
+                                << " rows, deepest gap " << deepestGap(c));
+        BOOST_REQUIRE(probe.statistics().contacts > 0);
+      }
+      const double error = analyticAgainstRebuilt(sim, 1e-3);
+      BOOST_TEST_MESSAGE(name << ": analytic against rebuilt " << error);
+      BOOST_TEST(error < 1e-7, name << ": " << error);
+      BOOST_TEST(configurationStepEffect(sim, 1e-3) == 0.0, name << ": a row was rebuilt");
+      checkStep(name, sim, 1e-3);
+    }
+  }
+}
+
+// Degenerate geometry, where a body contact's row has no derivative and is rebuilt (configurationStepEffect > 0):
+// a cylinder standing upright and centred on a box (the direction between the origins along its axis, so its
+// rim points have no preferred direction), a sphere's centre inside a cylinder exactly as near its side as its
+// cap (2^-7 m from both: exact in binary), and a sphere's centre on the axis of a long cylinder (its radial
+// direction undefined). The rebuilt rows' differences are meaningless there (their rim points or normals jump
+// between q (+) eps and q (-) eps) but finite: A and B must be finite.
+BOOST_AUTO_TEST_CASE(degenerate_cylinder_contacts_are_rebuilt) {
+  const Vector3 sphere(0.01, 0, 0);
+  const double in = 0.0078125;
+  const ShapePair cases[] = {
+      {"cylinder upright on a box's centre", ShapeType::Cylinder, Vector3(0.05, 0.2, 0), ShapeType::Box,
+       Vector3(0.4, 0.3, 0.2), Vector3(0.0, 0.0, 0.198), Vector3::Zero(), Vector3::Zero()},
+      {"sphere centre tied between a cylinder's side and cap", ShapeType::Sphere, sphere, ShapeType::Cylinder,
+       Vector3(0.25, 0.5, 0), Vector3(0.25 - in, 0.0, 0.25 - in), Vector3::Zero(), Vector3::Zero()},
+      {"sphere centre on a cylinder's axis", ShapeType::Sphere, Vector3(0.1, 0, 0), ShapeType::Cylinder,
+       Vector3(0.05, 0.5, 0), Vector3(0.0, 0.0, 0.01), Vector3::Zero(), Vector3::Zero()},
+  };
+  for (const ShapePair& c : cases) {
+    Simulator sim = pairAtRest(c, 0.8);
+    sim.v.segment<3>(3) << 0.01, 0.02, -0.1;
+    Simulator stepped = sim;
+    SimulatorStepJacobians jacobians(stepped);
+    jacobians.step(stepped, 1e-3);
+    BOOST_TEST_MESSAGE(c.name << ": " << stepped.statistics().contacts << " contacts, " << stepped.rows().size() << " rows");
+    BOOST_REQUIRE(stepped.statistics().contacts > 0);
+    BOOST_TEST(jacobians.A.allFinite(), c.name);
+    BOOST_TEST(jacobians.B.allFinite(), c.name);
+    BOOST_TEST(configurationStepEffect(sim, 1e-3) > 0.0, c.name << ": no row was rebuilt");
   }
 }

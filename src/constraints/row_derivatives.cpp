@@ -1,5 +1,6 @@
 #include "internal/row_derivatives.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -187,16 +188,162 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
   return true;
 }
 
-// A body contact (row_contacts.hpp, addBodyContactRows): point x of shape A (a sphere's centre, inflation its
-// radius, or a box corner, both fixed on A) against shape B's signed distance at x, in B's coordinates
-// l = R_B^T (x - o_B), which moves by delta = R_B^T (dx - chi_B (v_j + w_j x x)) (x against B's material):
-//   sphere B      n_l = l / |l|, dist = |l| - r:   dn_l = (1 - n_l n_l^T) delta / |l|,        ddist = n_l . delta
-//   box B, out    n_l = s o / |o|, o = max(|l| - e, 0), active axes m (o > 0):
-//                 dn_l = (1 - n_l n_l^T) (m delta) / |o|,                                     ddist = n_l . delta
-//   box B, in     n_l = s_f e_f of the nearest face f: dn_l = 0,                               ddist = n_l . delta
-// Then n = R_B n_l turns by dn = chi_B w_j x n + R_B dn_l, C = dist - inflation, the row's point
-// p = x - inflation n moves by dx - inflation dn, and the friction directions t1 = n x e_s / |n x e_s| (e_s
-// the axis n is least aligned with, as orthonormalComplement picks it), t2 = n x t1 turn with n.
+// A body contact (row_contacts.hpp, addBodyContactRows): candidate point x of shape A (a sphere's centre,
+// inflation r_A its radius; a box corner; a cylinder's rim point) against shape B's signed distance at x, in B's
+// coordinates l = R_B^T (x - o_B), which moves by delta = R_B^T (dx - chi_B (v_j + w_j x x)) (x against B's
+// material). For every shape B and branch, dist moves by ddist = n_l . delta and n_l by dn_l = N delta, with N:
+//   sphere B           n_l = l / |l|, dist = |l| - r:                N = (1 - n_l n_l^T) / |l|
+//   box B, outside     n_l = s o / |o|, o = max(|l| - e, 0) (e the half extents, s the signs of l), m the axes
+//                      with o > 0 (one: a face; two: an edge; three: a corner):  N = (1 - n_l n_l^T) m / |o|
+//   box B, inside      n_l = s_f e_f of the nearest face f:          N = 0
+//   cylinder B (radius R_c, half length H_c, axis z): rho = |l_xy|, radial r = (l_x, l_y, 0) / rho, azimuthal
+//   phi = z x r, axial z_s = sign(l_z) z; q_r = rho - R_c, q_z = |l_z| - H_c. r turns with the point's motion
+//   around the axis: dr = phi (phi . delta) / rho.
+//     outside          a = max(q_r, 0), b = max(q_z, 0), dist = |(a, b)|, n_l = (a r + b z_s) / dist: the side
+//                      (b = 0), the cap (a = 0) or the rim edge (both > 0, n_l from the nearest rim point).
+//                      d(a r + b z_s) = da r + db z_s + a dr, da = r . delta if a > 0, db = z_s . delta if b > 0:
+//                      N = (1 - n_l n_l^T)(m_r r r^T + m_z z z^T) / dist + (a / (dist rho)) phi phi^T
+//     inside           the nearer of side and cap: n_l = r, dist = q_r: N = phi phi^T / rho (the side's normal
+//                      turns, unlike a box face's); n_l = z_s, dist = q_z: N = 0.
+// A's point x moves by dx = chi_A (v_j + w_j x x) when fixed on A (sphere, box). A cylinder A's rim point
+// x = e + R_c u (e its cap's centre o_A +- H_c a, a its axis, u = +-out or +-side) is built from toward
+// g = unit(o_B - o_A), which moves with both bodies, as the ground's rim points are from -z (row_contacts.cpp):
+//   dg = (1 - g g^T)(do_B - do_A) / |o_B - o_A|,  do_X = chi_X (v_j + w_j x o_X),  da = chi_A w_j x a,
+//   y = g - (g . a) a,  dy = dg - (dg . a + g . da) a - (g . a) da,  out = y / |y|,  d out = (1 - out out^T) dy / |y|,
+//   side = a x out,  d side = da x out + a x d out,  dx = chi_A (v_j + w_j x e) + R_c du.
+// Then n = R_B n_l turns by dn = chi_B w_j x n + R_B dn_l, C = dist - r_A, the row's point p = x - r_A n moves
+// by dx - r_A dn, and the friction directions t1 = n x e_s / |n x e_s| (e_s the axis n is least aligned with,
+// as orthonormalComplement picks it), t2 = n x t1 turn with n.
+namespace {
+
+// Shape B's outward normal n_l at l (B's coordinates) and N = d n_l / d l (the table above). False where n_l
+// has no derivative: a sphere's centre, a cylinder's axis where its radial direction is used, a point inside a
+// cylinder as near its side as its cap.
+bool surfaceNormal(const Geometry& shape, const Vector3& l, Vector3& n_l, Matrix3& N) {
+  N.setZero();
+  switch (shape.shape) {
+    case ShapeType::Sphere: {
+      const double r = l.norm();
+      if (!(r > 1e-12)) return false;
+      n_l = l / r;
+      N = (Matrix3::Identity() - n_l * n_l.transpose()) / r;
+      return true;
+    }
+    case ShapeType::Box: {
+      const Vector3 q = l.cwiseAbs() - 0.5 * shape.size;
+      const Vector3 sign = l.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; });
+      if ((q.array() > 0.0).any()) {
+        const Vector3 outside = q.cwiseMax(0.0);
+        const double norm = outside.norm();
+        n_l = sign.cwiseProduct(outside) / norm;
+        const Vector3 m = (q.array() > 0.0).cast<double>();
+        N = (Matrix3::Identity() - n_l * n_l.transpose()) * m.asDiagonal() / norm;
+      } else {
+        Eigen::Index face = 0;
+        q.maxCoeff(&face);
+        n_l = sign[face] * Vector3::Unit(face);
+      }
+      return true;
+    }
+    case ShapeType::Cylinder: {
+      const double rho = l.head<2>().norm();
+      const double q_r = rho - shape.size[0], q_z = std::abs(l.z()) - 0.5 * shape.size[1];
+      const Vector3 z_s(0.0, 0.0, l.z() < 0.0 ? -1.0 : 1.0);
+      const bool outside = q_r > 0.0 || q_z > 0.0;
+      const bool radial = outside ? q_r > 0.0 : q_r > q_z;  // r enters n_l
+      if (!outside && std::abs(q_r - q_z) <= 1e-12) return false;
+      if (radial && !(rho > 1e-12)) return false;
+      const Vector3 r = radial ? Vector3(l.x() / rho, l.y() / rho, 0.0) : Vector3::Zero();
+      const Vector3 phi = Vector3::UnitZ().cross(r);
+      if (!outside) {
+        n_l = radial ? r : z_s;
+        if (radial) N = phi * phi.transpose() / rho;
+        return true;
+      }
+      const double a = std::max(q_r, 0.0), b = std::max(q_z, 0.0), dist = std::hypot(a, b);
+      n_l = (a * r + b * z_s) / dist;
+      Matrix3 moved = Matrix3::Zero();  // d(a r + b z_s) without a dr
+      if (a > 0.0) moved += r * r.transpose();
+      if (b > 0.0) moved(2, 2) = 1.0;
+      N = (Matrix3::Identity() - n_l * n_l.transpose()) * moved / dist;
+      if (a > 0.0) N += (a / (dist * rho)) * phi * phi.transpose();
+      return true;
+    }
+    case ShapeType::Mesh:
+      return false;
+  }
+  return false;
+}
+
+// Candidate point `point` of shape A (row_contacts.cpp's candidatePoints) with what its motion depends on.
+struct ContactPoint {
+  Vector3 x = Vector3::Zero();  // world coordinates
+  double inflation = 0.0;       // a sphere's radius
+  // A cylinder's rim point x = e + radius u, u = out, side, -out, -side (k = 0..3); else x is a point of A.
+  bool rim = false;
+  int k = 0;
+  double radius = 0.0, between = 0.0, y_norm = 0.0;  // |o_B - o_A|, |g - (g . a) a|
+  Vector3 e = Vector3::Zero(), axis = Vector3::Zero(), toward = Vector3::Zero(), out = Vector3::Zero();
+};
+
+// False for a rim point whose direction toward B is undefined or along the axis (candidatePoints then falls
+// back to fixed directions, and the point jumps as the bodies move off that line).
+bool contactPoint(const Geometry& shape, const Plx& X_shape_world, const Vector3& o_b, int point, ContactPoint& c) {
+  const Matrix3 R = X_shape_world.E().transpose();
+  const Vector3& o_a = X_shape_world.r();
+  switch (shape.shape) {
+    case ShapeType::Sphere:
+      c.x = o_a;
+      c.inflation = shape.size[0];
+      return true;
+    case ShapeType::Box: {
+      const Vector3 corner(point & 1 ? 0.5 : -0.5, point & 2 ? 0.5 : -0.5, point & 4 ? 0.5 : -0.5);
+      c.x = o_a + R * corner.cwiseProduct(shape.size);
+      return true;
+    }
+    case ShapeType::Cylinder: {
+      c.rim = true;
+      c.k = point % 4;
+      c.radius = shape.size[0];
+      c.axis = R.col(2);
+      c.e = o_a + (point < 4 ? -0.5 : 0.5) * shape.size[1] * c.axis;
+      c.between = (o_b - o_a).norm();
+      if (!(c.between > 1e-12)) return false;
+      c.toward = (o_b - o_a) / c.between;
+      const Vector3 y = c.toward - c.toward.dot(c.axis) * c.axis;
+      c.y_norm = y.norm();
+      if (!(c.y_norm > 1e-9)) return false;
+      c.out = y / c.y_norm;
+      const Vector3 side = c.axis.cross(c.out);
+      const Vector3 u = c.k == 0 ? c.out : c.k == 1 ? side : c.k == 2 ? Vector3(-c.out) : Vector3(-side);
+      c.x = c.e + c.radius * u;
+      return true;
+    }
+    case ShapeType::Mesh:
+      return false;
+  }
+  return false;
+}
+
+// dx of the candidate point along q_j (w, v: s_j's parts; on_a, on_b: chi_A(j), chi_B(j); o_a, o_b the shapes'
+// origins).
+Vector3 pointMotion(const ContactPoint& c, const Vector3& o_a, const Vector3& o_b, const Vector3& w, const Vector3& v,
+                    bool on_a, bool on_b) {
+  if (!c.rim) return move(w, v, on_a, c.x);
+  const Vector3 dbetween = move(w, v, on_b, o_b) - move(w, v, on_a, o_a);
+  const Vector3& g = c.toward;
+  const Vector3& a = c.axis;
+  const Vector3 dg = (dbetween - g * g.dot(dbetween)) / c.between;
+  const Vector3 da = turn(w, on_a, a);
+  const Vector3 dy = dg - (dg.dot(a) + g.dot(da)) * a - g.dot(a) * da;
+  const Vector3 dout = (dy - c.out * c.out.dot(dy)) / c.y_norm;
+  const Vector3 dside = da.cross(c.out) + a.cross(dout);
+  const Vector3 du = c.k == 0 ? dout : c.k == 1 ? dside : c.k == 2 ? Vector3(-dout) : Vector3(-dside);
+  return move(w, v, on_a, c.e) + c.radius * du;
+}
+
+}  // namespace
+
 bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t offset, PairRowDerivative& d) {
   const auto& geometries = model.geometries();
   const std::int64_t ng = static_cast<std::int64_t>(geometries.size());
@@ -209,44 +356,19 @@ bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t of
   const Geometry* from = &geometries[static_cast<std::size_t>(first)];
   const Geometry* to = &geometries[static_cast<std::size_t>(second)];
   if (from->shape != ShapeType::Sphere && (to->shape == ShapeType::Sphere || reverse)) std::swap(from, to);
-  const auto handled = [](const Geometry& g) { return g.shape == ShapeType::Sphere || g.shape == ShapeType::Box; };
-  if (!handled(*from) || !handled(*to)) return false;
-  markPaths(model, from->body, to->body, d);
   const Plx X_from = from->X_geometry_body * data.X_body_world[static_cast<std::size_t>(from->body)];
   const Plx X_to = to->X_geometry_body * data.X_body_world[static_cast<std::size_t>(to->body)];
+  const Vector3& o_a = X_from.r();
+  const Vector3& o_b = X_to.r();
+  ContactPoint c;
+  if (!contactPoint(*from, X_from, o_b, point, c)) return false;
+  Vector3 n_local;
+  Matrix3 N;
+  if (!surfaceNormal(*to, X_to.applyToPoint(c.x), n_local, N)) return false;
+  markPaths(model, from->body, to->body, d);
   const Matrix3 R_to = X_to.E().transpose();
-  Vector3 x = X_from.r();
-  double inflation = 0.0;
-  if (from->shape == ShapeType::Sphere) {
-    inflation = from->size[0];
-  } else {
-    const Vector3 corner(point & 1 ? 0.5 : -0.5, point & 2 ? 0.5 : -0.5, point & 4 ? 0.5 : -0.5);
-    x += X_from.E().transpose() * corner.cwiseProduct(from->size);
-  }
-  const Vector3 local = X_to.applyToPoint(x);
-  Vector3 n_local, mask = Vector3::Zero();  // mask: the axes whose motion turns n_local (and by 1 / scale)
-  double scale = 1.0;
-  if (to->shape == ShapeType::Sphere) {
-    scale = local.norm();
-    if (!(scale > 1e-12)) return false;
-    n_local = local / scale;
-    mask.setOnes();
-  } else {
-    const Vector3 q = local.cwiseAbs() - 0.5 * to->size;
-    const Vector3 sign = local.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; });
-    if ((q.array() > 0.0).any()) {
-      const Vector3 outside = q.cwiseMax(0.0);
-      scale = outside.norm();
-      n_local = sign.cwiseProduct(outside) / scale;
-      mask = (q.array() > 0.0).cast<double>();
-    } else {
-      Eigen::Index face = 0;
-      q.maxCoeff(&face);
-      n_local = sign[face] * Vector3::Unit(face);
-    }
-  }
   const Vector3 n = R_to * n_local;
-  const Vector3 p = x - inflation * n;
+  const Vector3 p = c.x - c.inflation * n;
   Eigen::Index least = 0;
   n.cwiseAbs().minCoeff(&least);
   const Vector3 e_s = Vector3::Unit(least);
@@ -259,12 +381,10 @@ bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t of
     const unsigned char mark = d.path[static_cast<std::size_t>(j)];
     const bool on_a = (mark & 1) != 0, on_b = (mark & 2) != 0;
     const Vector3 w = S.col(j).head<3>(), v = S.col(j).tail<3>();
-    const Vector3 dx = move(w, v, on_a, x);
-    const Vector3 delta = R_to.transpose() * (dx - move(w, v, on_b, x));
-    const Vector3 moved = mask.cwiseProduct(delta);
-    const Vector3 dn_local = (moved - n_local * n_local.dot(moved)) / scale;
-    const Vector3 dn = turn(w, on_b, n) + R_to * dn_local;
-    const Vector3 dp = dx - inflation * dn;
+    const Vector3 dx = pointMotion(c, o_a, o_b, w, v, on_a, on_b);
+    const Vector3 delta = R_to.transpose() * (dx - move(w, v, on_b, c.x));
+    const Vector3 dn = turn(w, on_b, n) + R_to * (N * delta);
+    const Vector3 dp = dx - c.inflation * dn;
     const Vector3 dt1 = (dn.cross(e_s) - t1 * t1.dot(dn.cross(e_s))) / n_x_e.norm();
     const Vector3 dt2 = dn.cross(t1) + n.cross(dt1);
     const Vector3 ddirection = kind == 0 ? dn : kind == 1 ? dt1 : dt2;

@@ -30,6 +30,16 @@ int findRow(const RowSet& rows, int hint, std::int64_t key) {
   return -1;
 }
 
+// d target / d gap of a contact's normal row on the branch the step took (addContactRows): unilateralTarget's
+// -1/h (open) or -erp/h (penetrating), 0 at the max_push_velocity cap, and 0 for an open gap approached faster
+// than restitution_threshold at the step's start velocity v0, whose target the builder raises to
+// -restitution J v0 = 0 (restitution 0, the only value step accepts).
+double contactSlope(const ConstraintRow& row, const GroundContactSettings& c, const Eigen::VectorXd& v0, double h) {
+  if (unilateralTarget(row.error, c.erp, h) > c.max_push_velocity) return 0.0;
+  if (row.error <= 0.0) return -c.erp / h;
+  return row.J.dot(v0) < -c.restitution_threshold ? 0.0 : -1.0 / h;
+}
+
 }  // namespace
 
 SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
@@ -75,8 +85,8 @@ RowActivity SimulatorStepJacobians::activity(const RowSet& rows, int r, double t
 
 // The rows' roles, the impulse directions J^T T of the free unknowns, and the rows' q derivatives Gq
 // (J^T lambda at fixed lambda) and Phi_q (J_i v+ - target_i of the free rows at fixed v+), analytic for the
-// tree's own rows, ground contacts, joints of rows and body contacts of spheres and boxes (docs/derivatives.md,
-// section 8), by centred differences of the rows rebuilt at q (+) (+-eps e_k) for body contacts with a cylinder.
+// tree's own rows, ground contacts, joints of rows and body contacts (docs/derivatives.md, section 8), by
+// centred differences of the rows rebuilt at q (+) (+-eps e_k) for body contacts at degenerate geometry.
 void SimulatorStepJacobians::differentiateRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -180,12 +190,7 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
       loaded_[static_cast<std::size_t>(b)] = 1;
     }
     if (u < 0) continue;
-    double slope = 0.0;  // d target / d gap of a normal row on the branch the step took
-    if (kind == 0) {
-      const GroundContactSettings& c = settings.contact;
-      const double unclamped = unilateralTarget(row.error, c.erp, h);
-      slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
-    }
+    const double slope = kind == 0 ? contactSlope(row, settings.contact, v0_, h) : 0.0;
     const Vector6& V_b = V_[static_cast<std::size_t>(b)];
     const Vector3 d_x_w = d.cross(V_b.head<3>());
     const Vector3 moment = p.cross(d);
@@ -234,8 +239,10 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
 // Joints of rows and body contacts (section 8): each row is the wrench f between bodies A and B, whose geometry
 // (f, C) moves along q_j with both bodies; internal::rowJointDerivative and bodyContactDerivative give df_j and
 // dC_j, and the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s
-// kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact involving a cylinder is
-// marked in rebuilt_ instead; returns whether any row was.
+// kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact at degenerate geometry
+// (bodyContactDerivative false: a cylinder's rim point whose direction toward the other shape lies along its
+// axis, a point on a cylinder's axis or tied between its side and cap) is marked in rebuilt_ instead; returns
+// whether any row was.
 bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();
   const RowSet& rows = simulator.rows();
@@ -267,11 +274,7 @@ bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, d
         any_rebuilt = true;
         continue;
       }
-      if (offset % 3 == 0) {  // a normal row, as a ground contact's
-        const GroundContactSettings& c = settings.contact;
-        const double unclamped = unilateralTarget(row.error, c.erp, h);
-        slope = unclamped > c.max_push_velocity ? 0.0 : row.error > 0.0 ? -1.0 / h : -c.erp / h;
-      }
+      if (offset % 3 == 0) slope = contactSlope(row, settings.contact, v0_, h);  // a normal row
     }
     if (row.impulse != 0.0) internal::addImpulseDerivative(model, data_, *pair_, row.impulse, Gq_);
     if (u >= 0) internal::velocityErrorDerivative(model, data_, *pair_, V_, slope, Phi_q_.row(u));
@@ -279,7 +282,7 @@ bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, d
   return any_rebuilt;
 }
 
-// Body contacts with a cylinder (every row with `all`): centred differences of their rows rebuilt along
+// Body contacts at degenerate geometry (every row with `all`): centred differences of their rows rebuilt along
 // each tangent coordinate (rows matched by key), added to Gq and Phi_q.
 void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator, double h, bool all) {
   const Model& model = simulator.model();

@@ -33,8 +33,10 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
 
 /// Fills d with the geometry of the body-contact row with key offset `offset` (its key minus the body contacts'
 /// key base, row_contacts.hpp) and sets C's slope factor: the row's gap C for a normal row (the contact's
-/// point of shape A against the signed distance of shape B). Spheres and boxes on both sides; false for a
-/// cylinder on either side (its rim points follow the direction between the shapes: left to rebuilds).
+/// point of shape A against the signed distance of shape B). Spheres, boxes and cylinders on either side;
+/// false at degenerate geometry, where the row has no derivative (left to rebuilds): a cylinder's rim point
+/// whose direction toward the other shape lies along its axis, a point on a cylinder's axis where its radial
+/// direction is used or as near its side as its cap inside it, a point at a sphere's centre.
 bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t offset, PairRowDerivative& d);
 
 /// Gq(:, j) += impulse d(J^T)/dq_j: the q derivative of the row's generalized impulse J^T lambda at fixed lambda.

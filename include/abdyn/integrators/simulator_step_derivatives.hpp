@@ -54,8 +54,10 @@ class SimulatorStepJacobians {
   /// Takes one step of the simulator from its current (q, v, tau) by h, as simulator.step(h) does, and
   /// sets A, B and activity() for that step. Throws abdyn::InvalidArgument on a simulator of another model,
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
-  /// a body-contact row with a cylinder of the active set (the rows differentiated by rebuilds) is not built
-  /// at a configuration perturbed by `configuration_step` (the step sits on a row's margin: a switch).
+  /// a body-contact row of the active set at degenerate geometry (the rows differentiated by rebuilds: a
+  /// cylinder's rim point whose direction toward the other shape lies along its axis, a point on a cylinder's
+  /// axis or tied between its side and cap) is not built at a configuration perturbed by
+  /// `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 
   /// The role of row r of `rows` (impulses set by a solve): at a bound when within
@@ -69,8 +71,8 @@ class SimulatorStepJacobians {
 
   double clamp_tolerance = 1e-9;      // see activity(); the solver's tolerance should be well below it
   double configuration_step = 1e-5;   // centred-difference step of the rebuilt rows' J(q) and targets (tangent units)
-  /// Differentiate every row by centred differences of rebuilt rows, as body contacts with a cylinder always
-  /// are, instead of the analytic derivatives of the other rows: the reference those are tested against, and
+  /// Differentiate every row by centred differences of rebuilt rows, as body contacts at degenerate geometry
+  /// always are, instead of the analytic derivatives: the reference those are tested against, and
   /// 2 nv row builds slower.
   bool rebuild_all_rows = false;
 
@@ -103,7 +105,7 @@ class SimulatorStepJacobians {
   std::vector<Matrix3> Q_;
   std::vector<char> loaded_;
   std::unique_ptr<internal::PairRowDerivative> pair_;  // one pair row's geometry and its q derivatives
-  std::vector<char> rebuilt_;   // per row: differentiated by rebuilds (a body contact with a cylinder)
+  std::vector<char> rebuilt_;   // per row: differentiated by rebuilds (a body contact at degenerate geometry)
   Eigen::VectorXd phi_plus_, phi_minus_, g_plus_, g_minus_;
   std::vector<int> free_;       // row index of each free unknown
   std::vector<int> unknown_;    // free unknown of each row (-1: clamped)
