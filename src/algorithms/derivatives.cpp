@@ -140,7 +140,8 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
 // articulated inertias, bias forces and subtree sums pass from child to parent, and the accelerations from
 // parent to child, without a transform, and the forward pass's world quantities serve ABA and the
 // derivatives at once. ABA's symbols as in aba.cpp; U = IA S in data.Minv_tmp, D^-1 in data.Dinv, u in
-// data.u, qdd in data.qdd. The subtree's net force is ABA's F_i = IA_i a_i + pA_i (the force its parent
+// data.u, qdd in data.qdd. ABA's factors are left as forwardDynamics leaves them (data.X_up, data.Dinv and
+// data.U in body coordinates), which RowResponse reads. The subtree's net force is ABA's F_i = IA_i a_i + pA_i (the force its parent
 // exerts through joint i), so no backward sum of forces is needed after the accelerations.
 ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& q,
                                               const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
@@ -210,6 +211,9 @@ ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, co
       w.a[i] = Motion(a);
       internal::inverseMassForwardStep<N>(model, data, i, w.S, U_world);
     });
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {  // U in body coordinates, where forwardDynamics leaves it
+      data.U.col(k) = data.X_body_world[i].apply(Force(Vector6(U_world.col(k)))).vector();
+    }
     w.F[i] = Force(Vector6(w.IA[i] * w.a[i].vector())) + w.pA[i];
     coordinateTermsOfBody(model, data, i);
   }
