@@ -5,6 +5,7 @@
 #include <string>
 
 #include "internal/checks.hpp"
+#include "internal/shape_distance.hpp"
 
 namespace abdyn {
 namespace {
@@ -54,51 +55,11 @@ int candidatePoints(const Geometry& g, const Plx& X_shape_world, const Vector3& 
   return 0;
 }
 
-// Signed distance from world point p to shape g (negative inside) and the outward unit normal there, for
-// spheres, boxes and cylinders (false for meshes). Box and cylinder: the distance to the nearest face,
-// edge or rim, from the standard decomposition into per-axis excesses q = |p_local| - half extents.
+// Signed distance from world point p to shape g (negative inside) and the outward unit normal there
+// (internal/shape_distance.hpp); false for meshes.
 bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& p, double& distance, Vector3& normal) {
-  const Vector3 local = X_shape_world.applyToPoint(p);
-  Vector3 normal_local = Vector3::UnitZ();
-  switch (g.shape) {
-    case ShapeType::Sphere: {
-      const double r = local.norm();
-      distance = r - g.size[0];
-      normal_local = r > 1e-12 ? Vector3(local / r) : Vector3::UnitZ();
-      break;
-    }
-    case ShapeType::Box: {
-      const Vector3 q = local.cwiseAbs() - 0.5 * g.size;
-      const Vector3 sign = local.unaryExpr([](double x) { return x < 0.0 ? -1.0 : 1.0; });
-      if ((q.array() > 0.0).any()) {
-        const Vector3 outside = q.cwiseMax(0.0);
-        distance = outside.norm();
-        normal_local = sign.cwiseProduct(outside) / distance;
-      } else {
-        Eigen::Index face = 0;
-        distance = q.maxCoeff(&face);
-        normal_local = sign[face] * Vector3::Unit(face);
-      }
-      break;
-    }
-    case ShapeType::Cylinder: {
-      const double rho = local.head<2>().norm();
-      const Vector3 radial = rho > 1e-12 ? Vector3(local.x() / rho, local.y() / rho, 0.0) : Vector3::UnitX();
-      const Vector3 axial(0.0, 0.0, local.z() < 0.0 ? -1.0 : 1.0);
-      const double q_radial = rho - g.size[0], q_axial = std::abs(local.z()) - 0.5 * g.size[1];
-      if (q_radial > 0.0 || q_axial > 0.0) {
-        const double a = std::max(q_radial, 0.0), b = std::max(q_axial, 0.0);
-        distance = std::hypot(a, b);
-        normal_local = (a * radial + b * axial) / distance;
-      } else {
-        distance = std::max(q_radial, q_axial);
-        normal_local = q_radial > q_axial ? radial : axial;
-      }
-      break;
-    }
-    case ShapeType::Mesh:
-      return false;
-  }
+  Vector3 normal_local;
+  if (!internal::localSignedDistance(g, X_shape_world.applyToPoint(p), distance, normal_local)) return false;
   normal = X_shape_world.E().transpose() * normal_local;
   return true;
 }

@@ -1,12 +1,12 @@
 #include "internal/row_derivatives.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
+#include "internal/shape_distance.hpp"
 
 // Glossary (docs/derivatives.md, section 8): s_j = [w_j; v_j] coordinate j's world column (about the world
 // origin); chi_X(j) = 1 when j is on the path of body X (root to X); a point p fixed on body X moves by
@@ -216,65 +216,6 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
 // as orthonormalComplement picks it), t2 = n x t1 turn with n.
 namespace {
 
-// Shape B's outward normal n_l at l (B's coordinates) and N = d n_l / d l (the table above). False where n_l
-// has no derivative: a sphere's centre, a cylinder's axis where its radial direction is used, a point inside a
-// cylinder as near its side as its cap.
-bool surfaceNormal(const Geometry& shape, const Vector3& l, Vector3& n_l, Matrix3& N) {
-  N.setZero();
-  switch (shape.shape) {
-    case ShapeType::Sphere: {
-      const double r = l.norm();
-      if (!(r > 1e-12)) return false;
-      n_l = l / r;
-      N = (Matrix3::Identity() - n_l * n_l.transpose()) / r;
-      return true;
-    }
-    case ShapeType::Box: {
-      const Vector3 q = l.cwiseAbs() - 0.5 * shape.size;
-      const Vector3 sign = l.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; });
-      if ((q.array() > 0.0).any()) {
-        const Vector3 outside = q.cwiseMax(0.0);
-        const double norm = outside.norm();
-        n_l = sign.cwiseProduct(outside) / norm;
-        const Vector3 m = (q.array() > 0.0).cast<double>();
-        N = (Matrix3::Identity() - n_l * n_l.transpose()) * m.asDiagonal() / norm;
-      } else {
-        Eigen::Index face = 0;
-        q.maxCoeff(&face);
-        n_l = sign[face] * Vector3::Unit(face);
-      }
-      return true;
-    }
-    case ShapeType::Cylinder: {
-      const double rho = l.head<2>().norm();
-      const double q_r = rho - shape.size[0], q_z = std::abs(l.z()) - 0.5 * shape.size[1];
-      const Vector3 z_s(0.0, 0.0, l.z() < 0.0 ? -1.0 : 1.0);
-      const bool outside = q_r > 0.0 || q_z > 0.0;
-      const bool radial = outside ? q_r > 0.0 : q_r > q_z;  // r enters n_l
-      if (!outside && std::abs(q_r - q_z) <= 1e-12) return false;
-      if (radial && !(rho > 1e-12)) return false;
-      const Vector3 r = radial ? Vector3(l.x() / rho, l.y() / rho, 0.0) : Vector3::Zero();
-      const Vector3 phi = Vector3::UnitZ().cross(r);
-      if (!outside) {
-        n_l = radial ? r : z_s;
-        if (radial) N = phi * phi.transpose() / rho;
-        return true;
-      }
-      const double a = std::max(q_r, 0.0), b = std::max(q_z, 0.0), dist = std::hypot(a, b);
-      n_l = (a * r + b * z_s) / dist;
-      Matrix3 moved = Matrix3::Zero();  // d(a r + b z_s) without a dr
-      if (a > 0.0) moved += r * r.transpose();
-      if (b > 0.0) moved(2, 2) = 1.0;
-      N = (Matrix3::Identity() - n_l * n_l.transpose()) * moved / dist;
-      if (a > 0.0) N += (a / (dist * rho)) * phi * phi.transpose();
-      return true;
-    }
-    case ShapeType::Mesh:
-      return false;
-  }
-  return false;
-}
-
 // Candidate point `point` of shape A (row_contacts.cpp's candidatePoints) with what its motion depends on.
 struct ContactPoint {
   Vector3 x = Vector3::Zero();  // world coordinates
@@ -362,9 +303,10 @@ bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t of
   const Vector3& o_b = X_to.r();
   ContactPoint c;
   if (!contactPoint(*from, X_from, o_b, point, c)) return false;
+  double distance = 0.0;
   Vector3 n_local;
-  Matrix3 N;
-  if (!surfaceNormal(*to, X_to.applyToPoint(c.x), n_local, N)) return false;
+  Matrix3 N;  // d n_local / d (the point in B's coordinates): the table above
+  if (!internal::localSignedDistance(*to, X_to.applyToPoint(c.x), distance, n_local, &N)) return false;
   markPaths(model, from->body, to->body, d);
   const Matrix3 R_to = X_to.E().transpose();
   const Vector3 n = R_to * n_local;
