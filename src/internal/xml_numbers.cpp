@@ -8,8 +8,6 @@
 namespace abdyn::internal {
 namespace {
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 // Whether the number in [begin, end) has a negative decimal exponent: out of range, it underflowed.
 bool negativeExponent(const char* begin, const char* end) {
   for (const char* p = begin; p + 1 < end; ++p) {
@@ -25,10 +23,10 @@ std::string parseNumbers(const char* text, double* out, int count) {
   const char* const end = text + std::strlen(text);
   int found = 0;
   while (true) {
-    while (p < end && isSpace(*p)) ++p;
+    while (p < end && isXmlSpace(*p)) ++p;
     if (p == end) break;
     const char* word_end = p;
-    while (word_end < end && !isSpace(*word_end)) ++word_end;
+    while (word_end < end && !isXmlSpace(*word_end)) ++word_end;
     const std::string word(p, word_end);
     if (found == count) return "expected " + std::to_string(count) + (count == 1 ? " number" : " numbers") + ", found more ('" + word + "')";
     // from_chars takes no '+' sign; "+-1" must still fail.

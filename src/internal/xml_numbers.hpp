@@ -9,6 +9,9 @@
 
 namespace abdyn::internal {
 
+/// XML's white space (the XML 1.0 S production): space, tab, newline, carriage return.
+inline bool isXmlSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /// Reads exactly `count` numbers from `text` into `out`. Returns "" on success, otherwise what is
 /// wrong, naming the offending word and the count ("'abc' is not a number", "expected 3 numbers, found
 /// 2"), for the caller to prefix with the element and attribute.

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "abdyn/error.hpp"
+#include "internal/xml_numbers.hpp"
 
 namespace abdyn::internal {
 namespace {
@@ -15,8 +16,6 @@ namespace {
   throw Error(source + ": refused before parsing: " + what + (line ? " (line " + std::to_string(line) + ")" : "") +
               "; abdyn does not hand such files to its XML parsers (limits in src/internal/xml_limits.hpp)");
 }
-
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 }  // namespace
 
@@ -63,14 +62,14 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
   std::string_view open[2];
   const auto nameAt = [&](const char* q) {
     const char* n = q;
-    while (n < end && *n != '>' && *n != '/' && !isSpace(*n)) ++n;
+    while (n < end && *n != '>' && *n != '/' && !isXmlSpace(*n)) ++n;
     return std::string_view(q, static_cast<std::size_t>(n - q));
   };
   const auto offset = [&](const char* q) { return static_cast<std::size_t>(q - xml.data()); };
   while (p < end) {
     const char* const tag = static_cast<const char*>(std::memchr(p, '<', static_cast<std::size_t>(end - p)));
     const char* const text_end = tag != nullptr ? tag : end;
-    if (depth < 2 && !std::all_of(p, text_end, isSpace)) o.clean = false;
+    if (depth < 2 && !std::all_of(p, text_end, isXmlSpace)) o.clean = false;
     if (tag == nullptr) break;
     p = tag;
     if (startsWith("<!--")) {
