@@ -141,8 +141,9 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
 // parent to child, without a transform, and the forward pass's world quantities serve ABA and the
 // derivatives at once. ABA's symbols as in aba.cpp; U = IA S in data.Minv_tmp, D^-1 in data.Dinv, u in
 // data.u, qdd in data.qdd. ABA's factors are left as forwardDynamics leaves them (data.X_up, data.Dinv and
-// data.U in body coordinates), which RowResponse reads. The subtree's net force is ABA's F_i = IA_i a_i + pA_i (the force its parent
-// exerts through joint i), so no backward sum of forces is needed after the accelerations.
+// data.U in body coordinates), which RowResponse reads. The subtree's net force is ABA's F_i = IA_i a_i +
+// pA_i (the force its parent exerts through joint i), so no backward sum of forces is needed after the
+// accelerations.
 ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& q,
                                               const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                               const std::vector<Force>* f_ext, const DynamicsOptions& options,
@@ -473,9 +474,11 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
   }
   for (int b = 1; b < model.nbodies(); ++b) {
     const Joint& j = model.joint(b);
-    for (int c = j.idx_v; c < j.idx_v + j.nv && b > 1; ++c) {  // E = 0 at body 1, which has no Gq, Gv
-      subtractSum(data.dqdd_dq.col(c).data(), E, w.Gq.col(c).data());
-      subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
+    if (b > 1) {  // E = 0 at body 1, the joint on the world, which has no Gq, Gv
+      for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+        subtractSum(data.dqdd_dq.col(c).data(), E, w.Gq.col(c).data());
+        subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
+      }
     }
     for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), w.S.col(c).data());
   }

@@ -125,8 +125,8 @@ class ArticulatedStep {
   /// a += S x.
   template <class X, class A>
   void addMotion(const X& x, A&& a) const {
-    if (N == 1 && axis >= 0) {
-      if constexpr (N == 1) a.row(axis) += axis_sign * x;
+    if (axis >= 0) {
+      a.row(axis) += axis_sign * x.row(0);
     } else {
       a.noalias() += S * x;
     }
@@ -144,11 +144,13 @@ class ArticulatedStep {
     const Eigen::Block<const Matrix6X, 6, N> Sj(S_columns, 0, j.idx_v, 6, j.nv);
     Eigen::Block<Matrix6X, 6, N> Uj(U_columns, 0, j.idx_v, 6, j.nv);
     Square D(j.nv, j.nv);
-    if (N == 1 && axis_column >= 0) {
-      if constexpr (N == 1) {
-        Uj = j.axis_sign > 0.0 ? Vector6(IA.col(axis_column)) : Vector6(-IA.col(axis_column));
-        D(0, 0) = IA(axis_column, axis_column);
+    if (axis_column >= 0) {  // a one-DoF joint's S = +-e_k
+      if (j.axis_sign > 0.0) {
+        Uj.col(0) = IA.col(axis_column);
+      } else {
+        Uj.col(0) = -IA.col(axis_column);
       }
+      D(0, 0) = IA(axis_column, axis_column);
     } else {
       Uj.noalias() = IA * Sj;
       D.noalias() = Sj.transpose() * Uj;
@@ -164,7 +166,7 @@ class ArticulatedStep {
       if (llt.info() != Eigen::Success) throwSingular(model, j, D.diagonal().minCoeff(), function);
       // D^-1 = L^-T L^-1 with L^-1 by forward substitution, written out: Eigen's solve against the identity
       // calls its general triangular solver, whose set-up costs more than these at most 56 + 91 products.
-      const auto L = llt.matrixLLT();  // lower triangle: L
+      const Square& L = llt.matrixLLT();  // lower triangle: L
       Square Linv = Square::Zero(j.nv, j.nv);
       for (int c = 0; c < j.nv; ++c) {
         Linv(c, c) = 1.0 / L(c, c);
