@@ -61,13 +61,13 @@ enum class Stabilisation { Baumgarte, ErrorReduction, PredictedError };
 struct ConstrainedDynamicsSettings {
   ConstrainedSolver solver = ConstrainedSolver::Automatic;
   Stabilisation stabilisation = Stabilisation::Baumgarte;
-  double baumgarte_alpha = 0.0;  // Baumgarte: velocity feedback (1/s), rhs -= 2 alpha G v
-  double baumgarte_beta = 0.0;   // Baumgarte: position feedback (1/s), rhs -= beta^2 C
-  double erp = 0.2;              // ErrorReduction: fraction of C removed per second, in [0, 1]
-  double time_step = 0.0;        // ErrorReduction, PredictedError: the integrator's step h (s), > 0
-  double cfm = 0.0;              // constraint force mixing: Gamma + cfm 1 (softens, regularises)
-  double rank_tolerance = 1e-10; // relative pivot threshold of the rank-revealing factorisation
-  double consistency_tolerance = 1e-8;  // |Gamma lambda - eta| / (1 + |eta|) above this: inconsistent
+  double baumgarte_alpha = 0.0;  ///< Baumgarte: velocity feedback (1/s), rhs -= 2 alpha G v
+  double baumgarte_beta = 0.0;   ///< Baumgarte: position feedback (1/s), rhs -= beta^2 C
+  double erp = 0.2;              ///< ErrorReduction: fraction of C removed per second, in [0, 1]
+  double time_step = 0.0;        ///< ErrorReduction, PredictedError: the integrator's step h (s), > 0
+  double cfm = 0.0;              ///< constraint force mixing: Gamma + cfm 1 (softens, regularises)
+  double rank_tolerance = 1e-10; ///< relative pivot threshold of the rank-revealing factorisation
+  double consistency_tolerance = 1e-8;  ///< |Gamma lambda - eta| / (1 + |eta|) above this: inconsistent
   DynamicsOptions dynamics;
 };
 
@@ -75,27 +75,27 @@ struct ConstrainedDynamicsSettings {
 struct ConstrainedDynamicsData {
   ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints);
 
-  ConstraintKinematics kinematics;  // C, G, gamma at the last call
-  Eigen::VectorXd qdd;              // result of forwardDynamicsConstrained
-  Eigen::VectorXd v_plus;           // result of constrainedImpact
-  Eigen::VectorXd lambda;           // multipliers: G^T lambda is the generalized constraint force
-  std::vector<Vector6> closure_wrench;  // per loop closure: the wrench [torque; force] on body b at Fb's
-                                        // origin, in Fa's axes (body a feels the opposite); after
-                                        // constrainedImpact, the impulse [N m s; N s]
-  int rank = 0;                     // rank of the constraint system at the last call
+  ConstraintKinematics kinematics;  ///< C, G, gamma at the last call
+  Eigen::VectorXd qdd;              ///< result of forwardDynamicsConstrained
+  Eigen::VectorXd v_plus;           ///< result of constrainedImpact
+  Eigen::VectorXd lambda;           ///< multipliers: G^T lambda is the generalized constraint force
+  std::vector<Vector6> closure_wrench;  ///< per loop closure: the wrench [torque; force] on body b at Fb's
+                                        ///< origin, in Fa's axes (body a feels the opposite); after
+                                        ///< constrainedImpact, the impulse [N m s; N s]
+  int rank = 0;                     ///< rank of the constraint system at the last call
 
-  // Scratch.
+  /// Scratch.
   Eigen::VectorXd qdd0, rhs, eta, row, column;
   Eigen::MatrixXd Minv_Gt, Gamma, Gamma_factor, kkt;
-  Eigen::MatrixXd Yt;  // Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
-                       // (zero rows), zero off each group's support; column j: every row's entry at coordinate j
-  // Factorized: per group of rows (one closure, or one coupling) the coordinates that move its bodies,
-  // ascending, and per pair of groups the runs of coordinates both move (the support of Gamma's block).
+  Eigen::MatrixXd Yt;  ///< Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
+                       ///< (zero rows), zero off each group's support; column j: every row's entry at coordinate j
+  /// Factorized: per group of rows (one closure, or one coupling) the coordinates that move its bodies,
+  /// ascending, and per pair of groups the runs of coordinates both move (the support of Gamma's block).
   std::vector<int> group_first_row, group_coordinates, group_coordinate_offset;
   std::vector<DofRun> shared_runs;
   std::vector<int> shared_run_offset;
   Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual, residual;
-  Eigen::VectorXd solve_work, solve_y;  // minimum-norm solves: max(nv, m) + m each
+  Eigen::VectorXd solve_work, solve_y;  ///< minimum-norm solves: max(nv, m) + m each
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
   RowResponse response;
 };

@@ -22,10 +22,10 @@ namespace abdyn {
 
 struct LoopClosure {
   std::string name;
-  int body_a = 0;               // predecessor body (0: the world)
-  Matrix3 R_a = Matrix3::Identity();  // orientation of Fa in body a (columns: Fa's axes in body-a coordinates)
-  Vector3 p_a = Vector3::Zero();      // origin of Fa in body-a coordinates
-  int body_b = 0;               // successor body (0: the world)
+  int body_a = 0;               ///< predecessor body (0: the world)
+  Matrix3 R_a = Matrix3::Identity();  ///< orientation of Fa in body a (columns: Fa's axes in body-a coordinates)
+  Vector3 p_a = Vector3::Zero();      ///< origin of Fa in body-a coordinates
+  int body_b = 0;               ///< successor body (0: the world)
   Matrix3 R_b = Matrix3::Identity();
   Vector3 p_b = Vector3::Zero();
   /// The constrained directions, one row [n_ang; n_lin] each, in Fa coordinates (unit vectors, each row
@@ -50,7 +50,7 @@ struct LoopClosure {
 /// joints (URDF mimic joints).
 struct JointCoupling {
   std::string name;
-  int follower = 0;  // body (= joint) indices
+  int follower = 0;  ///< body (= joint) indices
   int leader = 0;
   double multiplier = 1.0;
   double offset = 0.0;
@@ -72,14 +72,14 @@ struct ConstraintSet {
 struct ConstraintKinematics {
   ConstraintKinematics(const Model& model, const ConstraintSet& constraints);
 
-  Eigen::VectorXd C;      // m: position error
-  Eigen::MatrixXd G;      // m x nv: velocity Jacobian (G v: relative velocities, see above)
-  Eigen::MatrixXd G_exact;  // m x nv: dC/dq along v coordinates (G with Jl^-1 on the angular rows)
-  Eigen::VectorXd gamma;  // m: -(dG/dt) v
-  Matrix6X S_world;       // 6 x nv scratch: joint axes in world coordinates (of moved_coordinates only)
-  std::vector<int> moved_coordinates;  // the coordinates that move a closure's body (its ancestors' joints)
-  Matrix6X G6;            // 6 x nv scratch: one closure's unselected Jacobian
-  Eigen::VectorXd zero_nv;  // qdd = 0 for the bias
+  Eigen::VectorXd C;      ///< m: position error
+  Eigen::MatrixXd G;      ///< m x nv: velocity Jacobian (G v: relative velocities, see above)
+  Eigen::MatrixXd G_exact;  ///< m x nv: dC/dq along v coordinates (G with Jl^-1 on the angular rows)
+  Eigen::VectorXd gamma;  ///< m: -(dG/dt) v
+  Matrix6X S_world;       ///< 6 x nv scratch: joint axes in world coordinates (of moved_coordinates only)
+  std::vector<int> moved_coordinates;  ///< the coordinates that move a closure's body (its ancestors' joints)
+  Matrix6X G6;            ///< 6 x nv scratch: one closure's unselected Jacobian
+  Eigen::VectorXd zero_nv;  ///< qdd = 0 for the bias
 };
 
 /// C(q) and G(q) (and G_exact); runs forwardKinematics(q).

@@ -22,13 +22,13 @@
 namespace abdyn {
 
 struct GroundContactSettings {
-  double height = 0.0;                 // the plane z = height, world coordinates
-  double mu = 0.8;                     // Coulomb friction coefficient (box approximation of the cone)
-  double margin = 0.01;                // speculative margin, m
-  double erp = 0.2;                    // penetration recovery per step (ground and body contacts)
-  double max_push_velocity = 1.0;      // cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
-  double restitution = 0.0;            // coefficient e
-  double restitution_threshold = 0.5;  // approach speed (m/s) below which impacts are inelastic
+  double height = 0.0;                 ///< the plane z = height, world coordinates
+  double mu = 0.8;                     ///< Coulomb friction coefficient (box approximation of the cone)
+  double margin = 0.01;                ///< speculative margin, m
+  double erp = 0.2;                    ///< penetration recovery per step (ground and body contacts)
+  double max_push_velocity = 1.0;      ///< cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
+  double restitution = 0.0;            ///< coefficient e
+  double restitution_threshold = 0.5;  ///< approach speed (m/s) below which impacts are inelastic
 };
 
 /// Candidate points per geometry (row keys are key_base + 3 (8 geometry + point) + {0, 1, 2}).
@@ -49,7 +49,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
 struct GroundContactPoint {
   int body = 0;
   Vector3 p_world = Vector3::Zero();
-  Matrix3 slide = Matrix3::Zero();  // world coordinates; zero for a point fixed on the body
+  Matrix3 slide = Matrix3::Zero();  ///< world coordinates; zero for a point fixed on the body
 };
 GroundContactPoint groundContactPoint(const Model& model, const Data& data, std::int64_t key_offset);
 

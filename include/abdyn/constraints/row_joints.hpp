@@ -32,13 +32,13 @@ struct RowJoint {
   RowJointType type = RowJointType::Ball;
   int body_a = 0;
   int body_b = 0;
-  Plx X_frame_a = Plx();  // maps body-A coordinates into the joint frame on A
-  Plx X_frame_b = Plx();  // maps body-B coordinates into the joint frame on B
-  double length = 0.0;    // distance joints: the kept distance between the frame origins
-  double swing_limit = std::numeric_limits<double>::infinity();   // rad, cone half-angle between z_A and z_B
-  double twist_lower = -std::numeric_limits<double>::infinity();  // rad, twist of B about z_A
+  Plx X_frame_a = Plx();  ///< maps body-A coordinates into the joint frame on A
+  Plx X_frame_b = Plx();  ///< maps body-B coordinates into the joint frame on B
+  double length = 0.0;    ///< distance joints: the kept distance between the frame origins
+  double swing_limit = std::numeric_limits<double>::infinity();   ///< rad, cone half-angle between z_A and z_B
+  double twist_lower = -std::numeric_limits<double>::infinity();  ///< rad, twist of B about z_A
   double twist_upper = std::numeric_limits<double>::infinity();
-  double limit_margin = 0.02;  // rad: limit rows are added this close to a bound
+  double limit_margin = 0.02;  ///< rad: limit rows are added this close to a bound
 };
 
 /// Row keys a joint uses: key_base + 0 .. kRowJointKeys - 1.

@@ -43,12 +43,12 @@ class RowResponse {
   void applyInverseMass(const Model& model, const Data& data, const Eigen::VectorXd& x, Eigen::VectorXd& out);
 
  private:
-  // Throws abdyn::InvalidArgument unless data and this RowResponse were built for model.
+  /// Throws abdyn::InvalidArgument unless data and this RowResponse were built for model.
   void checkModel(const Model& model, const Data& data, const char* function) const;
-  std::vector<Force> p_;   // per body: propagated impulse bias, body coordinates
-  std::vector<Motion> a_;  // per body: velocity change, body coordinates
-  Eigen::VectorXd u_;      // per coordinate: x - S^T p
-  std::int64_t ancestor_pairs_ = 0;  // nnz of L below the diagonal
+  std::vector<Force> p_;   ///< per body: propagated impulse bias, body coordinates
+  std::vector<Motion> a_;  ///< per body: velocity change, body coordinates
+  Eigen::VectorXd u_;      ///< per coordinate: x - S^T p
+  std::int64_t ancestor_pairs_ = 0;  ///< nnz of L below the diagonal
   int nbodies_ = 0;
 };
 

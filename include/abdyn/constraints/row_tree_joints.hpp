@@ -15,9 +15,9 @@
 namespace abdyn {
 
 struct JointMotor {
-  int coordinate = 0;            // velocity coordinate k driven by the motor
-  double target_velocity = 0.0;  // rad/s or m/s
-  double max_effort = 0.0;       // N m or N, >= 0
+  int coordinate = 0;            ///< velocity coordinate k driven by the motor
+  double target_velocity = 0.0;  ///< rad/s or m/s
+  double max_effort = 0.0;       ///< N m or N, >= 0
 };
 
 /// Limit rows for every one-DoF joint whose position lies within `margin` of a finite bound.

@@ -37,30 +37,30 @@ namespace abdyn {
 struct ConstraintRow {
   static constexpr int kMaxSupportRuns = 6;
 
-  Eigen::VectorXd J;          // nv: the row's velocity is J.dot(v)
-  Eigen::VectorXd Minv_Jt;    // nv: M^-1 J^T (RowResponse)
-  // Set by the solver in the factor's coordinates z = L v of M = L^T D L (row_pgs.hpp): the row there,
-  // Y = L^-T J^T (its velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`,
-  // the coordinates on the root paths of J's nonzeros, as runs (first, last) in ascending order.
+  Eigen::VectorXd J;          ///< nv: the row's velocity is J.dot(v)
+  Eigen::VectorXd Minv_Jt;    ///< nv: M^-1 J^T (RowResponse)
+  /// Set by the solver in the factor's coordinates z = L v of M = L^T D L (row_pgs.hpp): the row there,
+  /// Y = L^-T J^T (its velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`,
+  /// the coordinates on the root paths of J's nonzeros, as runs (first, last) in ascending order.
   Eigen::VectorXd Y;
   Eigen::VectorXd Dinv_Y;
   DofRun support[kMaxSupportRuns] = {};
   int support_runs = 0;
-  double target = 0.0;        // the velocity bias the row drives J v to
-  double cfm = 0.0;           // softness (constraint force mixing), >= 0
-  double lo = -std::numeric_limits<double>::infinity();  // impulse bounds
+  double target = 0.0;        ///< the velocity bias the row drives J v to
+  double cfm = 0.0;           ///< softness (constraint force mixing), >= 0
+  double lo = -std::numeric_limits<double>::infinity();  ///< impulse bounds
   double hi = std::numeric_limits<double>::infinity();
-  int tie = -1;               // friction: index of the normal row whose impulse bounds this one
-  double mu = 0.0;            // friction: bounds are +-mu * impulse of row `tie`
-  double impulse = 0.0;       // accumulated impulse lambda (warm start in, solution out)
-  double error = 0.0;         // position error C (unilateral: the gap, negative when violated)
-  bool unilateral = false;    // error is a gap (only negative values violate)
-  std::int64_t key = -1;      // identity across steps for warm starting (-1: none)
-  double inv_k = 0.0;         // 1 / (J M^-1 J^T + cfm), set by the solver
-  int j_begin = 0, j_end = 0;  // J is zero outside [j_begin, j_end), set by the solver
-  // How the solver's sweeps visit the row, set by the solver: alone, as the first or a later row of
-  // a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it),
-  // or within the direct block of bilateral rows (row_pgs.hpp).
+  int tie = -1;               ///< friction: index of the normal row whose impulse bounds this one
+  double mu = 0.0;            ///< friction: bounds are +-mu * impulse of row `tie`
+  double impulse = 0.0;       ///< accumulated impulse lambda (warm start in, solution out)
+  double error = 0.0;         ///< position error C (unilateral: the gap, negative when violated)
+  bool unilateral = false;    ///< error is a gap (only negative values violate)
+  std::int64_t key = -1;      ///< identity across steps for warm starting (-1: none)
+  double inv_k = 0.0;         ///< 1 / (J M^-1 J^T + cfm), set by the solver
+  int j_begin = 0, j_end = 0;  ///< J is zero outside [j_begin, j_end), set by the solver
+  /// How the solver's sweeps visit the row, set by the solver: alone, as the first or a later row of
+  /// a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it),
+  /// or within the direct block of bilateral rows (row_pgs.hpp).
   enum class Visit { Alone, CoordinateFirst, CoordinateMember, Block } visit = Visit::Alone;
   int next_on_coordinate = -1;
 };
@@ -68,9 +68,9 @@ struct ConstraintRow {
 /// The solver's storage for its direct block of bilateral rows (row_pgs.hpp), kept with the rows so that
 /// solving as many rows again allocates nothing. Sized by the solver, which alone reads it.
 struct BilateralBlock {
-  std::vector<int> rows;         // the block's rows, in row order
-  std::vector<double> factor;    // n x n row-major: L (unit, strictly lower), D^-1 on the diagonal
-  std::vector<double> residual;  // n: the rows' w, then the block's impulse change
+  std::vector<int> rows;         ///< the block's rows, in row order
+  std::vector<double> factor;    ///< n x n row-major: L (unit, strictly lower), D^-1 on the diagonal
+  std::vector<double> residual;  ///< n: the rows' w, then the block's impulse change
 };
 
 /// A growable list of rows for one model; rows are reused between clear() calls, so building the

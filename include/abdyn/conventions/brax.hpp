@@ -24,7 +24,7 @@ namespace abdyn::brax {
 
 struct Transform {
   Vector3 pos = Vector3::Zero();
-  Vector4 rot = Vector4(1.0, 0.0, 0.0, 0.0);  // (w, x, y, z)
+  Vector4 rot = Vector4(1.0, 0.0, 0.0, 0.0);  ///< (w, x, y, z)
 };
 
 struct Motion {
@@ -33,8 +33,8 @@ struct Motion {
 };
 
 struct Force {
-  Vector3 ang = Vector3::Zero();  // moment
-  Vector3 vel = Vector3::Zero();  // force (Brax names the field vel)
+  Vector3 ang = Vector3::Zero();  ///< moment
+  Vector3 vel = Vector3::Zero();  ///< force (Brax names the field vel)
 };
 
 struct Inertia {

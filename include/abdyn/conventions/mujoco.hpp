@@ -18,7 +18,7 @@ namespace abdyn::mujoco {
 /// A pose as MuJoCo stores it (xpos, xquat): C's origin and orientation in P, quaternion w first.
 struct Pose {
   Vector3 pos = Vector3::Zero();
-  Vector4 quat = Vector4(1.0, 0.0, 0.0, 0.0);  // (w, x, y, z)
+  Vector4 quat = Vector4(1.0, 0.0, 0.0, 0.0);  ///< (w, x, y, z)
 };
 
 /// The pose T_P_C. The quaternion is the one of R_P_C with w >= 0 (q and -q are the same rotation).

@@ -20,8 +20,8 @@
 namespace abdyn::pinocchio {
 
 struct SE3 {
-  Matrix3 rotation = Matrix3::Identity();  // R_A_B
-  Vector3 translation = Vector3::Zero();   // p_A_B
+  Matrix3 rotation = Matrix3::Identity();  ///< R_A_B
+  Vector3 translation = Vector3::Zero();   ///< p_A_B
 };
 
 struct Motion {
@@ -48,8 +48,8 @@ struct Force {
 
 struct Inertia {
   double mass = 0.0;
-  Vector3 lever = Vector3::Zero();       // centre of mass
-  Matrix3 inertia = Matrix3::Zero();     // about the centre of mass
+  Vector3 lever = Vector3::Zero();       ///< centre of mass
+  Matrix3 inertia = Matrix3::Zero();     ///< about the centre of mass
 };
 
 /// The pose of B in A described by X_B_A.

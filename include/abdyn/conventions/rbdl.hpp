@@ -19,7 +19,7 @@
 
 namespace abdyn::rbdl {
 
-using SpatialVector = Vector6;  // [angular; linear]
+using SpatialVector = Vector6;  ///< [angular; linear]
 
 /// RBDL's SpatialTransform: X = [E 0; -E rx E], maps A-coordinates to B-coordinates.
 struct SpatialTransform {
@@ -30,8 +30,8 @@ struct SpatialTransform {
 /// RBDL's SpatialRigidBodyInertia, its lower triangle Ixx..Izz kept as the full symmetric matrix I.
 struct SpatialRigidBodyInertia {
   double m = 0.0;
-  Vector3 h = Vector3::Zero();  // first moment m c
-  Matrix3 I = Matrix3::Zero();  // rotational inertia about the frame origin
+  Vector3 h = Vector3::Zero();  ///< first moment m c
+  Matrix3 I = Matrix3::Zero();  ///< rotational inertia about the frame origin
 };
 
 inline SpatialTransform fromAbdyn(const Plx& X_B_A) { return {X_B_A.E(), X_B_A.r()}; }

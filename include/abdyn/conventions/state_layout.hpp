@@ -40,21 +40,21 @@ using JointOrder = std::vector<std::string>;
 
 /// How a free (floating) joint's 6 velocity coordinates are laid out.
 enum class FreeVelocityLayout {
-  BodyAngularLinear,       // [w_b; v_b]: abdyn
-  BodyLinearAngular,       // [v_b; w_b]: Pinocchio
-  WorldLinearBodyAngular,  // [pdot; w_b], pdot = velocity of the origin in the world: MuJoCo, Brax, RBDL
+  BodyAngularLinear,       ///< [w_b; v_b]: abdyn
+  BodyLinearAngular,       ///< [v_b; w_b]: Pinocchio
+  WorldLinearBodyAngular,  ///< [pdot; w_b], pdot = velocity of the origin in the world: MuJoCo, Brax, RBDL
 };
 
 struct StateLayout {
-  std::string library;                    // named in error messages
-  bool quaternion_w_last = false;          // a quaternion stored (x, y, z, w) instead of (w, x, y, z)
-  bool quaternion_w_at_end_of_q = false;   // RBDL: a quaternion joint's own slot holds (x, y, z); the w's
-                                           // of all quaternion joints follow, in joint order, after the nv
-                                           // other coordinates
+  std::string library;                    ///< named in error messages
+  bool quaternion_w_last = false;          ///< a quaternion stored (x, y, z, w) instead of (w, x, y, z)
+  bool quaternion_w_at_end_of_q = false;   ///< RBDL: a quaternion joint's own slot holds (x, y, z); the w's
+                                           ///< of all quaternion joints follow, in joint order, after the nv
+                                           ///< other coordinates
   FreeVelocityLayout free_velocity = FreeVelocityLayout::BodyAngularLinear;
-  bool continuous_as_cos_sin = false;      // Pinocchio: a continuous (unbounded revolute) joint's q is
-                                           // (cos, sin) of its angle; converted back with atan2, so
-                                           // angles return in [-pi, pi]
+  bool continuous_as_cos_sin = false;      ///< Pinocchio: a continuous (unbounded revolute) joint's q is
+                                           ///< (cos, sin) of its angle; converted back with atan2, so
+                                           ///< angles return in [-pi, pi]
 };
 
 /// The same state in `layout`. Throws abdyn::InvalidArgument when q is not nq long (for stateToAbdyn:

@@ -16,14 +16,14 @@
 namespace abdyn::tds {
 
 struct Transform {
-  Vector3 translation = Vector3::Zero();    // p_P_C
-  Matrix3 rotation = Matrix3::Identity();   // R_P_C
+  Vector3 translation = Vector3::Zero();    ///< p_P_C
+  Matrix3 rotation = Matrix3::Identity();   ///< R_P_C
 };
 
 struct RigidBodyInertia {
   double mass = 0.0;
-  Vector3 com = Vector3::Zero();            // first moment m c
-  Matrix3 inertia = Matrix3::Zero();        // about the frame origin
+  Vector3 com = Vector3::Zero();            ///< first moment m c
+  Matrix3 inertia = Matrix3::Zero();        ///< about the frame origin
 };
 
 inline Transform fromAbdyn(const Plxb& T_P_C) { return {T_P_C.position(), T_P_C.rotation()}; }

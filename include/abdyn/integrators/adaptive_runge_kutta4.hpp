@@ -57,7 +57,7 @@ class AdaptiveRungeKutta4 {
   AdaptiveRungeKutta4Settings settings_;
   RungeKutta4 rk_;
   Eigen::VectorXd q_whole_, v_whole_, q_halves_, v_halves_;
-  double next_ = 0.0;  // the proposed sub-step; 0 before the first call
+  double next_ = 0.0;  ///< the proposed sub-step; 0 before the first call
   int accepted_ = 0, rejected_ = 0;
   double smallest_ = 0.0;
 };

@@ -28,8 +28,8 @@ class ConstrainedStepJacobians {
                    const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h,
                    const ConstrainedDynamicsSettings& settings = {});
 
-  Eigen::MatrixXd A;  // 2 nv x 2 nv: d (q1, v1) / d (q, v), tangent coordinates
-  Eigen::MatrixXd B;  // 2 nv x nv: d (q1, v1) / d tau
+  Eigen::MatrixXd A;  ///< 2 nv x 2 nv: d (q1, v1) / d (q, v), tangent coordinates
+  Eigen::MatrixXd B;  ///< 2 nv x nv: d (q1, v1) / d tau
 
  private:
   ConstrainedDerivatives derivatives_;

@@ -63,27 +63,27 @@ class RolloutWorkers {
   Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)]->simulator; }
 
  private:
-  friend struct RolloutBlocks;  // rollout.cpp
+  friend struct RolloutBlocks;  ///< rollout.cpp
   /// Runs run(thread, n) for n = 0 .. runs - 1, the runs split into min(runs, threads()) contiguous blocks,
   /// one per thread (the caller's thread takes the first); a block stops at its first exception, and the
   /// exception of the lowest failing run is rethrown once all threads are done. Defined in rollout.cpp.
   template <class Run>
   void forEachBlock(int runs, const Run& run);
 
-  // One thread's Simulator on cache lines of its own: the Simulator object holds fields written every
-  // step (its statistics and time, Data's stamps), which side by side with the next thread's would share
-  // a line with it and pass it between the cores on every step (false sharing). Each Worker, with the
-  // storage of its Simulator, is allocated by a thread of its own (RolloutWorkers's constructor), so that
-  // the allocator's per-thread heaps keep one worker's vectors off the next one's cache lines as well.
+  /// One thread's Simulator on cache lines of its own: the Simulator object holds fields written every
+  /// step (its statistics and time, Data's stamps), which side by side with the next thread's would share
+  /// a line with it and pass it between the cores on every step (false sharing). Each Worker, with the
+  /// storage of its Simulator, is allocated by a thread of its own (RolloutWorkers's constructor), so that
+  /// the allocator's per-thread heaps keep one worker's vectors off the next one's cache lines as well.
   struct alignas(64) Worker {
     explicit Worker(const Simulator& prototype) : simulator(prototype) {}
     Simulator simulator;
   };
 
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<std::thread> threads_;        // the threads beyond the caller's, started per call
-  std::vector<std::exception_ptr> errors_;  // per thread: the exception that stopped its block
-  std::vector<int> failed_runs_;            // per thread: the run that threw it, or -1
+  std::vector<std::thread> threads_;        ///< the threads beyond the caller's, started per call
+  std::vector<std::exception_ptr> errors_;  ///< per thread: the exception that stopped its block
+  std::vector<int> failed_runs_;            ///< per thread: the run that threw it, or -1
 };
 
 /// N = q0.rows() runs of `steps` steps of length h with the joint forces of tau (layouts above), on

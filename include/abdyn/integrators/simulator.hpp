@@ -29,29 +29,29 @@ namespace abdyn {
 struct SimulatorSettings {
   PgsSettings solver;
   int substeps = 1;
-  double erp = 0.2;                // Baumgarte / ERP of bilateral rows and of limits once passed, per step
-                                   // (each of n sub-steps uses 1 - (1 - erp)^(1/n); likewise contact.erp)
-  double cfm = 0.0;                // softness of bilateral rows
-  bool joint_limits = false;       // enforce the model's position limits as rows
-  double limit_margin = 0.01;      // limit rows become active this close to a bound (rad or m)
-  bool joint_friction = true;      // Coulomb joint friction rows from Model::friction
-  bool mimic = true;               // rows for Model::mimics
-  bool ground = false;             // contacts with the plane z = contact.height
-  bool body_contacts = false;      // contacts between collision shapes of different, non-adjacent bodies
-  bool implicit_damping = true;    // joint damping at the end of each sub-step (step 1 above); false: explicit
-  bool energy = true;              // StepStatistics::energy after each step (a kinematics pass); false: NaN
-  GroundContactSettings contact;   // for ground and body contacts
-  ResponseMethod response = ResponseMethod::Automatic;  // how M^-1 J^T is formed (row_response.hpp)
+  double erp = 0.2;                ///< Baumgarte / ERP of bilateral rows and of limits once passed, per step
+                                   ///< (each of n sub-steps uses 1 - (1 - erp)^(1/n); likewise contact.erp)
+  double cfm = 0.0;                ///< softness of bilateral rows
+  bool joint_limits = false;       ///< enforce the model's position limits as rows
+  double limit_margin = 0.01;      ///< limit rows become active this close to a bound (rad or m)
+  bool joint_friction = true;      ///< Coulomb joint friction rows from Model::friction
+  bool mimic = true;               ///< rows for Model::mimics
+  bool ground = false;             ///< contacts with the plane z = contact.height
+  bool body_contacts = false;      ///< contacts between collision shapes of different, non-adjacent bodies
+  bool implicit_damping = true;    ///< joint damping at the end of each sub-step (step 1 above); false: explicit
+  bool energy = true;              ///< StepStatistics::energy after each step (a kinematics pass); false: NaN
+  GroundContactSettings contact;   ///< for ground and body contacts
+  ResponseMethod response = ResponseMethod::Automatic;  ///< how M^-1 J^T is formed (row_response.hpp)
   DynamicsOptions dynamics;
 };
 
 struct StepStatistics {
-  int iterations = 0;          // solver sweeps, summed over sub-steps
-  double residual = 0.0;       // largest final solver residual over sub-steps
-  double constraint_error = 0.0;  // largest violation before the last sub-step's solve (bilateral |C|, unilateral max(0, -C))
-  int rows = 0;                // rows of the last sub-step
-  int contacts = 0;            // contact points (ground and bodies) of the last sub-step
-  double energy = 0.0;         // kinetic + potential energy after the step (NaN without settings.energy)
+  int iterations = 0;          ///< solver sweeps, summed over sub-steps
+  double residual = 0.0;       ///< largest final solver residual over sub-steps
+  double constraint_error = 0.0;  ///< largest violation before the last sub-step's solve (bilateral |C|, unilateral max(0, -C))
+  int rows = 0;                ///< rows of the last sub-step
+  int contacts = 0;            ///< contact points (ground and bodies) of the last sub-step
+  double energy = 0.0;         ///< kinetic + potential energy after the step (NaN without settings.energy)
 };
 
 class Simulator {
@@ -63,10 +63,10 @@ class Simulator {
   SimulatorSettings& settings() { return settings_; }
   const SimulatorSettings& settings() const { return settings_; }
 
-  Eigen::VectorXd q;    // configuration
-  Eigen::VectorXd v;    // velocity
-  Eigen::VectorXd tau;  // joint forces held over each step
-  std::vector<RowJoint> joints;  // two-body joints made of rows
+  Eigen::VectorXd q;    ///< configuration
+  Eigen::VectorXd v;    ///< velocity
+  Eigen::VectorXd tau;  ///< joint forces held over each step
+  std::vector<RowJoint> joints;  ///< two-body joints made of rows
   std::vector<JointMotor> motors;
 
   /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau, and abdyn::Error
@@ -99,12 +99,12 @@ class Simulator {
   static RowSource rowSource(std::int64_t key, std::int64_t& offset);
 
  private:
-  friend struct RolloutBlocks;  // rollout.cpp: steps without the energy when its caller does not ask for it
-  // step(h) with the energy computed only when `energy` (step(h) passes settings().energy).
+  friend struct RolloutBlocks;  ///< rollout.cpp: steps without the energy when its caller does not ask for it
+  /// step(h) with the energy computed only when `energy` (step(h) passes settings().energy).
   const StepStatistics& advance(double h, bool energy);
-  void substep(double h, double t_end);  // t_end: the time at its end, for messages
+  void substep(double h, double t_end);  ///< t_end: the time at its end, for messages
   void buildRows(double h);
-  // The rows at q into `rows`, with data.X_body_world at q already; returns the number of contact points.
+  /// The rows at q into `rows`, with data.X_body_world at q already; returns the number of contact points.
   int appendRows(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
 
   Model model_;
@@ -113,7 +113,7 @@ class Simulator {
   RowSet rows_;
   RowResponse response_;
   Eigen::VectorXd v_start_;
-  std::vector<std::pair<std::int64_t, double>> warm_;  // (key, impulse) of the previous solve, sorted
+  std::vector<std::pair<std::int64_t, double>> warm_;  ///< (key, impulse) of the previous solve, sorted
   StepStatistics statistics_;
   double time_ = 0.0;
 };

@@ -39,8 +39,8 @@ class StepJacobians {
   void rungeKutta4(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                    const Eigen::VectorXd& tau, double h, const DynamicsOptions& options = {});
 
-  Eigen::MatrixXd A;  // 2 nv x 2 nv: d (q1, v1) / d (q, v), tangent coordinates
-  Eigen::MatrixXd B;  // 2 nv x nv: d (q1, v1) / d tau
+  Eigen::MatrixXd A;  ///< 2 nv x 2 nv: d (q1, v1) / d (q, v), tangent coordinates
+  Eigen::MatrixXd B;  ///< 2 nv x nv: d (q1, v1) / d tau
 
  private:
   void check(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,

@@ -9,16 +9,16 @@
 namespace abdyn {
 
 enum class FrameType {
-  Body,   // the frame of a body itself (identity placement)
-  Fixed,  // a link attached through a fixed joint and merged into its body (or into the world)
-  User,   // added through ModelBuilder::addFrame
+  Body,   ///< the frame of a body itself (identity placement)
+  Fixed,  ///< a link attached through a fixed joint and merged into its body (or into the world)
+  User,   ///< added through ModelBuilder::addFrame
 };
 
 struct Frame {
   std::string name;
   FrameType type = FrameType::Body;
-  int body = 0;   // the body it is rigidly attached to (0: the world)
-  Plx X_frame_body;  // maps coordinates of the body into coordinates of this frame
+  int body = 0;   ///< the body it is rigidly attached to (0: the world)
+  Plx X_frame_body;  ///< maps coordinates of the body into coordinates of this frame
 };
 
 }  // namespace abdyn

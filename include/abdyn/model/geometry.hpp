@@ -12,14 +12,14 @@ enum class GeometryRole { Visual, Collision };
 enum class ShapeType { Box, Cylinder, Sphere, Mesh };
 
 struct Geometry {
-  std::string name;        // the element's name attribute, or "<link>/<role><index>" when it has none
-  std::string link;        // the link it was declared in
+  std::string name;        ///< the element's name attribute, or "<link>/<role><index>" when it has none
+  std::string link;        ///< the link it was declared in
   GeometryRole role = GeometryRole::Collision;
   ShapeType shape = ShapeType::Box;
-  int body = 0;            // the body the link belongs to (after fixed-joint merging)
-  Plx X_geometry_body;     // maps body coordinates into the shape's own frame
-  Vector3 size = Vector3::Zero();  // box: edge lengths; cylinder: (radius, length, 0); sphere: (radius, 0, 0)
-  std::string mesh_filename;       // mesh only, as written in the file (not loaded)
+  int body = 0;            ///< the body the link belongs to (after fixed-joint merging)
+  Plx X_geometry_body;     ///< maps body coordinates into the shape's own frame
+  Vector3 size = Vector3::Zero();  ///< box: edge lengths; cylinder: (radius, length, 0); sphere: (radius, 0, 0)
+  std::string mesh_filename;       ///< mesh only, as written in the file (not loaded)
   Vector3 mesh_scale = Vector3::Ones();
 };
 

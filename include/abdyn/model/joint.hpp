@@ -27,15 +27,15 @@
 namespace abdyn {
 
 enum class JointType {
-  RevoluteX,   // revolute about the joint frame's x axis (fast path)
-  RevoluteY,   // ... y axis
-  RevoluteZ,   // ... z axis
-  Revolute,    // revolute about any unit axis
-  PrismaticX,  // prismatic along x (fast path)
+  RevoluteX,   ///< revolute about the joint frame's x axis (fast path)
+  RevoluteY,   ///< ... y axis
+  RevoluteZ,   ///< ... z axis
+  Revolute,    ///< revolute about any unit axis
+  PrismaticX,  ///< prismatic along x (fast path)
   PrismaticY,
   PrismaticZ,
-  Prismatic,   // prismatic along any unit axis
-  Helical,     // screw about a unit axis with a pitch (metres per radian)
+  Prismatic,   ///< prismatic along any unit axis
+  Helical,     ///< screw about a unit axis with a pitch (metres per radian)
   Spherical,
   Planar,
   Floating,
@@ -45,9 +45,9 @@ enum class JointType {
 struct JointLayout {
   int nq;
   int nv;
-  int quaternion;          // offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
-  bool identity_subspace;  // S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
-  int axis_column;         // one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
+  int quaternion;          ///< offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
+  bool identity_subspace;  ///< S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
+  int axis_column;         ///< one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
 };
 
 /// The row of the table for a joint type.
@@ -82,16 +82,16 @@ const char* jointTypeName(JointType type);
 struct Joint {
   JointType type = JointType::Revolute;
   std::string name;
-  int idx_q = 0;  // first coordinate of this joint in q
-  int idx_v = 0;  // first coordinate of this joint in v (and in qdd, tau)
+  int idx_q = 0;  ///< first coordinate of this joint in q
+  int idx_v = 0;  ///< first coordinate of this joint in v (and in qdd, tau)
   int nq = 1;
   int nv = 1;
-  Vector3 axis = Vector3::UnitZ();  // revolute, prismatic, helical: the axis; planar: the normal n
-  Vector3 axis2 = Vector3::UnitX(); // planar: the first in-plane direction t1
-  double pitch = 0.0;               // helical only
-  bool continuous = false;          // a revolute joint without position limits (URDF "continuous")
-  int axis_column = -1;             // k when S = axis_sign e_k (S's products are picks); -1 otherwise
-  double axis_sign = 1.0;           // +1 or -1; both set by setAxisPick
+  Vector3 axis = Vector3::UnitZ();  ///< revolute, prismatic, helical: the axis; planar: the normal n
+  Vector3 axis2 = Vector3::UnitX(); ///< planar: the first in-plane direction t1
+  double pitch = 0.0;               ///< helical only
+  bool continuous = false;          ///< a revolute joint without position limits (URDF "continuous")
+  int axis_column = -1;             ///< k when S = axis_sign e_k (S's products are picks); -1 otherwise
+  double axis_sign = 1.0;           ///< +1 or -1; both set by setAxisPick
 
   /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
   Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;

@@ -32,7 +32,7 @@ struct DofRun {
 /// A declared coupling q_follower = multiplier * q_leader + offset between two one-DoF joints (URDF
 /// mimic). Kept as data: the constraint solvers enforce it.
 struct MimicCoupling {
-  int follower = 0;  // joint (= body) index
+  int follower = 0;  ///< joint (= body) index
   int leader = 0;
   double multiplier = 1.0;
   double offset = 0.0;
@@ -161,10 +161,10 @@ class Model {
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
   std::vector<MimicCoupling> mimics_;
   std::vector<Geometry> geometries_;
-  // Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
-  // the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
-  // slots over the names frames_ and joints_ hold already (src/internal/name_index.hpp): no node and no
-  // copy of a name per entry.
+  /// Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
+  /// the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
+  /// slots over the names frames_ and joints_ hold already (src/internal/name_index.hpp): no node and no
+  /// copy of a name per entry.
   std::vector<std::uint64_t> frame_index_, joint_index_;
 };
 

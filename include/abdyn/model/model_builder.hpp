@@ -14,12 +14,12 @@ namespace abdyn {
 struct JointSpec {
   JointType type = JointType::Revolute;
   std::string name;
-  Vector3 axis = Vector3::UnitZ();   // unit axis (revolute, prismatic, helical) or plane normal (planar)
-  Vector3 axis2 = Vector3::UnitX();  // planar: first in-plane direction, orthogonal to axis
-  double pitch = 0.0;                // helical: metres per radian
+  Vector3 axis = Vector3::UnitZ();   ///< unit axis (revolute, prismatic, helical) or plane normal (planar)
+  Vector3 axis2 = Vector3::UnitX();  ///< planar: first in-plane direction, orthogonal to axis
+  double pitch = 0.0;                ///< helical: metres per radian
   bool continuous = false;
-  // Limits and joint dynamics apply to each coordinate of the joint (position limits only to
-  // one-DoF joints).
+  /// Limits and joint dynamics apply to each coordinate of the joint (position limits only to
+  /// one-DoF joints).
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();
   double velocity_limit = std::numeric_limits<double>::infinity();
@@ -60,7 +60,7 @@ class ModelBuilder {
   Model build() &&;
 
  private:
-  // Computes the model's derived structure from the bodies and checks it: the body of both build()s.
+  /// Computes the model's derived structure from the bodies and checks it: the body of both build()s.
   void finish(Model& m) const;
 
   Model model_;

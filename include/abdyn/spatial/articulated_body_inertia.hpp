@@ -50,7 +50,7 @@ class ArticulatedBodyInertia {
 
  private:
   friend class Plx;
-  Matrix6 I_;  // symmetric, angular first
+  Matrix6 I_;  ///< symmetric, angular first
 };
 
 }  // namespace abdyn

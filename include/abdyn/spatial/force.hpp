@@ -58,8 +58,8 @@ class Force {
   bool isApprox(const Force& o, double prec = 1e-12) const { return vector().isApprox(o.vector(), prec); }
 
  private:
-  Vector3 n_;  // moment about the frame origin
-  Vector3 f_;  // resultant force
+  Vector3 n_;  ///< moment about the frame origin
+  Vector3 f_;  ///< resultant force
 };
 
 inline Force operator*(double s, const Force& f) { return f * s; }

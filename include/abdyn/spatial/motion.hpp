@@ -64,8 +64,8 @@ class Motion {
   bool isApprox(const Motion& o, double prec = 1e-12) const { return vector().isApprox(o.vector(), prec); }
 
  private:
-  Vector3 w_;  // angular part
-  Vector3 v_;  // linear part
+  Vector3 w_;  ///< angular part
+  Vector3 v_;  ///< linear part
 };
 
 inline Motion operator*(double s, const Motion& m) { return m * s; }

@@ -119,8 +119,8 @@ class Plx {
   template <class Rotation, class Symmetric>
   static Matrix3 symmetricCongruence(const Rotation& R, const Symmetric& S);
 
-  Matrix3 E_;  // rotation of A-coordinates into B-coordinates
-  Vector3 r_;  // origin of B in A coordinates
+  Matrix3 E_;  ///< rotation of A-coordinates into B-coordinates
+  Vector3 r_;  ///< origin of B in A coordinates
 };
 
 ABDYN_ALWAYS_INLINE ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const {

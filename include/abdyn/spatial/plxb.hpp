@@ -72,8 +72,8 @@ class Plxb {
   bool isApprox(const Plxb& o, double prec = 1e-12) const { return toPlx().isApprox(o.toPlx(), prec); }
 
  private:
-  Matrix3 R_;  // orientation of the child in the parent, R_P_C
-  Vector3 p_;  // origin of the child in parent coordinates, p_P_C
+  Matrix3 R_;  ///< orientation of the child in the parent, R_P_C
+  Vector3 p_;  ///< origin of the child in parent coordinates, p_P_C
 };
 
 inline std::ostream& operator<<(std::ostream& os, const Plxb& T) {

@@ -78,7 +78,7 @@ class Quaternion {
   Matrix3 toRotationMatrix() const;
 
  private:
-  // Storage order w, x, y, z.
+  /// Storage order w, x, y, z.
   double w_;
   double x_;
   double y_;

@@ -108,9 +108,9 @@ class RigidBodyInertia {
   }
 
  private:
-  double m_;     // mass
-  Vector3 c_;    // centre of mass in this frame
-  Matrix3 Ic_;   // rotational inertia about the centre of mass, axes of this frame
+  double m_;     ///< mass
+  Vector3 c_;    ///< centre of mass in this frame
+  Matrix3 Ic_;   ///< rotational inertia about the centre of mass, axes of this frame
 };
 
 std::ostream& operator<<(std::ostream& os, const RigidBodyInertia& I);
