@@ -1,5 +1,6 @@
 #pragma once
-// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
+/// @file
+/// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
 
 // Errors, the library logger and checked mode: what every layer reports through.
 #include "abdyn/checked_mode.hpp"

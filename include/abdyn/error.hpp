@@ -1,12 +1,13 @@
 #pragma once
-// Exceptions thrown by abdyn.
-//
-// abdyn::Error        everything abdyn rejects: a file, a URDF element, a physical quantity (inertia,
-//                     rotation) that cannot describe a real system, a diverged simulation. The message
-//                     names the source and what is wrong. `catch (const abdyn::Error&)` catches all of it.
-// abdyn::InvalidArgument  the kind of Error where a call's argument has the wrong size, belongs to another
-//                     model or (in checked mode) has a non-finite value; the message names the argument
-//                     and the expectation.
+/// @file
+/// Exceptions thrown by abdyn.
+///
+/// abdyn::Error        everything abdyn rejects: a file, a URDF element, a physical quantity (inertia,
+///                     rotation) that cannot describe a real system, a diverged simulation. The message
+///                     names the source and what is wrong. `catch (const abdyn::Error&)` catches all of it.
+/// abdyn::InvalidArgument  the kind of Error where a call's argument has the wrong size, belongs to another
+///                     model or (in checked mode) has a non-finite value; the message names the argument
+///                     and the expectation.
 
 #include <stdexcept>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
-// The joint-space mass matrix by the composite-rigid-body algorithm (Featherstone RBDA sec. 6.2), and
-// its sparse L^T D L factorisation (RBDA sec. 6.5), which keeps the branch-induced sparsity of M:
-// M(k, l) is zero unless one of k, l is an ancestor of the other, and L has the same pattern.
+/// @file
+/// The joint-space mass matrix by the composite-rigid-body algorithm (Featherstone RBDA sec. 6.2), and
+/// its sparse L^T D L factorisation (RBDA sec. 6.5), which keeps the branch-induced sparsity of M:
+/// M(k, l) is zero unless one of k, l is an ancestor of the other, and L has the same pattern.
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/model/data.hpp"

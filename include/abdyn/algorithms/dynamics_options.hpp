@@ -1,6 +1,7 @@
 #pragma once
-// Which of the model's joint-space terms the dynamics algorithms include. The same options must be
-// given to inverse and forward dynamics for the two to be each other's inverse.
+/// @file
+/// Which of the model's joint-space terms the dynamics algorithms include. The same options must be
+/// given to inverse and forward dynamics for the two to be each other's inverse.
 
 namespace abdyn {
 

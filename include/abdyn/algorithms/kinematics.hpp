@@ -1,6 +1,7 @@
 #pragma once
-// Forward kinematics: body transforms, velocities and accelerations, and the poses, spatial
-// velocities and accelerations of bodies and frames in the three usual reference frames.
+/// @file
+/// Forward kinematics: body transforms, velocities and accelerations, and the poses, spatial
+/// velocities and accelerations of bodies and frames in the three usual reference frames.
 
 #include <Eigen/Geometry>
 

@@ -1,19 +1,20 @@
 #pragma once
-// First-order derivatives of forwardDynamicsConstrained (constrained_dynamics.hpp): of qdd and of the
-// multipliers lambda with respect to q (tangent space, as in algorithms/derivatives.hpp), v and tau, for every
-// stabilisation and cfm. Derivation: docs/derivatives.md, section 6. In short, the forward call solves
-//   [M  -G^T ] [qdd   ]   [tau - h          ]
-//   [G  cfm 1] [lambda] = [gamma - a G v - b C]      (gamma = -Gdot v; a, b the stabilisation gains)
-// Write ID = M qdd + h and Phi = G qdd - gamma, the closures' relative acceleration. Differentiating at the
-// solution leaves the same matrix on the left and, on the right, with qdd and lambda held,
-//   top:    d tau - d ID + d (G^T) lambda     (dRNEA at the solution's qdd; the closure wrenches turn with q)
-//   bottom: -d Phi - a d (G v) - b d C        (the closures' own kinematics)
-// The linear system is solved as the forward call's is: qdd through M^-1, lambda through the Schur complement
-// Gamma = G M^-1 G^T + cfm 1, by Cholesky when Gamma is regular. With redundant closures (Gamma singular) the
-// forward call returns the minimum-norm multipliers, and this call their derivative: the minimum-norm
-// solution plus the term along null(G^T) that keeps lambda in the turning range of G.
-//
-// Allocation-free after ConstrainedDerivatives is built.
+/// @file
+/// First-order derivatives of forwardDynamicsConstrained (constrained_dynamics.hpp): of qdd and of the
+/// multipliers lambda with respect to q (tangent space, as in algorithms/derivatives.hpp), v and tau, for every
+/// stabilisation and cfm. Derivation: docs/derivatives.md, section 6. In short, the forward call solves
+///   [M  -G^T ] [qdd   ]   [tau - h          ]
+///   [G  cfm 1] [lambda] = [gamma - a G v - b C]      (gamma = -Gdot v; a, b the stabilisation gains)
+/// Write ID = M qdd + h and Phi = G qdd - gamma, the closures' relative acceleration. Differentiating at the
+/// solution leaves the same matrix on the left and, on the right, with qdd and lambda held,
+///   top:    d tau - d ID + d (G^T) lambda     (dRNEA at the solution's qdd; the closure wrenches turn with q)
+///   bottom: -d Phi - a d (G v) - b d C        (the closures' own kinematics)
+/// The linear system is solved as the forward call's is: qdd through M^-1, lambda through the Schur complement
+/// Gamma = G M^-1 G^T + cfm 1, by Cholesky when Gamma is regular. With redundant closures (Gamma singular) the
+/// forward call returns the minimum-norm multipliers, and this call their derivative: the minimum-norm
+/// solution plus the term along null(G^T) that keeps lambda in the turning range of G.
+///
+/// Allocation-free after ConstrainedDerivatives is built.
 
 #include <vector>
 

@@ -1,47 +1,48 @@
 #pragma once
-// Forward dynamics of a tree with loop closures and joint couplings (loop_closure.hpp), by Lagrange
-// multipliers at the acceleration level:
-//   M qdd + h(q, v) = tau + G^T lambda,      G qdd = rhs = gamma - a G v - b C
-// with gamma = -Gdot v (so that G qdd = gamma keeps G v = 0) and a, b the drift feedback chosen by
-// ConstrainedDynamicsSettings::stabilisation (below). The impulse-level twin (the reference notes'
-// Gamma lambda = eta) follows from integrating over an instant; here Gamma = G M^-1 G^T and
-// eta = rhs - G qdd0 with qdd0 the unconstrained acceleration, so lambda solves Gamma lambda = eta and
-// qdd = qdd0 + M^-1 G^T lambda. constrainedImpact() is that system at the impulse level.
-//
-// Stabilisation (a, b) of the drift of C, with h the integrator's time step where one is needed:
-//   Baumgarte       a = 2 alpha, b = beta^2: C'' + 2 alpha C' + beta^2 C = 0 (critically damped when
-//                   alpha = beta); alpha = beta = 0 is no stabilisation (the default).
-//   ErrorReduction  a = 1/h, b = beta_erp/h^2, beta_erp = 1 - (1 - ERP)^(1/n), n = 1/h: ERP is the
-//                   fraction of C removed per second, beta_erp the fraction removed per step (n steps
-//                   remove ERP). Derivation: the notes ask for G v_next = -(beta_erp/h) C at the velocity
-//                   level; semi-implicit Euler gives G v_next = G v + h (G qdd - gamma), so
-//                   G qdd = gamma - G v/h - beta_erp C/h^2, and then C_next = C + h G v_next =
-//                   (1 - beta_erp) C to first order.
-//   PredictedError  a = 1/h, b = 1/(2 h^2): the next-step error e = C + h G v vanishes after one
-//                   semi-implicit Euler step: e_next = C_next + h G v_next = C + 2 h G v_next with
-//                   G v_next = G v + h (G qdd - gamma), so G qdd = gamma - G v/h - C/(2 h^2) (C itself
-//                   then halves each step).
-// CFM (constraint force mixing) adds cfm 1 to Gamma in any of them: soft constraints, regular Gamma.
-//
-// Three solvers that must agree (ConstrainedSolver::Automatic, the default, picks Factorized or Articulated
-// by the shape of the tree):
-//   Direct       the KKT system [M -G^T; G cfm 1] [qdd; lambda] = [tau - h; rhs] from CRBA, dense.
-//   Articulated  ABA for qdd0, then each column of M^-1 G^T by articulated-body propagation (O(n) per
-//                row, no mass matrix), then the m x m system for lambda.
-//   Factorized   one RNEA pass for the bias h and the kinematics of the closures, CRBA on the same joint
-//                transforms, the tree-sparse factor M = L^T D L (crba.hpp), then with Y = L^-T G^T:
-//                  Gamma = Y^T D^-1 Y,   G qdd0 = Y^T D^-1 b~,   qdd = L^-1 D^-1 (b~ + Y lambda),
-//                where b~ = L^-T (tau - h). Column r of Y is nonzero only on the coordinates that move
-//                row r's bodies (L^-T maps a vector on a set of root paths into the same set), so a
-//                closure at a foot costs the foot's path, not the tree: a sparse Schur complement of
-//                the KKT system. The fastest of the three on robots of modest depth.
-// Gamma is factorised by Cholesky when it is numerically regular (every pivot above rank_tolerance times
-// its largest diagonal entry; rank m). Redundant closures (a planar loop closed by a 3-D revolute joint)
-// make Gamma singular: then the solvers fall back to a rank-revealing complete orthogonal decomposition,
-// report the rank and take the minimum-norm multipliers (qdd is unique either way); constraints that
-// cannot all hold throw abdyn::Error. The minimum-norm solve applies the factorisation's reflectors in
-// the workspace below, so that nothing here allocates once ConstrainedDynamicsData is built (Eigen's own
-// solve() makes heap temporaries).
+/// @file
+/// Forward dynamics of a tree with loop closures and joint couplings (loop_closure.hpp), by Lagrange
+/// multipliers at the acceleration level:
+///   M qdd + h(q, v) = tau + G^T lambda,      G qdd = rhs = gamma - a G v - b C
+/// with gamma = -Gdot v (so that G qdd = gamma keeps G v = 0) and a, b the drift feedback chosen by
+/// ConstrainedDynamicsSettings::stabilisation (below). The impulse-level twin (the reference notes'
+/// Gamma lambda = eta) follows from integrating over an instant; here Gamma = G M^-1 G^T and
+/// eta = rhs - G qdd0 with qdd0 the unconstrained acceleration, so lambda solves Gamma lambda = eta and
+/// qdd = qdd0 + M^-1 G^T lambda. constrainedImpact() is that system at the impulse level.
+///
+/// Stabilisation (a, b) of the drift of C, with h the integrator's time step where one is needed:
+///   Baumgarte       a = 2 alpha, b = beta^2: C'' + 2 alpha C' + beta^2 C = 0 (critically damped when
+///                   alpha = beta); alpha = beta = 0 is no stabilisation (the default).
+///   ErrorReduction  a = 1/h, b = beta_erp/h^2, beta_erp = 1 - (1 - ERP)^(1/n), n = 1/h: ERP is the
+///                   fraction of C removed per second, beta_erp the fraction removed per step (n steps
+///                   remove ERP). Derivation: the notes ask for G v_next = -(beta_erp/h) C at the velocity
+///                   level; semi-implicit Euler gives G v_next = G v + h (G qdd - gamma), so
+///                   G qdd = gamma - G v/h - beta_erp C/h^2, and then C_next = C + h G v_next =
+///                   (1 - beta_erp) C to first order.
+///   PredictedError  a = 1/h, b = 1/(2 h^2): the next-step error e = C + h G v vanishes after one
+///                   semi-implicit Euler step: e_next = C_next + h G v_next = C + 2 h G v_next with
+///                   G v_next = G v + h (G qdd - gamma), so G qdd = gamma - G v/h - C/(2 h^2) (C itself
+///                   then halves each step).
+/// CFM (constraint force mixing) adds cfm 1 to Gamma in any of them: soft constraints, regular Gamma.
+///
+/// Three solvers that must agree (ConstrainedSolver::Automatic, the default, picks Factorized or Articulated
+/// by the shape of the tree):
+///   Direct       the KKT system [M -G^T; G cfm 1] [qdd; lambda] = [tau - h; rhs] from CRBA, dense.
+///   Articulated  ABA for qdd0, then each column of M^-1 G^T by articulated-body propagation (O(n) per
+///                row, no mass matrix), then the m x m system for lambda.
+///   Factorized   one RNEA pass for the bias h and the kinematics of the closures, CRBA on the same joint
+///                transforms, the tree-sparse factor M = L^T D L (crba.hpp), then with Y = L^-T G^T:
+///                  Gamma = Y^T D^-1 Y,   G qdd0 = Y^T D^-1 b~,   qdd = L^-1 D^-1 (b~ + Y lambda),
+///                where b~ = L^-T (tau - h). Column r of Y is nonzero only on the coordinates that move
+///                row r's bodies (L^-T maps a vector on a set of root paths into the same set), so a
+///                closure at a foot costs the foot's path, not the tree: a sparse Schur complement of
+///                the KKT system. The fastest of the three on robots of modest depth.
+/// Gamma is factorised by Cholesky when it is numerically regular (every pivot above rank_tolerance times
+/// its largest diagonal entry; rank m). Redundant closures (a planar loop closed by a 3-D revolute joint)
+/// make Gamma singular: then the solvers fall back to a rank-revealing complete orthogonal decomposition,
+/// report the rank and take the minimum-norm multipliers (qdd is unique either way); constraints that
+/// cannot all hold throw abdyn::Error. The minimum-norm solve applies the factorisation's reflectors in
+/// the workspace below, so that nothing here allocates once ConstrainedDynamicsData is built (Eigen's own
+/// solve() makes heap temporaries).
 
 #include <Eigen/QR>
 

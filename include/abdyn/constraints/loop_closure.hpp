@@ -1,17 +1,18 @@
 #pragma once
-// Loop closures: holonomic constraints that close kinematic loops on a tree, enforced by Lagrange
-// multipliers (see constrained_dynamics.hpp).
-//
-// A closure joins frame Fa, fixed on body a, to frame Fb, fixed on body b (either may be the world, body
-// 0). The relative pose of Fb in Fa is (R_rel, p_rel) = (R_0_Fa^T R_0_Fb, R_0_Fa^T (p_Fb - p_Fa)). The
-// closure constrains chosen directions of it, each a row [n_ang; n_lin] in Fa coordinates:
-//   C(q) = P [log(R_rel); p_rel]                  (angular part through the SO(3) log)
-//   G v  = P [R_0_Fa^T (w_b - w_a); R_0_Fa^T (v_b(p_Fb) - v_a(p_Fb))]
-// with w the bodies' angular velocities and v_x(p) the velocity of the point of body x at p, all in world
-// coordinates. G v is the spatial velocity of Fb relative to Fa in Fa coordinates: d/dt p_rel exactly, and
-// the angular velocity of R_rel (dR_rel/dt = [w_rel]x R_rel). Hence dC/dt = G v for the linear rows, and
-// for the angular rows dC/dt = P Jl^-1(log R_rel) w_rel, equal to G v where the closure holds with
-// R_rel = 1 (fixed and prismatic closures). gamma = -(dG/dt) v is the relative acceleration at qdd = 0.
+/// @file
+/// Loop closures: holonomic constraints that close kinematic loops on a tree, enforced by Lagrange
+/// multipliers (see constrained_dynamics.hpp).
+///
+/// A closure joins frame Fa, fixed on body a, to frame Fb, fixed on body b (either may be the world, body
+/// 0). The relative pose of Fb in Fa is (R_rel, p_rel) = (R_0_Fa^T R_0_Fb, R_0_Fa^T (p_Fb - p_Fa)). The
+/// closure constrains chosen directions of it, each a row [n_ang; n_lin] in Fa coordinates:
+///   C(q) = P [log(R_rel); p_rel]                  (angular part through the SO(3) log)
+///   G v  = P [R_0_Fa^T (w_b - w_a); R_0_Fa^T (v_b(p_Fb) - v_a(p_Fb))]
+/// with w the bodies' angular velocities and v_x(p) the velocity of the point of body x at p, all in world
+/// coordinates. G v is the spatial velocity of Fb relative to Fa in Fa coordinates: d/dt p_rel exactly, and
+/// the angular velocity of R_rel (dR_rel/dt = [w_rel]x R_rel). Hence dC/dt = G v for the linear rows, and
+/// for the angular rows dC/dt = P Jl^-1(log R_rel) w_rel, equal to G v where the closure holds with
+/// R_rel = 1 (fixed and prismatic closures). gamma = -(dG/dt) v is the relative acceleration at qdd = 0.
 
 #include <string>
 #include <vector>

@@ -1,19 +1,20 @@
 #pragma once
-// Contacts between the model's collision geometry and a horizontal ground plane z = height.
-// Each shape offers fixed candidate points (sphere: its lowest point; box: its 8 corners; cylinder: per end
-// cap the lowest rim point and three more at 90 degree steps); a point within `margin` of the plane
-// (gap C = z - height < margin) becomes three rows at the point:
-//   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
-//             max_push_velocity, raised to
-//             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
-//   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
-// Mesh shapes are not handled (skipped).
-//
-// Contacts between bodies test candidate points of one shape against the signed distance d and outward
-// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
-// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
-// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
-// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
+/// @file
+/// Contacts between the model's collision geometry and a horizontal ground plane z = height.
+/// Each shape offers fixed candidate points (sphere: its lowest point; box: its 8 corners; cylinder: per end
+/// cap the lowest rim point and three more at 90 degree steps); a point within `margin` of the plane
+/// (gap C = z - height < margin) becomes three rows at the point:
+///   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
+///             max_push_velocity, raised to
+///             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
+///   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
+/// Mesh shapes are not handled (skipped).
+///
+/// Contacts between bodies test candidate points of one shape against the signed distance d and outward
+/// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
+/// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
+/// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
+/// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
 
 #include <cstdint>
 

@@ -1,23 +1,24 @@
 #pragma once
-// Joints between any two bodies (or a body and the world, body 0) built from 1D rows (rows.hpp).
-// Each joint has a frame on each body; it holds when the frames coincide in the kept directions.
-// With frame orientations R_A, R_B and origins p_A, p_B in the world (A's frame axes: x, y, z = axis):
-//   linear rows   along world direction n at p_A:     C = n . (p_A - p_B),         dC/dt = n . (v_A(p) - v_B(p))
-//   angular rows  about world axis a:                 C = a . log(R_A R_B^T),      dC/dt ~ a . (w_A - w_B)
-//   hinge axis    about t1, t2 perpendicular to z_A:  C = t . (z_B x z_A)          (the small angle between axes)
-//   distance      along u = (p_A - p_B) / |p_A - p_B|: C = |p_A - p_B| - length
-// so  ball = 3 linear,  hinge = 3 linear + 2 angular,  slider = 2 linear (x, y) + 3 angular (axis z),
-//     fixed = 3 + 3,  distance = 1 linear.  Each row's target is -(erp / h) C (Baumgarte / ERP), so a joint
-//     should start (nearly) satisfied: an error of C metres asks for a speed of erp C / h.
-//
-// Ragdoll limits (any joint type, usually ball), unilateral rows added within limit_margin of a bound:
-//   swing cone  theta = angle(z_A, z_B) <= swing_limit: C = swing_limit - theta. With
-//               n = z_B x z_A / |z_B x z_A|, rotating A about n by d opens theta by d, so
-//               dC/dt = -n . (w_A - w_B): an angular row about -n.
-//   twist       psi = 2 atan2(q_z, q_w) of the quaternion of R_A^T R_B (B's rotation about z_A after
-//               its swing), bounded to [twist_lower, twist_upper]; dpsi/dt ~ a . (w_B - w_A) about the mean
-//               axis a = (z_A + z_B) / |z_A + z_B| (exact without swing), so the lower bound is a row about
-//               -a with C = psi - twist_lower and the upper one a row about a with C = twist_upper - psi.
+/// @file
+/// Joints between any two bodies (or a body and the world, body 0) built from 1D rows (rows.hpp).
+/// Each joint has a frame on each body; it holds when the frames coincide in the kept directions.
+/// With frame orientations R_A, R_B and origins p_A, p_B in the world (A's frame axes: x, y, z = axis):
+///   linear rows   along world direction n at p_A:     C = n . (p_A - p_B),         dC/dt = n . (v_A(p) - v_B(p))
+///   angular rows  about world axis a:                 C = a . log(R_A R_B^T),      dC/dt ~ a . (w_A - w_B)
+///   hinge axis    about t1, t2 perpendicular to z_A:  C = t . (z_B x z_A)          (the small angle between axes)
+///   distance      along u = (p_A - p_B) / |p_A - p_B|: C = |p_A - p_B| - length
+/// so  ball = 3 linear,  hinge = 3 linear + 2 angular,  slider = 2 linear (x, y) + 3 angular (axis z),
+///     fixed = 3 + 3,  distance = 1 linear.  Each row's target is -(erp / h) C (Baumgarte / ERP), so a joint
+///     should start (nearly) satisfied: an error of C metres asks for a speed of erp C / h.
+///
+/// Ragdoll limits (any joint type, usually ball), unilateral rows added within limit_margin of a bound:
+///   swing cone  theta = angle(z_A, z_B) <= swing_limit: C = swing_limit - theta. With
+///               n = z_B x z_A / |z_B x z_A|, rotating A about n by d opens theta by d, so
+///               dC/dt = -n . (w_A - w_B): an angular row about -n.
+///   twist       psi = 2 atan2(q_z, q_w) of the quaternion of R_A^T R_B (B's rotation about z_A after
+///               its swing), bounded to [twist_lower, twist_upper]; dpsi/dt ~ a . (w_B - w_A) about the mean
+///               axis a = (z_A + z_B) / |z_A + z_B| (exact without swing), so the lower bound is a row about
+///               -a with C = psi - twist_lower and the upper one a row about a with C = twist_upper - psi.
 
 #include <cstdint>
 #include <limits>

@@ -1,18 +1,19 @@
 #pragma once
-// Each row's response M^-1 J^T: the joint-velocity change a unit impulse along the row produces.
-//
-// Articulated path, O(n) per row, allocation-free: with the articulated-body inertias IA of ABA at the
-// same q, M^-1 x for a generalized impulse x is ABA's second and third passes at zero velocity and zero
-// gravity (no velocity products, no bias but the impulse itself):
-//   leaves to root  u_i = x_i - S_i^T p_i,   p_lambda(i) += X_up_i^T (p_i + U_i D_i^-1 u_i)
-//   root to leaves  a_i = X_up_i a_lambda(i),   dv_i = D_i^-1 (u_i - U_i^T a_i),   a_i += S_i dv_i
-// Factorized path: M from CRBA and its L^T D L factor (crba.hpp), whose L has the tree's sparsity (row k
-// is nonzero only at k's ancestor coordinates), then per row  x = L^-T J^T,  x = D^-1 x,  x = L^-1 x:
-// O(nnz(L)) per row instead of O(n) bodies of 6-D algebra, over each coordinate's packed row of L
-// (Model::ancestors), and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
-// chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model. The PGS solve
-// in the factor's coordinates (row_pgs.hpp), which the Simulator uses on this path, needs only the
-// sparse first half, L^-T J^T, and computes it itself.
+/// @file
+/// Each row's response M^-1 J^T: the joint-velocity change a unit impulse along the row produces.
+///
+/// Articulated path, O(n) per row, allocation-free: with the articulated-body inertias IA of ABA at the
+/// same q, M^-1 x for a generalized impulse x is ABA's second and third passes at zero velocity and zero
+/// gravity (no velocity products, no bias but the impulse itself):
+///   leaves to root  u_i = x_i - S_i^T p_i,   p_lambda(i) += X_up_i^T (p_i + U_i D_i^-1 u_i)
+///   root to leaves  a_i = X_up_i a_lambda(i),   dv_i = D_i^-1 (u_i - U_i^T a_i),   a_i += S_i dv_i
+/// Factorized path: M from CRBA and its L^T D L factor (crba.hpp), whose L has the tree's sparsity (row k
+/// is nonzero only at k's ancestor coordinates), then per row  x = L^-T J^T,  x = D^-1 x,  x = L^-1 x:
+/// O(nnz(L)) per row instead of O(n) bodies of 6-D algebra, over each coordinate's packed row of L
+/// (Model::ancestors), and L^-T skips the zeros of a sparse J. Cheaper than propagation unless the tree is deep (a long
+/// chain makes nnz(L) ~ n^2 / 2): `Automatic` picks by the operation counts of the model. The PGS solve
+/// in the factor's coordinates (row_pgs.hpp), which the Simulator uses on this path, needs only the
+/// sparse first half, L^-T J^T, and computes it itself.
 
 #include <cstdint>
 #include <vector>

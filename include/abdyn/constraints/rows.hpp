@@ -1,28 +1,29 @@
 #pragma once
-// Constraint rows at the velocity (impulse) level, acting on a tree's generalized velocities.
-//
-// A row is one scalar condition on the velocity after the step, v+ = v_free + M^-1 J^T lambda:
-//   w = J v+ - target + cfm * lambda,   lo <= lambda <= hi,
-//   w >= 0 where lambda = lo,  w <= 0 where lambda = hi,  w = 0 in between (a bounded MLCP).
-// J (1 x nv) is the rate of a position error C (dC/dt = J v); target is the velocity bias:
-//   Baumgarte / ERP  target = -(erp / h) C          (bilateral rows, and unilateral rows that penetrate)
-//   predicted error  target = -C / h when C > 0     (a unilateral gap C may close within the step, no more)
-//   restitution      target = -e J v when J v < -threshold
-// cfm softens the row (lambda = -w / cfm at the fixed point, a spring-damper); a friction row is tied to
-// its normal row and bounded by +-mu times that row's impulse. Rows keep their impulse for warm starting.
-//
-// Linear 1D rows: the velocity of a point along a direction, both in world coordinates; angular 1D rows:
-// the angular velocity about an axis. Each compares body A with body B (either may be the world, body 0):
-//   J v = n . (v_A(p) - v_B(p))   or   J v = a . (w_A - w_B).
-// Both are a world-frame wrench f paired with body motions: J v = f . (V_A - V_B), with V the bodies' spatial
-// velocities in world coordinates and f = [p x n; n] (linear) or [a; 0] (angular). Per coordinate k,
-// J[k] = f . S_world_k (Data::S_world: k's motion-subspace column in world coordinates) on A's path to the
-// root, minus the same on B's path: 6 multiply-adds per coordinate, and the coordinates above the common
-// ancestor of A and B, which move both alike, stay exactly zero.
-//
-// The builders (here and in row_joints.hpp, row_contacts.hpp) read data.S_world, so they need
-// forwardKinematics and then jointJacobians (jacobian.hpp); S_world left from an earlier X_body_world, or never
-// filled, is an abdyn::InvalidArgument naming jointJacobians, never a wrong J.
+/// @file
+/// Constraint rows at the velocity (impulse) level, acting on a tree's generalized velocities.
+///
+/// A row is one scalar condition on the velocity after the step, v+ = v_free + M^-1 J^T lambda:
+///   w = J v+ - target + cfm * lambda,   lo <= lambda <= hi,
+///   w >= 0 where lambda = lo,  w <= 0 where lambda = hi,  w = 0 in between (a bounded MLCP).
+/// J (1 x nv) is the rate of a position error C (dC/dt = J v); target is the velocity bias:
+///   Baumgarte / ERP  target = -(erp / h) C          (bilateral rows, and unilateral rows that penetrate)
+///   predicted error  target = -C / h when C > 0     (a unilateral gap C may close within the step, no more)
+///   restitution      target = -e J v when J v < -threshold
+/// cfm softens the row (lambda = -w / cfm at the fixed point, a spring-damper); a friction row is tied to
+/// its normal row and bounded by +-mu times that row's impulse. Rows keep their impulse for warm starting.
+///
+/// Linear 1D rows: the velocity of a point along a direction, both in world coordinates; angular 1D rows:
+/// the angular velocity about an axis. Each compares body A with body B (either may be the world, body 0):
+///   J v = n . (v_A(p) - v_B(p))   or   J v = a . (w_A - w_B).
+/// Both are a world-frame wrench f paired with body motions: J v = f . (V_A - V_B), with V the bodies' spatial
+/// velocities in world coordinates and f = [p x n; n] (linear) or [a; 0] (angular). Per coordinate k,
+/// J[k] = f . S_world_k (Data::S_world: k's motion-subspace column in world coordinates) on A's path to the
+/// root, minus the same on B's path: 6 multiply-adds per coordinate, and the coordinates above the common
+/// ancestor of A and B, which move both alike, stay exactly zero.
+///
+/// The builders (here and in row_joints.hpp, row_contacts.hpp) read data.S_world, so they need
+/// forwardKinematics and then jointJacobians (jacobian.hpp); S_world left from an earlier X_body_world, or never
+/// filled, is an abdyn::InvalidArgument naming jointJacobians, never a wrong J.
 
 #include <cstdint>
 #include <limits>

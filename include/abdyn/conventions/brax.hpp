@@ -1,21 +1,22 @@
 #pragma once
-// Brax's spatial objects, their operations and its state layout, mirrored without depending on Brax
-// (github.com/google/brax, brax/base.py: Transform, Motion, Force, Inertia and the functions that
-// Transform.do, Transform.inv_do and Transform.to_local dispatch to).
-//
-//   Transform(pos, rot)  a pose: C's origin and orientation in P, quaternion rot = (w, x, y, z).
-//                        Composition do(t) = self * t follows poses (right-associative), like Plxb.
-//   Motion(ang, vel), Force(ang, vel)   separate angular and linear fields; angular first in matrix().
-//   Inertia(transform, i, mass)         two readings, told apart only by context:
-//     link form     (a Link's inertia)  transform = pose of the inertial frame in the link (its pos is
-//                   the centre of mass c), i = rotational inertia about c in the inertial frame's axes;
-//     spatial form  (what do() returns, what mul() reads)  transform.pos = first moment m c,
-//                   i = rotational inertia about the frame origin.
-//
-// The trap: T.do maps a motion parent-to-child (like Plxb::apply) but a force child-to-parent (like
-// Plxb::applyInverse). inv_do exists only for motions. abdyn's apply always maps P to C.
-//   Generalized state: MuJoCo's layout (mujoco.hpp): free joint q = (pos, quat w first),
-//   v = [linear in the world; angular in the body].
+/// @file
+/// Brax's spatial objects, their operations and its state layout, mirrored without depending on Brax
+/// (github.com/google/brax, brax/base.py: Transform, Motion, Force, Inertia and the functions that
+/// Transform.do, Transform.inv_do and Transform.to_local dispatch to).
+///
+///   Transform(pos, rot)  a pose: C's origin and orientation in P, quaternion rot = (w, x, y, z).
+///                        Composition do(t) = self * t follows poses (right-associative), like Plxb.
+///   Motion(ang, vel), Force(ang, vel)   separate angular and linear fields; angular first in matrix().
+///   Inertia(transform, i, mass)         two readings, told apart only by context:
+///     link form     (a Link's inertia)  transform = pose of the inertial frame in the link (its pos is
+///                   the centre of mass c), i = rotational inertia about c in the inertial frame's axes;
+///     spatial form  (what do() returns, what mul() reads)  transform.pos = first moment m c,
+///                   i = rotational inertia about the frame origin.
+///
+/// The trap: T.do maps a motion parent-to-child (like Plxb::apply) but a force child-to-parent (like
+/// Plxb::applyInverse). inv_do exists only for motions. abdyn's apply always maps P to C.
+///   Generalized state: MuJoCo's layout (mujoco.hpp): free joint q = (pos, quat w first),
+///   v = [linear in the world; angular in the body].
 
 #include "abdyn/conventions/mujoco.hpp"
 #include "abdyn/spatial/plxb.hpp"

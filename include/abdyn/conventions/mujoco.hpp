@@ -1,14 +1,15 @@
 #pragma once
-// MuJoCo's body poses and state layout, mirrored without depending on MuJoCo (include/mujoco/mjmodel.h,
-// mjdata.h; the free and ball joints of src/engine/engine_core_smooth.c).
-//
-//   xpos, xquat   a body's pose in the world: position and orientation quaternion (w, x, y, z).
-//   Free joint    q = (x, y, z, qw, qx, qy, qz); v = [pdot; w_b]: the origin's velocity in the world,
-//                 then the angular velocity in the body frame; qacc is their time derivative and qfrc
-//                 their dual, (world force, body moment about the body origin).
-//   Ball joint    q = (qw, qx, qy, qz); v = angular velocity in the child frame.
-//   Gravity       mjOption::gravity, in world coordinates (abdyn's Model::gravity()).
-//   xfrc_applied  per body: force and torque in world axes, the torque about the body's centre of mass.
+/// @file
+/// MuJoCo's body poses and state layout, mirrored without depending on MuJoCo (include/mujoco/mjmodel.h,
+/// mjdata.h; the free and ball joints of src/engine/engine_core_smooth.c).
+///
+///   xpos, xquat   a body's pose in the world: position and orientation quaternion (w, x, y, z).
+///   Free joint    q = (x, y, z, qw, qx, qy, qz); v = [pdot; w_b]: the origin's velocity in the world,
+///                 then the angular velocity in the body frame; qacc is their time derivative and qfrc
+///                 their dual, (world force, body moment about the body origin).
+///   Ball joint    q = (qw, qx, qy, qz); v = angular velocity in the child frame.
+///   Gravity       mjOption::gravity, in world coordinates (abdyn's Model::gravity()).
+///   xfrc_applied  per body: force and torque in world axes, the torque about the body's centre of mass.
 
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"

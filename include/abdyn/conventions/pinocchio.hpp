@@ -1,18 +1,19 @@
 #pragma once
-// Pinocchio's spatial objects and state layout, mirrored without depending on Pinocchio (Pinocchio
-// 3.7, include/pinocchio/spatial/{se3-tpl,motion-dense,force-dense,inertia}.hpp,
-// multibody/joint/joint-{free-flyer,spherical}.hpp).
-//
-//   Motion, Force     linear first: [v; w] and [f; n] (abdyn is angular first).
-//   SE3 (R, p)        a pose: R = R_A_B, p = p_A_B of frame B in A (Pinocchio's oMi). SE3::act maps
-//                     B-coordinates to A-coordinates, so SE3(R, p) is the inverse of abdyn's
-//                     X_B_A = Plx::fromPose(R, p), and the same pose as Plxb(R, p).
-//   Inertia           (mass, lever, inertia): the centre of mass c and the rotational inertia about c.
-//   Free flyer        q = (x, y, z, qx, qy, qz, qw), w last; v = [v_b; w_b], the body's spatial velocity
-//                     in body coordinates, linear first.
-//   Spherical         q = (qx, qy, qz, qw); v = angular velocity in the child frame.
-//   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
-//   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
+/// @file
+/// Pinocchio's spatial objects and state layout, mirrored without depending on Pinocchio (Pinocchio
+/// 3.7, include/pinocchio/spatial/{se3-tpl,motion-dense,force-dense,inertia}.hpp,
+/// multibody/joint/joint-{free-flyer,spherical}.hpp).
+///
+///   Motion, Force     linear first: [v; w] and [f; n] (abdyn is angular first).
+///   SE3 (R, p)        a pose: R = R_A_B, p = p_A_B of frame B in A (Pinocchio's oMi). SE3::act maps
+///                     B-coordinates to A-coordinates, so SE3(R, p) is the inverse of abdyn's
+///                     X_B_A = Plx::fromPose(R, p), and the same pose as Plxb(R, p).
+///   Inertia           (mass, lever, inertia): the centre of mass c and the rotational inertia about c.
+///   Free flyer        q = (x, y, z, qx, qy, qz, qw), w last; v = [v_b; w_b], the body's spatial velocity
+///                     in body coordinates, linear first.
+///   Spherical         q = (qx, qy, qz, qw); v = angular velocity in the child frame.
+///   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
+///   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
 
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"

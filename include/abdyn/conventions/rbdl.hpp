@@ -1,16 +1,17 @@
 #pragma once
-// RBDL's spatial objects and state layout, mirrored without depending on RBDL (RBDL 3.3,
-// include/rbdl/SpatialAlgebraOperators.h, src/Joint.cc, src/Model.cc, addons/urdfreader).
-//
-//   SpatialVector            6-vector, angular first: the same numbers as abdyn's Motion and Force.
-//   SpatialTransform (E, r)  Featherstone's plx(E, r), left-associative: exactly abdyn's Plx.
-//   SpatialRigidBodyInertia  (m, h, I): mass, first moment h = m c (not the centre of mass), and the
-//                            rotational inertia about the frame origin (not about the centre of mass).
-//   Floating base (URDF)     a TranslationXYZ joint followed by a Spherical one. q = (x, y, z, qx, qy,
-//                            qz, ..., qw): the w of every spherical joint is stored after all other
-//                            coordinates (Model::multdof3_w_index). v = (pdot, w_b): the origin's
-//                            velocity in the world, then the angular velocity in the body.
-//   Spherical joints         quaternion (x, y, z) in place, w at the end of q; v in the child frame.
+/// @file
+/// RBDL's spatial objects and state layout, mirrored without depending on RBDL (RBDL 3.3,
+/// include/rbdl/SpatialAlgebraOperators.h, src/Joint.cc, src/Model.cc, addons/urdfreader).
+///
+///   SpatialVector            6-vector, angular first: the same numbers as abdyn's Motion and Force.
+///   SpatialTransform (E, r)  Featherstone's plx(E, r), left-associative: exactly abdyn's Plx.
+///   SpatialRigidBodyInertia  (m, h, I): mass, first moment h = m c (not the centre of mass), and the
+///                            rotational inertia about the frame origin (not about the centre of mass).
+///   Floating base (URDF)     a TranslationXYZ joint followed by a Spherical one. q = (x, y, z, qx, qy,
+///                            qz, ..., qw): the w of every spherical joint is stored after all other
+///                            coordinates (Model::multdof3_w_index). v = (pdot, w_b): the origin's
+///                            velocity in the world, then the angular velocity in the body.
+///   Spherical joints         quaternion (x, y, z) in place, w at the end of q; v in the child frame.
 
 #include <Eigen/Core>
 

@@ -1,20 +1,21 @@
 #pragma once
-// Whole states (q, v, qdd, tau) in another library's layout, converted exactly to and from abdyn's.
-//
-// abdyn's layout (joint.hpp): joints in body order; a quaternion is (qw, qx, qy, qz); a floating joint
-// has q = (x, y, z, qw, qx, qy, qz) and v = [w_b; v_b], the body's spatial velocity in body
-// coordinates; a spherical joint's v is its angular velocity in the child frame. Other libraries differ
-// in four ways, which a StateLayout states: the quaternion's order, where its w is stored, which frame
-// and order the free joint's velocity uses, and whether a continuous joint's angle is stored as
-// (cos, sin). Joints are matched by name (JointOrder), because
-// libraries number the same URDF's joints differently.
-//
-// For a free joint with orientation R (body to parent; the parent is the world for a root joint placed
-// at the world origin, as URDF loaders make it) the velocity layouts are related by
-//   world-linear:  (pdot, w_b) with pdot = R v_b, p in the parent   (MuJoCo, Brax, RBDL's floating base)
-//   derivative:    (pddot, wdot_b), pddot = R (vdot_b + w_b x v_b)
-//   force:         (R f_b, n_b), the dual of (pdot, w_b), so power is the same in both layouts.
-// Planar joints have no common layout in these libraries; converting a model with one throws.
+/// @file
+/// Whole states (q, v, qdd, tau) in another library's layout, converted exactly to and from abdyn's.
+///
+/// abdyn's layout (joint.hpp): joints in body order; a quaternion is (qw, qx, qy, qz); a floating joint
+/// has q = (x, y, z, qw, qx, qy, qz) and v = [w_b; v_b], the body's spatial velocity in body
+/// coordinates; a spherical joint's v is its angular velocity in the child frame. Other libraries differ
+/// in four ways, which a StateLayout states: the quaternion's order, where its w is stored, which frame
+/// and order the free joint's velocity uses, and whether a continuous joint's angle is stored as
+/// (cos, sin). Joints are matched by name (JointOrder), because
+/// libraries number the same URDF's joints differently.
+///
+/// For a free joint with orientation R (body to parent; the parent is the world for a root joint placed
+/// at the world origin, as URDF loaders make it) the velocity layouts are related by
+///   world-linear:  (pdot, w_b) with pdot = R v_b, p in the parent   (MuJoCo, Brax, RBDL's floating base)
+///   derivative:    (pddot, wdot_b), pddot = R (vdot_b + w_b x v_b)
+///   force:         (R f_b, n_b), the dual of (pdot, w_b), so power is the same in both layouts.
+/// Planar joints have no common layout in these libraries; converting a model with one throws.
 
 #include <string>
 #include <vector>

@@ -1,15 +1,16 @@
 #pragma once
-// The Tiny Differentiable Simulator's transform and inertia, mirrored without depending on it
-// (github.com/erwincoumans/tiny-differentiable-simulator, src/math/transform.hpp with its default
-// RIGHT_ASSOCIATIVE_TRANSFORMS, src/math/inertia.hpp).
-//
-//   Transform(translation p, rotation R)  a pose, R = R_P_C, p = p_P_C; composition T1 * T2 =
-//                 (p1 + R1 p2, R1 R2): exactly abdyn's Plxb. apply(motion) maps P to C like
-//                 Plxb::apply, but apply(force) computes X^T f, C to P (like Plxb::applyInverse), and
-//                 apply_inverse(force) maps P to C.
-//   RigidBodyInertia(mass, com, inertia)  despite its name, `com` holds the first moment h = m c, and
-//                 `inertia` is about the frame origin (RBDL's convention).
-//   Vectors are angular first (top = angular, bottom = linear).
+/// @file
+/// The Tiny Differentiable Simulator's transform and inertia, mirrored without depending on it
+/// (github.com/erwincoumans/tiny-differentiable-simulator, src/math/transform.hpp with its default
+/// RIGHT_ASSOCIATIVE_TRANSFORMS, src/math/inertia.hpp).
+///
+///   Transform(translation p, rotation R)  a pose, R = R_P_C, p = p_P_C; composition T1 * T2 =
+///                 (p1 + R1 p2, R1 R2): exactly abdyn's Plxb. apply(motion) maps P to C like
+///                 Plxb::apply, but apply(force) computes X^T f, C to P (like Plxb::applyInverse), and
+///                 apply_inverse(force) maps P to C.
+///   RigidBodyInertia(mass, com, inertia)  despite its name, `com` holds the first moment h = m c, and
+///                 `inertia` is about the frame origin (RBDL's convention).
+///   Vectors are angular first (top = angular, bottom = linear).
 
 #include "abdyn/spatial/plxb.hpp"
 

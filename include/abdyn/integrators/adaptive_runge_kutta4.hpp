@@ -1,17 +1,18 @@
 #pragma once
-// RK4 with step control by step doubling (Hairer, Norsett, Wanner, Solving ODEs I, sec. II.4): each
-// caller's step h is covered by as many sub-steps as a local error tolerance needs. A sub-step of length
-// s is taken once whole, (q1, v1), and as two halves, (q2, v2), both by RungeKutta4; for a fourth-order
-// method the halves' local error is about (x2 - x1) / 15, judged per coordinate against
-//   atol + rtol * max(|x1|, |x2|)   (max norm; q and v alike),
-// and the halves are kept when the ratio is at most 1. The next sub-step is s * clamp(0.9 ratio^(-1/5),
-// 0.2, 4) and is remembered across calls, so a smooth model takes one sub-step per call. q differences
-// are coordinate differences: for quaternions that is half the rotation-angle error, the right size for
-// an estimate (both results start from the same q, so no sign flip separates them).
-// Why: an undamped chain of light links (fingers whose tips are point masses) on a heavy, falling body
-// whips: energy moves into the lightest joints, which reach thousands of rad/s for a moment, and a
-// fixed step of 1 ms (omega h > 2.8) cannot follow them, though the exact motion conserves energy.
-// Where the model is smooth the sub-step equals the caller's step and the cost is three RK4 steps.
+/// @file
+/// RK4 with step control by step doubling (Hairer, Norsett, Wanner, Solving ODEs I, sec. II.4): each
+/// caller's step h is covered by as many sub-steps as a local error tolerance needs. A sub-step of length
+/// s is taken once whole, (q1, v1), and as two halves, (q2, v2), both by RungeKutta4; for a fourth-order
+/// method the halves' local error is about (x2 - x1) / 15, judged per coordinate against
+///   atol + rtol * max(|x1|, |x2|)   (max norm; q and v alike),
+/// and the halves are kept when the ratio is at most 1. The next sub-step is s * clamp(0.9 ratio^(-1/5),
+/// 0.2, 4) and is remembered across calls, so a smooth model takes one sub-step per call. q differences
+/// are coordinate differences: for quaternions that is half the rotation-angle error, the right size for
+/// an estimate (both results start from the same q, so no sign flip separates them).
+/// Why: an undamped chain of light links (fingers whose tips are point masses) on a heavy, falling body
+/// whips: energy moves into the lightest joints, which reach thousands of rad/s for a moment, and a
+/// fixed step of 1 ms (omega h > 2.8) cannot follow them, though the exact motion conserves energy.
+/// Where the model is smooth the sub-step equals the caller's step and the cost is three RK4 steps.
 
 #include <Eigen/Core>
 

@@ -1,15 +1,16 @@
 #pragma once
-// Transition Jacobians of one ConstrainedRungeKutta4 step (constrained_runge_kutta4.hpp) WITHOUT its
-// post-stabilisation: with x = (q, v) perturbed in the tangent space (q by integrate(q, dq)) and u = tau,
-//   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
-//   B = d x_next / d u   (2 nv x nv)
-// of the four RK4 stages and the final integrate, i.e. the step with settings.project = false. The chain rule
-// is StepJacobians::rungeKutta4's (step_derivatives.hpp) with d qdd from forwardDynamicsConstrainedDerivatives
-// in place of forwardDynamicsDerivatives (docs/derivatives.md, section 7).
-// The projections are not included: they are a nonlinear map onto the closure manifold (Gauss-Newton to a
-// tolerance) whose derivative, at a point already on the manifold, is the projector onto its tangent space;
-// A and B here are the Jacobians of the unprojected step, whose columns leave the manifold by O(h^5).
-// Allocation-free after construction.
+/// @file
+/// Transition Jacobians of one ConstrainedRungeKutta4 step (constrained_runge_kutta4.hpp) WITHOUT its
+/// post-stabilisation: with x = (q, v) perturbed in the tangent space (q by integrate(q, dq)) and u = tau,
+///   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
+///   B = d x_next / d u   (2 nv x nv)
+/// of the four RK4 stages and the final integrate, i.e. the step with settings.project = false. The chain rule
+/// is StepJacobians::rungeKutta4's (step_derivatives.hpp) with d qdd from forwardDynamicsConstrainedDerivatives
+/// in place of forwardDynamicsDerivatives (docs/derivatives.md, section 7).
+/// The projections are not included: they are a nonlinear map onto the closure manifold (Gauss-Newton to a
+/// tolerance) whose derivative, at a point already on the manifold, is the projector onto its tangent space;
+/// A and B here are the Jacobians of the unprojected step, whose columns leave the manifold by O(h^5).
+/// Allocation-free after construction.
 
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/integrators/constrained_runge_kutta4.hpp"

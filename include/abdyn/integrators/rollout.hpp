@@ -1,34 +1,35 @@
 #pragma once
-// Many independent simulations at once: N runs of the Simulator (simulator.hpp), each from its own
-// initial state under its own joint forces, spread over threads, each thread holding its own Simulator
-// (and with it its own Data and rows). The Model is copied once per thread and never shared mutably.
-//
-// Layouts (row-major, C order: the last index runs fastest, as NumPy's default):
-//   q0   (N, nq)            initial configurations        v0   (N, nv)            initial velocities
-//   tau  (N, T nv)  = (N, T, nv): joint forces held over step t of run n, at tau(n, t nv .. t nv + nv - 1)
-//   Q    (N, (T+1) nq) = (N, T+1, nq): Q(n, t nq ..) the configuration after t steps; t = 0 is q0
-//   V    (N, (T+1) nv) = (N, T+1, nv): likewise for the velocity
-//   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n; their
-//                          energy only then (a kinematics pass per step) and as the workers' settings say
-//                          (without statistics the steps skip it; the settings stay as they are)
-//
-// Determinism: run n always starts from a Simulator in the state a new one would have (Simulator::reset:
-// no warm-start impulses from an earlier run) and is computed by one thread alone, so the results are
-// bit for bit those of a serial loop, whatever the number of threads and the order they run in. The runs
-// are split into `threads` contiguous blocks (static partition, no work stealing, no shared mutable
-// state). A policy (the callback form) must be a pure function of its arguments for this to hold, and
-// must be safe to call from several threads at once.
-//
-// Allocation: building RolloutWorkers copies the prototype Simulator per thread, each copy made on a
-// thread of its own (kept apart in memory: see Worker), and sizes its row storage for the most rows a
-// step can build (Simulator::reserveRows); a run then allocates nothing per
-// step and nothing per run. Each thread beyond the first is started per call (std::thread), which
-// allocates its launch state once: a call allocates threads - 1 times, whatever N and T.
-//
-// Errors: abdyn::InvalidArgument names the argument (wrong sizes, N = 0, threads < 1, non-finite
-// entries, non-unit quaternions in q0, h not positive and finite). A run that diverges throws the
-// Simulator's abdyn::Error; with several failing runs, the one of the lowest index is reported, so the
-// error too does not depend on the threads. After an error the outputs hold partial results.
+/// @file
+/// Many independent simulations at once: N runs of the Simulator (simulator.hpp), each from its own
+/// initial state under its own joint forces, spread over threads, each thread holding its own Simulator
+/// (and with it its own Data and rows). The Model is copied once per thread and never shared mutably.
+///
+/// Layouts (row-major, C order: the last index runs fastest, as NumPy's default):
+///   q0   (N, nq)            initial configurations        v0   (N, nv)            initial velocities
+///   tau  (N, T nv)  = (N, T, nv): joint forces held over step t of run n, at tau(n, t nv .. t nv + nv - 1)
+///   Q    (N, (T+1) nq) = (N, T+1, nq): Q(n, t nq ..) the configuration after t steps; t = 0 is q0
+///   V    (N, (T+1) nv) = (N, T+1, nv): likewise for the velocity
+///   statistics (optional)  N T StepStatistics, run-major: statistics[n T + t] is step t of run n; their
+///                          energy only then (a kinematics pass per step) and as the workers' settings say
+///                          (without statistics the steps skip it; the settings stay as they are)
+///
+/// Determinism: run n always starts from a Simulator in the state a new one would have (Simulator::reset:
+/// no warm-start impulses from an earlier run) and is computed by one thread alone, so the results are
+/// bit for bit those of a serial loop, whatever the number of threads and the order they run in. The runs
+/// are split into `threads` contiguous blocks (static partition, no work stealing, no shared mutable
+/// state). A policy (the callback form) must be a pure function of its arguments for this to hold, and
+/// must be safe to call from several threads at once.
+///
+/// Allocation: building RolloutWorkers copies the prototype Simulator per thread, each copy made on a
+/// thread of its own (kept apart in memory: see Worker), and sizes its row storage for the most rows a
+/// step can build (Simulator::reserveRows); a run then allocates nothing per
+/// step and nothing per run. Each thread beyond the first is started per call (std::thread), which
+/// allocates its launch state once: a call allocates threads - 1 times, whatever N and T.
+///
+/// Errors: abdyn::InvalidArgument names the argument (wrong sizes, N = 0, threads < 1, non-finite
+/// entries, non-unit quaternions in q0, h not positive and finite). A run that diverges throws the
+/// Simulator's abdyn::Error; with several failing runs, the one of the lowest index is reported, so the
+/// error too does not depend on the threads. After an error the outputs hold partial results.
 
 #include <exception>
 #include <functional>

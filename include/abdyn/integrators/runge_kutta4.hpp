@@ -1,8 +1,9 @@
 #pragma once
-// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
-// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
-// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
-// For unconstrained models: the accelerations come from forwardDynamics (ABA).
+/// @file
+/// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
+/// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
+/// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
+/// For unconstrained models: the accelerations come from forwardDynamics (ABA).
 
 #include <Eigen/Core>
 

@@ -1,17 +1,18 @@
 #pragma once
-// Simulator: time stepping with constraint rows, Havok style. One step of length h (in `substeps` equal
-// parts) does, per part:
-//   1. v_free = v + h a(q, v, tau)                       (ABA, or CRBA and the factor of M: see 3)
-//      with the joint damping taken at the end of the step (implicit_damping, implicit_damping_euler.hpp):
-//      a = (M + h D)^-1 (tau - C v - g - D v), and M + h D in place of M in 3 as well, so that the rows'
-//      impulses act on the same velocity update and the damping stays stable at any h
-//   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
-//   3. projected Gauss-Seidel with SOR, the bilateral rows solved directly as one block:
-//      v = v_free + M^-1 J^T lambda, either with M^-1 J^T per row by articulated-body propagation after
-//      ABA, or in the coordinates z = L v of the L^T D L factor of M after CRBA (row_pgs.hpp), where a
-//      row touches only its bodies' root paths; whichever the model makes cheaper
-//   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
-// The rows keep their impulses by key between steps to warm start the solver.
+/// @file
+/// Simulator: time stepping with constraint rows, Havok style. One step of length h (in `substeps` equal
+/// parts) does, per part:
+///   1. v_free = v + h a(q, v, tau)                       (ABA, or CRBA and the factor of M: see 3)
+///      with the joint damping taken at the end of the step (implicit_damping, implicit_damping_euler.hpp):
+///      a = (M + h D)^-1 (tau - C v - g - D v), and M + h D in place of M in 3 as well, so that the rows'
+///      impulses act on the same velocity update and the damping stays stable at any h
+///   2. rows at q: two-body joints, URDF limits, motors, joint friction, mimic couplings, ground contacts
+///   3. projected Gauss-Seidel with SOR, the bilateral rows solved directly as one block:
+///      v = v_free + M^-1 J^T lambda, either with M^-1 J^T per row by articulated-body propagation after
+///      ABA, or in the coordinates z = L v of the L^T D L factor of M after CRBA (row_pgs.hpp), where a
+///      row touches only its bodies' root paths; whichever the model makes cheaper
+///   4. q = q (+) h v                                       (q[t+h] = q[t] + h S v[t+h], on the manifold)
+/// The rows keep their impulses by key between steps to warm start the solver.
 
 #include <cstdint>
 #include <utility>

@@ -1,29 +1,30 @@
 #pragma once
-// Transition Jacobians of one Simulator step (simulator.hpp) with its active set of rows held fixed
-// (docs/derivatives.md, section 8). With the state x = (q, v) perturbed in the tangent space (q by
-// integrate(q, dq), as StepJacobians) and the joint forces u = tau,
-//   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
-//   B = d x_next / d u   (2 nv x nv)
-// of the map in which every row of the step keeps its role:
-//   free     a row whose impulse lies strictly inside its bounds is an equality,
-//            J_i(q) v+ - target_i(q) + cfm_i lambda_i = 0;
-//   clamped  a row at a bound keeps that bound: lambda_i constant (limits and contacts at 0, motors and
-//            joint friction at their effort bound), and a friction row at +-mu times its normal row's
-//            impulse keeps that sign and moves with the normal impulse, lambda_i = +-mu lambda_n.
-// The rows that exist, their keys and which of them are free do not change: the Jacobian is that of the
-// smooth branch the step took, one-sided at a contact switch (a contact that opens, a row that reaches
-// its bound, sticking that turns to sliding), where the step itself is not differentiable; at a contact or
-// limit resting at C = 0 (the kink of its target) it takes the side of C's sign. It is the Jacobian of the
-// exact solution of the held-fixed system, not of the solver's approximate iterate: it matches finite
-// differences of Simulator::step as far as the solver has converged. Dependent free rows (a body resting on
-// more contacts than it has freedoms) are solved in the least-squares sense: exact when the dependency is
-// consistent (a flat box's four corners), and otherwise (a humanoid lying on the ground, whose contacts and
-// sticking joints over-determine v+ and let no held step exist once q moves) the limit of the step with its
-// free rows softened by cfm -> 0 (docs/derivatives.md, section 8).
-//
-// Supported: one sub-step per step (substeps = 1), every row kind, implicit or explicit damping, either
-// response method. Refused with abdyn::InvalidArgument: substeps > 1 (the Simulator keeps only the last
-// sub-step's rows), and contact restitution > 0 (a target that switches on the approach speed).
+/// @file
+/// Transition Jacobians of one Simulator step (simulator.hpp) with its active set of rows held fixed
+/// (docs/derivatives.md, section 8). With the state x = (q, v) perturbed in the tangent space (q by
+/// integrate(q, dq), as StepJacobians) and the joint forces u = tau,
+///   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
+///   B = d x_next / d u   (2 nv x nv)
+/// of the map in which every row of the step keeps its role:
+///   free     a row whose impulse lies strictly inside its bounds is an equality,
+///            J_i(q) v+ - target_i(q) + cfm_i lambda_i = 0;
+///   clamped  a row at a bound keeps that bound: lambda_i constant (limits and contacts at 0, motors and
+///            joint friction at their effort bound), and a friction row at +-mu times its normal row's
+///            impulse keeps that sign and moves with the normal impulse, lambda_i = +-mu lambda_n.
+/// The rows that exist, their keys and which of them are free do not change: the Jacobian is that of the
+/// smooth branch the step took, one-sided at a contact switch (a contact that opens, a row that reaches
+/// its bound, sticking that turns to sliding), where the step itself is not differentiable; at a contact or
+/// limit resting at C = 0 (the kink of its target) it takes the side of C's sign. It is the Jacobian of the
+/// exact solution of the held-fixed system, not of the solver's approximate iterate: it matches finite
+/// differences of Simulator::step as far as the solver has converged. Dependent free rows (a body resting on
+/// more contacts than it has freedoms) are solved in the least-squares sense: exact when the dependency is
+/// consistent (a flat box's four corners), and otherwise (a humanoid lying on the ground, whose contacts and
+/// sticking joints over-determine v+ and let no held step exist once q moves) the limit of the step with its
+/// free rows softened by cfm -> 0 (docs/derivatives.md, section 8).
+///
+/// Supported: one sub-step per step (substeps = 1), every row kind, implicit or explicit damping, either
+/// response method. Refused with abdyn::InvalidArgument: substeps > 1 (the Simulator keeps only the last
+/// sub-step's rows), and contact restitution > 0 (a target that switches on the approach speed).
 
 #include <cstdint>
 #include <memory>

@@ -1,12 +1,13 @@
 #pragma once
-// Transition Jacobians of one step of the unconstrained integrators (explicit_euler.hpp,
-// semi_implicit_euler.hpp, runge_kutta4.hpp): with the state x = (q, v) perturbed in the tangent space
-// (q by integrate(q, dq), as in derivatives.hpp) and the joint forces u = tau,
-//   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
-//   B = d x_next / d u   (2 nv x nv).
-// Each is the chain rule through the step exactly as the integrator computes it (docs/derivatives.md):
-// d qdd from forwardDynamicsDerivatives, d integrate from integrateJacobians, and for RK4 the
-// derivative of exponentialCoordinateRate at every stage. External forces are not taken.
+/// @file
+/// Transition Jacobians of one step of the unconstrained integrators (explicit_euler.hpp,
+/// semi_implicit_euler.hpp, runge_kutta4.hpp): with the state x = (q, v) perturbed in the tangent space
+/// (q by integrate(q, dq), as in derivatives.hpp) and the joint forces u = tau,
+///   A = d x_next / d x   (2 nv x 2 nv, rows and columns ordered dq, dv)
+///   B = d x_next / d u   (2 nv x nv).
+/// Each is the chain rule through the step exactly as the integrator computes it (docs/derivatives.md):
+/// d qdd from forwardDynamicsDerivatives, d integrate from integrateJacobians, and for RK4 the
+/// derivative of exponentialCoordinateRate at every stage. External forces are not taken.
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/model/data.hpp"

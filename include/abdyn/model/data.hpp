@@ -1,17 +1,18 @@
 #pragma once
-// Data: the per-call workspace of the algorithms for one Model. `Data data(model)` allocates
-// everything once; after that no algorithm allocates. One Model may be shared read-only by many
-// threads, each with its own Data. Every algorithm rejects a Data built for another model (model_key).
-//
-// Memory: the recursive algorithms (kinematics, RNEA, ABA) need O(n) workspace. The mass-matrix
-// workspace (M, M^-1 and its 6 x nv per-body scratch, and the L^T D L factor with its pattern, O(nv^2)
-// and O(nv * depth)) and the derivatives' (their nv x nv results and `deriv`) are allocated here too when
-// nv <= kEagerMassMatrixDofs; for bigger models the first call that needs them (massMatrix,
-// factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix, the derivatives) allocates them, so that
-// a 10^6-body chain runs ABA in O(n) memory (about 1.4 KB per body).
-//
-// Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
-// the name says otherwise (a trailing _world: world coordinates, about the world origin).
+/// @file
+/// Data: the per-call workspace of the algorithms for one Model. `Data data(model)` allocates
+/// everything once; after that no algorithm allocates. One Model may be shared read-only by many
+/// threads, each with its own Data. Every algorithm rejects a Data built for another model (model_key).
+///
+/// Memory: the recursive algorithms (kinematics, RNEA, ABA) need O(n) workspace. The mass-matrix
+/// workspace (M, M^-1 and its 6 x nv per-body scratch, and the L^T D L factor with its pattern, O(nv^2)
+/// and O(nv * depth)) and the derivatives' (their nv x nv results and `deriv`) are allocated here too when
+/// nv <= kEagerMassMatrixDofs; for bigger models the first call that needs them (massMatrix,
+/// factorizeMassMatrix, forwardDynamicsCrba, inverseMassMatrix, the derivatives) allocates them, so that
+/// a 10^6-body chain runs ABA in O(n) memory (about 1.4 KB per body).
+///
+/// Conventions: spatial vectors are angular first; per-body quantities are in body coordinates unless
+/// the name says otherwise (a trailing _world: world coordinates, about the world origin).
 
 #include <cstdint>
 #include <vector>

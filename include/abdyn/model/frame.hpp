@@ -1,6 +1,7 @@
 #pragma once
-// Named frames attached to bodies: every body's own frame, the links merged into a body through fixed
-// joints (tool flanges, sensor mounts, feet), and frames users add.
+/// @file
+/// Named frames attached to bodies: every body's own frame, the links merged into a body through fixed
+/// joints (tool flanges, sensor mounts, feet), and frames users add.
 
 #include <string>
 

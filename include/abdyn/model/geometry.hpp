@@ -1,6 +1,7 @@
 #pragma once
-// Visual and collision geometry read from a robot description. Not used by the dynamics algorithms;
-// kept so that contact and rendering code can find each shape on its body.
+/// @file
+/// Visual and collision geometry read from a robot description. Not used by the dynamics algorithms;
+/// kept so that contact and rendering code can find each shape on its body.
 
 #include <string>
 

@@ -1,20 +1,21 @@
 #pragma once
-// Joint types and the joint calculation (Featherstone's jcalc): the one place where abdyn switches on
-// the joint type. Every joint's motion subspace S is constant in its successor (child) frame, because
-// every multi-DoF joint's velocity is expressed in that frame; algorithms therefore take S from the
-// model and need only the joint transform X_J(q) per call.
-//
-// Coordinates of q and v per joint (angular before linear, quaternions w first):
-//   revolute   q = angle,  v = angular rate about the axis                       S = [a; 0]
-//   prismatic  q = offset, v = rate along the axis                               S = [0; a]
-//   helical    q = angle,  v = rate; translation pitch * angle along the axis    S = [a; pitch a]
-//   spherical  q = (qw, qx, qy, qz), v = angular velocity in the child frame     S = [1; 0]
-//   planar     q = (x, y, theta) in the plane spanned by t1, t2 = n x t1, rotation theta about n;
-//              v = (w, vx, vy): angular rate about n and origin velocity along t1, t2, child frame
-//              S = [n 0 0; 0 t1 t2]
-//   floating   q = (x, y, z, qw, qx, qy, qz): position and orientation of the child in the parent;
-//              v = (w, v) the child's spatial velocity in child coordinates            S = 1 (6x6)
-// Fixed joints never reach a Model: their child links are merged into the parent body and kept as frames.
+/// @file
+/// Joint types and the joint calculation (Featherstone's jcalc): the one place where abdyn switches on
+/// the joint type. Every joint's motion subspace S is constant in its successor (child) frame, because
+/// every multi-DoF joint's velocity is expressed in that frame; algorithms therefore take S from the
+/// model and need only the joint transform X_J(q) per call.
+///
+/// Coordinates of q and v per joint (angular before linear, quaternions w first):
+///   revolute   q = angle,  v = angular rate about the axis                       S = [a; 0]
+///   prismatic  q = offset, v = rate along the axis                               S = [0; a]
+///   helical    q = angle,  v = rate; translation pitch * angle along the axis    S = [a; pitch a]
+///   spherical  q = (qw, qx, qy, qz), v = angular velocity in the child frame     S = [1; 0]
+///   planar     q = (x, y, theta) in the plane spanned by t1, t2 = n x t1, rotation theta about n;
+///              v = (w, vx, vy): angular rate about n and origin velocity along t1, t2, child frame
+///              S = [n 0 0; 0 t1 t2]
+///   floating   q = (x, y, z, qw, qx, qy, qz): position and orientation of the child in the parent;
+///              v = (w, v) the child's spatial velocity in child coordinates            S = 1 (6x6)
+/// Fixed joints never reach a Model: their child links are merged into the parent body and kept as frames.
 
 #include <cmath>
 #include <ostream>

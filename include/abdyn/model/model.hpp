@@ -1,12 +1,13 @@
 #pragma once
-// Model: the immutable description of a kinematic tree (Featherstone's model structure).
-//
-// Bodies are numbered in topological order: 0 is the world (fixed base), and every body i >= 1 hangs
-// from its parent lambda(i) < i through joint i. Per body i the model holds
-//   X_tree(i)   plx from parent-body coordinates to joint i's predecessor frame (constant),
-//   joint(i)    the joint type, its axis and its slice of q and v,
-//   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
-// Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
+/// @file
+/// Model: the immutable description of a kinematic tree (Featherstone's model structure).
+///
+/// Bodies are numbered in topological order: 0 is the world (fixed base), and every body i >= 1 hangs
+/// from its parent lambda(i) < i through joint i. Per body i the model holds
+///   X_tree(i)   plx from parent-body coordinates to joint i's predecessor frame (constant),
+///   joint(i)    the joint type, its axis and its slice of q and v,
+///   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
+/// Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,6 @@
 #pragma once
-// ModelBuilder: assembles a Model body by body (parents before children) and checks it on build().
+/// @file
+/// ModelBuilder: assembles a Model body by body (parents before children) and checks it on build().
 
 #include <limits>
 #include <string>

@@ -1,6 +1,7 @@
 #pragma once
-// Random kinematic trees for tests and benchmarks: valid random inertias (principal moments obeying
-// the triangle inequality, random principal axes), random joint placements and axes.
+/// @file
+/// Random kinematic trees for tests and benchmarks: valid random inertias (principal moments obeying
+/// the triangle inequality, random principal axes), random joint placements and axes.
 
 #include <random>
 #include <string>
