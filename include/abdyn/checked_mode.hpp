@@ -8,7 +8,9 @@
 
 namespace abdyn {
 
+/// Whether checked mode is on (the finite-value and unit-quaternion scans).
 bool checkedMode();
+/// Turns checked mode on or off for the whole process.
 void setCheckedMode(bool on);
 
 }  // namespace abdyn

@@ -14,13 +14,17 @@
 
 namespace abdyn {
 
+/// Everything abdyn rejects (see the file comment); what() names the source and what is wrong.
 class Error : public std::runtime_error {
  public:
+  /// An error with the message `what`.
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+/// An Error in a call's argument: wrong size, another model's Data, or (checked mode) a non-finite value.
 class InvalidArgument : public Error {
  public:
+  /// An error with the message `what`.
   explicit InvalidArgument(const std::string& what) : Error(what) {}
 };
 

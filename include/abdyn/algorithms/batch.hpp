@@ -20,6 +20,7 @@
 
 namespace abdyn {
 
+/// A dynamic matrix stored row-major: one state (or one rollout step) per row, as NumPy arrays are.
 using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// threads <= 0: std::thread::hardware_concurrency(). Never more threads than states.

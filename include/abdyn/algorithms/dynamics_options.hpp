@@ -5,6 +5,7 @@
 
 namespace abdyn {
 
+/// The joint-space terms (armature, damping, implicit damping) the dynamics include; see the file comment.
 struct DynamicsOptions {
   /// Armature (rotor inertia reflected to the joint, Model::armature): adds armature(k) to M(k, k).
   bool armature = true;

@@ -28,18 +28,28 @@ namespace abdyn {
 struct ConstrainedDerivatives {
   ConstrainedDerivatives(const Model& model, const ConstraintSet& constraints);
 
+  ///@{
   Eigen::MatrixXd dqdd_dq, dqdd_dv, dqdd_dtau;           ///< nv x nv
+  ///@}
+  ///@{
   Eigen::MatrixXd dlambda_dq, dlambda_dv, dlambda_dtau;  ///< m x nv
+  ///@}
 
   /// Scratch of the call.
   struct Workspace {
     Workspace(const Model& model, const ConstraintSet& constraints);
     ConstraintKinematics kinematics;  ///< C, G, G_exact at q
+    ///@{
     Eigen::MatrixXd rhs_top, rhs_bottom;  ///< nv x 3 nv, m x 3 nv: the differentiated right-hand side
+    ///@}
+    ///@{
     Eigen::MatrixXd Z, Minv_Gt, Gamma, E, Lambda;  ///< M^-1 rhs_top, M^-1 G^T, the Schur complement, its rhs, d lambda
+    ///@}
     Eigen::LLT<Eigen::MatrixXd> mass_factor, gamma_factor;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver;
+    ///@{
     Eigen::VectorXd column, projected, solve_work, solve_y;  ///< m each
+    ///@}
     Eigen::MatrixXd dG_y;                         ///< m x nv: d (G y) / d q for the null-space term
     Eigen::VectorXd y;                            ///< nv: M^-1 G^T Gamma^+ lambda, with G y = lambda
     std::vector<Motion> v_y;                      ///< per body: the velocity that y produces (world)

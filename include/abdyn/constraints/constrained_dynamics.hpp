@@ -96,7 +96,9 @@ struct ConstrainedDynamicsData {
   std::vector<DofRun> shared_runs;
   std::vector<int> shared_run_offset;
   Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual, residual;
+  ///@{
   Eigen::VectorXd solve_work, solve_y;  ///< minimum-norm solves: max(nv, m) + m each
+  ///@}
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
   RowResponse response;
 };

@@ -91,12 +91,16 @@ class SimulatorStepJacobians {
   Eigen::MatrixXd W_;           ///< M + h D (implicit damping) or M: the step's inertia
   Eigen::LLT<Eigen::MatrixXd> W_factor_;
   Eigen::MatrixXd R_;           ///< nv x 3 nv: right-hand side of W dv+ - J^T dlambda = R, then W^-1 R
+  ///@{
   Eigen::MatrixXd Jq_, Jv_;     ///< integrate Jacobians at (q, v+, h)
+  ///@}
   Eigen::MatrixXd Gq_;          ///< nv x nv: d (J(q)^T lambda) / dq at fixed lambda
   Eigen::MatrixXd Phi_q_;       ///< e x nv: d (J_i(q) v+ - target_i(q)) / dq of the free rows
   Eigen::MatrixXd Jt_T_;        ///< nv x e: J^T T, the impulse directions of the free unknowns
   Eigen::MatrixXd S_;           ///< e x e: J_E W^-1 J^T T + diag(cfm_E)
+  ///@{
   Eigen::MatrixXd rhs_, dlambda_, dv_;  ///< e x 3 nv (the solve's workspace too), e x 3 nv, nv x 3 nv
+  ///@}
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> S_factor_;
   /// Per body, world coordinates, over the ground contact rows of its subtree (the .cpp's glossary): the
   /// wrench F = sum lambda [p x d; d], M = sum lambda d and Q = sum (p m^T - (p . m) 1 - [m]x slide), m = lambda d;

@@ -25,11 +25,16 @@
 
 namespace abdyn {
 
+/// 6 x n matrix of doubles: n spatial vectors as columns, angular first.
 using Matrix6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
+/// 3 x n matrix of doubles.
 using Matrix3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 
+/// The per-call workspace and results of the algorithms for one Model (see the file comment):
+/// `Data data(model)` allocates everything once; each field says which call fills it, its shape and frame.
 class Data {
  public:
+  /// Workspace for `model`, allocated once (the mass-matrix part lazily on big models).
   explicit Data(const Model& model);
 
   /// Models with at most this many velocity coordinates get the mass-matrix workspace at construction.
@@ -111,17 +116,29 @@ class Data {
   /// world coordinates about the world origin, angular first (docs/derivatives.md names each one).
   struct DerivativeWorkspace {
     Matrix6X S;                   ///< 6 x nv: motion-subspace columns
+    ///@{
     std::vector<Motion> v, a;     ///< per body: velocity; acceleration with a_0 = -gravity
+    ///@}
+    ///@{
     std::vector<Force> F, H;      ///< per body: subtree sums of the net forces f and of the momenta I v
+    ///@}
+    ///@{
     std::vector<Matrix6> Ic, B;   ///< per body: subtree sums of the inertias I and of crf(v) I
+    ///@}
     std::vector<Matrix6> IA;      ///< per body (forwardDynamicsDerivatives): articulated-body inertia, its
     std::vector<Force> pA;        ///<   bias force and velocity-product acceleration c = v x S qd (ABA's, in world
     std::vector<Motion> c;        ///<   coordinates; U = IA S goes to Minv_tmp)
+    ///@{
     Matrix6X P, Q;                ///< 6 x nv storage read as nv x 6 rows (derivatives.cpp): row k is Ic S_k and
                                   ///< (B + B^T) S_k - S_k x* H of coordinate k's body
+    ///@}
+    ///@{
     Matrix6X alpha, u, w;         ///< 6 x nv: per coordinate k, the motions that its q- and v-columns excite
+    ///@}
+    ///@{
     Matrix6X Gq, Gv;              ///< 6 x nv: per coordinate k, d F / d q_k and d F / d v_k of its own body
-  } deriv;
+    ///@}
+  } deriv;  ///< the derivatives' workspace (forwardDynamicsDerivatives, inverseDynamicsDerivatives)
 };
 
 }  // namespace abdyn

@@ -27,6 +27,7 @@
 
 namespace abdyn {
 
+/// The joint types, with the sizes of their q and v and their motion subspace S (the table above).
 enum class JointType {
   RevoluteX,   ///< revolute about the joint frame's x axis (fast path)
   RevoluteY,   ///< ... y axis
@@ -44,8 +45,8 @@ enum class JointType {
 
 /// The table above as data: the facts algorithms ask of a joint instead of testing its type.
 struct JointLayout {
-  int nq;
-  int nv;
+  int nq;  ///<number of configuration coordinates
+  int nv;  ///<number of velocity coordinates
   int quaternion;          ///< offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
   bool identity_subspace;  ///< S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
   int axis_column;         ///< one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
@@ -80,13 +81,15 @@ constexpr JointLayout jointLayout(JointType type) {
 /// A short lower-case name ("revolute", "prismatic", ...), the same for all axis variants.
 const char* jointTypeName(JointType type);
 
+/// A joint of the tree: joint i moves body i relative to its parent, with coordinates
+/// q[idx_q .. idx_q + nq) and v[idx_v .. idx_v + nv).
 struct Joint {
-  JointType type = JointType::Revolute;
-  std::string name;
+  JointType type = JointType::Revolute;  ///<the type (the table above)
+  std::string name;  ///<unique in the model
   int idx_q = 0;  ///< first coordinate of this joint in q
   int idx_v = 0;  ///< first coordinate of this joint in v (and in qdd, tau)
-  int nq = 1;
-  int nv = 1;
+  int nq = 1;  ///<number of its q coordinates
+  int nv = 1;  ///<number of its v coordinates
   Vector3 axis = Vector3::UnitZ();  ///< revolute, prismatic, helical: the axis; planar: the normal n
   Vector3 axis2 = Vector3::UnitX(); ///< planar: the first in-plane direction t1
   double pitch = 0.0;               ///< helical only
@@ -96,6 +99,7 @@ struct Joint {
 
   /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
   Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;
+  /// Whether its q holds a unit quaternion (spherical and floating joints).
   bool hasQuaternion() const { return jointLayout(type).quaternion >= 0; }
   /// Index in q of the quaternion's w (joints with hasQuaternion() only).
   int quaternionIndex() const { return idx_q + jointLayout(type).quaternion; }

@@ -10,6 +10,7 @@
 
 namespace abdyn {
 
+/// The shape of a random tree (randomTree, randomTreeUrdf).
 struct RandomTreeOptions {
   int bodies = 10;              ///< moving bodies (not counting the world)
   bool chain = false;           ///< true: body i hangs from body i-1; false: from a uniformly random earlier body

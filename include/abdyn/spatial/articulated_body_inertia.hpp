@@ -10,7 +10,7 @@
 namespace abdyn {
 
 /// An articulated-body inertia IA: symmetric 6x6, angular first, in the coordinates of the handle body
-/// /// (see the file comment).
+/// (see the file comment).
 class ArticulatedBodyInertia {
  public:
   /// The zero inertia.

@@ -22,7 +22,7 @@
 namespace abdyn {
 
 /// T_P_C = plxb(R, p), the pose of a child frame C in a parent P, acting as the right-associative
-/// /// Pluecker transform from P to C (see the file comment).
+/// Pluecker transform from P to C (see the file comment).
 class Plxb {
  public:
   /// The identity pose.

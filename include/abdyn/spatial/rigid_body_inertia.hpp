@@ -26,7 +26,7 @@ std::string describeInertiaViolation(double mass, const Vector3& com, const Matr
                                      bool require_positive_definite = false);
 
 /// The spatial inertia of a rigid body in some frame: mass m, centre of mass c and rotational inertia Ic
-/// /// about c, both in that frame's coordinates; as a matrix, [Ic - m cx cx, m cx; -m cx, m 1] (angular first).
+/// about c, both in that frame's coordinates; as a matrix, [Ic - m cx cx, m cx; -m cx, m 1] (angular first).
 class RigidBodyInertia {
  public:
   /// The zero inertia (a massless body).
