@@ -23,25 +23,30 @@
 
 namespace abdyn::brax {
 
+/// Brax's Transform: the pose T_P_C of a child frame C in a parent P.
 struct Transform {
-  Vector3 pos = Vector3::Zero();
+  Vector3 pos = Vector3::Zero();  ///< p_P_C: C's origin in P coordinates
   Vector4 rot = Vector4(1.0, 0.0, 0.0, 0.0);  ///< (w, x, y, z)
 };
 
+/// Brax's Motion: a spatial motion as its angular and linear parts.
 struct Motion {
-  Vector3 ang = Vector3::Zero();
-  Vector3 vel = Vector3::Zero();
+  Vector3 ang = Vector3::Zero();  ///< angular velocity
+  Vector3 vel = Vector3::Zero();  ///< linear velocity (of the point at the frame origin)
 };
 
+/// Brax's Force: a spatial force as its moment and force parts.
 struct Force {
   Vector3 ang = Vector3::Zero();  ///< moment
   Vector3 vel = Vector3::Zero();  ///< force (Brax names the field vel)
 };
 
+/// Brax's Inertia: the link form (transform at the centre of mass, i = Ic) or the spatial form
+/// (transform.pos = m c, i about the origin); the functions below say which they use.
 struct Inertia {
-  Transform transform;
-  Matrix3 i = Matrix3::Zero();
-  double mass = 0.0;
+  Transform transform;  ///<the link form's centre-of-mass frame, or the spatial form's (m c, rotation)
+  Matrix3 i = Matrix3::Zero();  ///<rotational inertia (about the centre of mass or the origin, per form)
+  double mass = 0.0;  ///<kg
 };
 
 /// The pose T_P_C (quaternion with w >= 0).
@@ -49,9 +54,13 @@ Transform fromAbdyn(const Plxb& T_P_C);
 /// Throws abdyn::Error for a zero or non-finite quaternion; a non-unit one is normalised.
 Plxb toAbdyn(const Transform& T_P_C);
 
+/// The same motion, (ang, vel) = (angular, linear).
 inline Motion fromAbdyn(const abdyn::Motion& m) { return {m.angular(), m.linear()}; }
+/// The same motion as an abdyn::Motion.
 inline abdyn::Motion toAbdyn(const Motion& m) { return abdyn::Motion(m.ang, m.vel); }
+/// The same force, (ang, vel) = (moment, force).
 inline Force fromAbdyn(const abdyn::Force& f) { return {f.angular(), f.linear()}; }
+/// The same force as an abdyn::Force.
 inline abdyn::Force toAbdyn(const Force& f) { return abdyn::Force(f.ang, f.vel); }
 
 /// Link form: inertial frame at the centre of mass with the body's axes (rot = identity), i = Ic.
@@ -88,6 +97,7 @@ StateLayout stateLayout();
 inline State stateFromAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
   return abdyn::stateFromAbdyn(model, s, stateLayout(), order);
 }
+/// The inverse of stateFromAbdyn: a state in this library's layout and `order` as abdyn's state.
 inline State stateToAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
   return abdyn::stateToAbdyn(model, s, stateLayout(), order);
 }

@@ -18,7 +18,7 @@ namespace abdyn::mujoco {
 
 /// A pose as MuJoCo stores it (xpos, xquat): C's origin and orientation in P, quaternion w first.
 struct Pose {
-  Vector3 pos = Vector3::Zero();
+  Vector3 pos = Vector3::Zero();  ///<C's origin in P coordinates
   Vector4 quat = Vector4(1.0, 0.0, 0.0, 0.0);  ///< (w, x, y, z)
 };
 
@@ -40,6 +40,7 @@ StateLayout stateLayout();
 inline State stateFromAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
   return abdyn::stateFromAbdyn(model, s, stateLayout(), order);
 }
+/// The inverse of stateFromAbdyn: a state in this library's layout and `order` as abdyn's state.
 inline State stateToAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
   return abdyn::stateToAbdyn(model, s, stateLayout(), order);
 }

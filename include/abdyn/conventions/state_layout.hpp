@@ -29,10 +29,10 @@ namespace abdyn {
 /// A state of a model: configuration q, velocity v, acceleration qdd and joint forces tau. Empty vectors
 /// are allowed where a conversion does not need them (they stay empty).
 struct State {
-  Eigen::VectorXd q;
-  Eigen::VectorXd v;
-  Eigen::VectorXd qdd;
-  Eigen::VectorXd tau;
+  Eigen::VectorXd q;  ///<configuration (nq in abdyn's layout)
+  Eigen::VectorXd v;  ///<velocity (nv)
+  Eigen::VectorXd qdd;  ///<acceleration (nv)
+  Eigen::VectorXd tau;  ///<joint forces (nv)
 };
 
 /// Names of abdyn's joints in the other library's order (a permutation of all the model's joints);
@@ -46,13 +46,14 @@ enum class FreeVelocityLayout {
   WorldLinearBodyAngular,  ///< [pdot; w_b], pdot = velocity of the origin in the world: MuJoCo, Brax, RBDL
 };
 
+/// How another library lays out q and v (quaternion order and place, free-joint velocity, continuous joints).
 struct StateLayout {
   std::string library;                    ///< named in error messages
   bool quaternion_w_last = false;          ///< a quaternion stored (x, y, z, w) instead of (w, x, y, z)
   bool quaternion_w_at_end_of_q = false;   ///< RBDL: a quaternion joint's own slot holds (x, y, z); the w's
                                            ///< of all quaternion joints follow, in joint order, after the nv
                                            ///< other coordinates
-  FreeVelocityLayout free_velocity = FreeVelocityLayout::BodyAngularLinear;
+  FreeVelocityLayout free_velocity = FreeVelocityLayout::BodyAngularLinear;  ///<the free joint's 6 velocity coordinates
   bool continuous_as_cos_sin = false;      ///< Pinocchio: a continuous (unbounded revolute) joint's q is
                                            ///< (cos, sin) of its angle; converted back with atan2, so
                                            ///< angles return in [-pi, pi]

@@ -16,20 +16,25 @@
 
 namespace abdyn::tds {
 
+/// TDS's Transform: the pose T_P_C of a child frame C in a parent P.
 struct Transform {
   Vector3 translation = Vector3::Zero();    ///< p_P_C
   Matrix3 rotation = Matrix3::Identity();   ///< R_P_C
 };
 
+/// TDS's RigidBodyInertia: mass, first moment and rotational inertia about the frame origin.
 struct RigidBodyInertia {
-  double mass = 0.0;
+  double mass = 0.0;  ///<kg
   Vector3 com = Vector3::Zero();            ///< first moment m c
   Matrix3 inertia = Matrix3::Zero();        ///< about the frame origin
 };
 
+/// The same pose.
 inline Transform fromAbdyn(const Plxb& T_P_C) { return {T_P_C.position(), T_P_C.rotation()}; }
+/// The same pose as a Plxb.
 inline Plxb toAbdyn(const Transform& T_P_C) { return Plxb(T_P_C.rotation, T_P_C.translation); }
 
+/// The same inertia: mass, first moment m c, inertia about the frame origin.
 inline RigidBodyInertia fromAbdyn(const abdyn::RigidBodyInertia& I) {
   return {I.mass(), I.firstMoment(), I.inertiaAboutOrigin()};
 }
