@@ -22,6 +22,7 @@
 
 namespace abdyn {
 
+/// Tolerances and limits of AdaptiveRungeKutta4's step control.
 struct AdaptiveRungeKutta4Settings {
   /// Local error tolerance of one sub-step, relative to the coordinate's size.
   double relative_tolerance = 1e-6;
@@ -35,6 +36,8 @@ struct AdaptiveRungeKutta4Settings {
   int max_substeps = 10000;
 };
 
+/// RK4 with step doubling: each step(h) takes as many sub-steps as the local error tolerance needs
+/// (see the file comment).
 class AdaptiveRungeKutta4 {
  public:
   /// Allocates the workspace for this model; step() allocates nothing. Throws abdyn::InvalidArgument
@@ -49,7 +52,9 @@ class AdaptiveRungeKutta4 {
 
   /// Sub-steps accepted and rejected in the last call to step(), and the smallest accepted.
   int lastAccepted() const { return accepted_; }
+  /// Sub-steps rejected in the last step().
   int lastRejected() const { return rejected_; }
+  /// The shortest sub-step accepted in the last step() (s).
   double lastSmallestStep() const { return smallest_; }
 
  private:

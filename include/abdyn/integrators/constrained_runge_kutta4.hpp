@@ -18,6 +18,7 @@
 
 namespace abdyn {
 
+/// Settings of ConstrainedRungeKutta4: the stages' dynamics and the post-stabilisation.
 struct ConstrainedStepSettings {
   ConstrainedDynamicsSettings dynamics;  ///< the stages' forwardDynamicsConstrained (and the velocity projection's M)
   bool project = true;                   ///< post-stabilisation after the step (false: the plain RK4 step)
@@ -25,6 +26,7 @@ struct ConstrainedStepSettings {
   int max_projection_iterations = 100;   ///< projectPositions: Gauss-Newton iterations allowed, >= 1
 };
 
+/// One RK4 step of a model with loop closures or couplings, then post-stabilisation (see the file comment).
 class ConstrainedRungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.

@@ -18,6 +18,8 @@
 
 namespace abdyn {
 
+/// A = d x_next / d x and B = d x_next / d tau of one ConstrainedRungeKutta4 step without projection
+/// (see the file comment).
 class ConstrainedStepJacobians {
  public:
   /// Allocates A, B and the workspace for this model and constraint set; rungeKutta4() allocates nothing.

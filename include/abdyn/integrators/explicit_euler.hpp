@@ -11,6 +11,7 @@
 
 namespace abdyn {
 
+/// Explicit Euler on the configuration manifold (see the file comment).
 class ExplicitEuler {
  public:
   /// Allocates the workspace for this model; step() allocates nothing.

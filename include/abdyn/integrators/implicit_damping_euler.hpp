@@ -37,6 +37,7 @@
 
 namespace abdyn {
 
+/// Semi-implicit Euler with the joint damping taken at the end of the step (see the file comment).
 class ImplicitDampingEuler {
  public:
   /// Allocates the workspace for this model; step() allocates nothing.

@@ -17,6 +17,7 @@
 
 namespace abdyn {
 
+/// Newton solve settings of ImplicitMidpoint.
 struct ImplicitMidpointSettings {
   /// Converged when max |r_k| <= tolerance * (1 + max |v[t]| + max |dv|).
   double tolerance = 1e-12;
@@ -26,6 +27,7 @@ struct ImplicitMidpointSettings {
   double difference_step = 1e-7;
 };
 
+/// The implicit midpoint rule on the configuration manifold, solved by Newton's method (see the file comment).
 class ImplicitMidpoint {
  public:
   /// Allocates the workspace (including the nv x nv Jacobian) for this model; step() allocates nothing.

@@ -57,10 +57,14 @@ class RolloutWorkers {
  public:
   /// Throws abdyn::InvalidArgument when threads < 1.
   RolloutWorkers(const Simulator& prototype, int threads);
+  /// Workers copied from `Simulator(model, settings)`; throws abdyn::InvalidArgument when threads < 1.
   RolloutWorkers(const Model& model, const SimulatorSettings& settings, int threads);
 
+  /// Number of Simulators (threads a call may use).
   int threads() const { return static_cast<int>(workers_.size()); }
+  /// The model the Simulators step.
   const Model& model() const { return workers_.front()->simulator.model(); }
+  /// Thread `thread`'s Simulator (0 .. threads() - 1), e.g. to add row joints or motors to every run.
   Simulator& simulator(int thread) { return workers_[static_cast<std::size_t>(thread)]->simulator; }
 
  private:
@@ -102,6 +106,7 @@ void rollout(RolloutWorkers& workers, const Eigen::Ref<const RowMatrixXd>& q0, c
 void rollout(const Model& model, const SimulatorSettings& settings, const Eigen::Ref<const RowMatrixXd>& q0,
              const Eigen::Ref<const RowMatrixXd>& v0, const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h,
              int threads, Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, StepStatistics* statistics = nullptr);
+/// The same with the joint forces from a policy.
 void rollout(const Model& model, const SimulatorSettings& settings, const Eigen::Ref<const RowMatrixXd>& q0,
              const Eigen::Ref<const RowMatrixXd>& v0, const RolloutPolicy& policy, int steps, double h, int threads,
              Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, StepStatistics* statistics = nullptr);

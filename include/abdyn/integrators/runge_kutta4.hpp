@@ -21,6 +21,7 @@ struct RungeKutta4Stages {
 };
 }  // namespace detail
 
+/// The classical RK4 step on the configuration manifold, accelerations from forwardDynamics (see the file comment).
 class RungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.

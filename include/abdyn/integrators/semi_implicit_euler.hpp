@@ -12,6 +12,7 @@
 
 namespace abdyn {
 
+/// Semi-implicit (symplectic) Euler on the configuration manifold (see the file comment).
 class SemiImplicitEuler {
  public:
   /// Allocates the workspace for this model; step() allocates nothing.

@@ -27,9 +27,10 @@
 
 namespace abdyn {
 
+/// What a Simulator step includes (rows, contacts, damping) and how its row solver runs.
 struct SimulatorSettings {
-  PgsSettings solver;
-  int substeps = 1;
+  PgsSettings solver;  ///<the projected Gauss-Seidel row solver
+  int substeps = 1;  ///<sub-steps per step(h), each of length h / substeps
   double erp = 0.2;                ///< Baumgarte / ERP of bilateral rows and of limits once passed, per step
                                    ///< (each of n sub-steps uses 1 - (1 - erp)^(1/n); likewise contact.erp)
   double cfm = 0.0;                ///< softness of bilateral rows
@@ -43,9 +44,10 @@ struct SimulatorSettings {
   bool energy = true;              ///< StepStatistics::energy after each step (a kinematics pass); false: NaN
   GroundContactSettings contact;   ///< for ground and body contacts
   ResponseMethod response = ResponseMethod::Automatic;  ///< how M^-1 J^T is formed (row_response.hpp)
-  DynamicsOptions dynamics;
+  DynamicsOptions dynamics;  ///<the joint-space terms of the dynamics (armature, damping)
 };
 
+/// What the last Simulator step did: solver effort, constraint error, rows, contacts, energy.
 struct StepStatistics {
   int iterations = 0;          ///< solver sweeps, summed over sub-steps
   double residual = 0.0;       ///< largest final solver residual over sub-steps
@@ -55,20 +57,26 @@ struct StepStatistics {
   double energy = 0.0;         ///< kinetic + potential energy after the step (NaN without settings.energy)
 };
 
+/// Steps a model with constraint rows (joint limits, friction, mimic couplings, row joints, motors,
+/// ground and body contacts) solved by projected Gauss-Seidel; owns its Model copy, Data and rows.
 class Simulator {
  public:
   /// Starts at the neutral configuration, at rest, with zero joint forces. Keeps a copy of the model.
   explicit Simulator(Model model, const SimulatorSettings& settings = {});
 
+  /// The model it steps (its own copy).
   const Model& model() const { return model_; }
+  ///@{
+  /// The settings, changeable between steps.
   SimulatorSettings& settings() { return settings_; }
   const SimulatorSettings& settings() const { return settings_; }
+  ///@}
 
   Eigen::VectorXd q;    ///< configuration
   Eigen::VectorXd v;    ///< velocity
   Eigen::VectorXd tau;  ///< joint forces held over each step
   std::vector<RowJoint> joints;  ///< two-body joints made of rows
-  std::vector<JointMotor> motors;
+  std::vector<JointMotor> motors;  ///<velocity motors on tree joints, applied as rows
 
   /// Advances by h; throws abdyn::InvalidArgument on h <= 0 or bad sizes of q, v, tau, and abdyn::Error
   /// naming the model, the time and the coordinate when q or v turns non-finite (the simulation diverged).
@@ -82,11 +90,13 @@ class Simulator {
   /// motors (every limit near a bound, every candidate contact point of every collision shape touching),
   /// so that no later step allocates. Without it the storage grows on the steps that first need more.
   void reserveRows();
+  /// What the last step did.
   const StepStatistics& statistics() const { return statistics_; }
   /// The rows of the last sub-step (with their impulses). Their responses are those of the path taken:
   /// Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after CRBA, when Minv_Jt
   /// is left zero.
   const RowSet& rows() const { return rows_; }
+  /// Simulated time since construction or reset() (s).
   double time() const { return time_; }
   /// Builds into `rows` the rows that a sub-step of length h with the current settings, joints and motors
   /// builds at configuration q, judging restitution by the velocity v_start, with `data` (a Data of this
@@ -97,6 +107,7 @@ class Simulator {
   /// builder's range (for ground contacts, row_contacts.hpp's 3 (8 geometry + point) + {0, 1, 2}).
   /// SimulatorStepJacobians differentiates each source's rows by that source's formula.
   enum class RowSource { RowJoint, Limit, Motor, JointFriction, Mimic, GroundContact, BodyContact };
+  /// The builder that made the row with this key; `offset` receives the key's offset in its range.
   static RowSource rowSource(std::int64_t key, std::int64_t& offset);
 
  private:

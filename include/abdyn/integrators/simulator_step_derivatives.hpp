@@ -43,12 +43,15 @@ struct PairRowDerivative;
 /// The role of a row in the step's active set (see above).
 enum class RowActivity { Free, AtLower, AtUpper };
 
+/// A = d x_next / d x and B = d x_next / d tau of one Simulator step, its active set held fixed (see the file comment).
 class SimulatorStepJacobians {
  public:
   /// Allocates A, B and the workspace for the simulator's model. step() allocates nothing once it has
   /// differentiated a step with as many rows and free rows (the row storage grows like RowSet's).
   explicit SimulatorStepJacobians(const Simulator& simulator);
+  /// Movable (the workspace moves with it), not copyable.
   SimulatorStepJacobians(SimulatorStepJacobians&&) noexcept;
+  /// Movable (the workspace moves with it), not copyable.
   SimulatorStepJacobians& operator=(SimulatorStepJacobians&&) noexcept;
   ~SimulatorStepJacobians();
 

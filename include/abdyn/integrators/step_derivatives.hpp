@@ -25,6 +25,7 @@ struct StepJacobianWorkspace {
 };
 }  // namespace detail
 
+/// A = d x_next / d x and B = d x_next / d tau of one step of an unconstrained integrator (see the file comment).
 class StepJacobians {
  public:
   /// Allocates A, B and the workspace for this model; the calls below allocate nothing.

@@ -89,6 +89,7 @@
 
 namespace abdyn {
 
+/// How loadUrdf builds the model: floating base, gravity, strictness and inertia repair.
 struct UrdfOptions {
   /// Attach the root link to the world with a Floating joint named "root_joint" (nq 7, nv 6) instead
   /// of welding it to the world. With a root link named "world", see above.
