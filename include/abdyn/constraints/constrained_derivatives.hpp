@@ -26,6 +26,7 @@ namespace abdyn {
 
 /// Results (and workspace) of forwardDynamicsConstrainedDerivatives for one model and constraint set.
 struct ConstrainedDerivatives {
+  /// Results and workspace sized for `model` and `constraints`.
   ConstrainedDerivatives(const Model& model, const ConstraintSet& constraints);
 
   ///@{
@@ -37,6 +38,7 @@ struct ConstrainedDerivatives {
 
   /// Scratch of the call.
   struct Workspace {
+    /// Sized for `model` and `constraints`.
     Workspace(const Model& model, const ConstraintSet& constraints);
     ConstraintKinematics kinematics;  ///< C, G, G_exact at q
     ///@{
@@ -45,8 +47,10 @@ struct ConstrainedDerivatives {
     ///@{
     Eigen::MatrixXd Z, Minv_Gt, Gamma, E, Lambda;  ///< M^-1 rhs_top, M^-1 G^T, the Schur complement, its rhs, d lambda
     ///@}
-    Eigen::LLT<Eigen::MatrixXd> mass_factor, gamma_factor;
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver;
+    ///@{
+    Eigen::LLT<Eigen::MatrixXd> mass_factor, gamma_factor;  ///< Cholesky factors of M (nv x nv) and Gamma (m x m)
+    ///@}
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver;  ///< Gamma's, when it is rank-deficient
     ///@{
     Eigen::VectorXd column, projected, solve_work, solve_y;  ///< m each
     ///@}
@@ -54,8 +58,8 @@ struct ConstrainedDerivatives {
     Eigen::VectorXd y;                            ///< nv: M^-1 G^T Gamma^+ lambda, with G y = lambda
     std::vector<Motion> v_y;                      ///< per body: the velocity that y produces (world)
     std::vector<int> path;                        ///< per closure: the coordinates moving body a or b, ascending
-    std::vector<int> path_offset;
-  } work;
+    std::vector<int> path_offset;                 ///< per closure: where its coordinates start in path
+  } work;  ///< scratch of the call
 };
 
 /// Runs forwardDynamicsConstrained(model, data, cd, constraints, q, v, tau, settings) (its results stay in

@@ -59,9 +59,10 @@ enum class ConstrainedSolver { Automatic, Direct, Articulated, Factorized };
 /// How the acceleration-level rhs feeds back the drift of C (formulas above).
 enum class Stabilisation { Baumgarte, ErrorReduction, PredictedError };
 
+/// How forwardDynamicsConstrained solves and stabilises (formulas above).
 struct ConstrainedDynamicsSettings {
-  ConstrainedSolver solver = ConstrainedSolver::Automatic;
-  Stabilisation stabilisation = Stabilisation::Baumgarte;
+  ConstrainedSolver solver = ConstrainedSolver::Automatic;  ///< which solver (see ConstrainedSolver)
+  Stabilisation stabilisation = Stabilisation::Baumgarte;  ///< how the drift of C is fed back
   double baumgarte_alpha = 0.0;  ///< Baumgarte: velocity feedback (1/s), rhs -= 2 alpha G v
   double baumgarte_beta = 0.0;   ///< Baumgarte: position feedback (1/s), rhs -= beta^2 C
   double erp = 0.2;              ///< ErrorReduction: fraction of C removed per second, in [0, 1]
@@ -69,11 +70,12 @@ struct ConstrainedDynamicsSettings {
   double cfm = 0.0;              ///< constraint force mixing: Gamma + cfm 1 (softens, regularises)
   double rank_tolerance = 1e-10; ///< relative pivot threshold of the rank-revealing factorisation
   double consistency_tolerance = 1e-8;  ///< |Gamma lambda - eta| / (1 + |eta|) above this: inconsistent
-  DynamicsOptions dynamics;
+  DynamicsOptions dynamics;      ///< the joint-space terms of M and of the bias (armature, damping)
 };
 
 /// Workspace and results of the constrained solvers for one model and constraint set.
 struct ConstrainedDynamicsData {
+  /// Workspace sized for `model` and `constraints` (their rows m fixed here).
   ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints);
 
   ConstraintKinematics kinematics;  ///< C, G, gamma at the last call
@@ -85,22 +87,40 @@ struct ConstrainedDynamicsData {
                                         ///< constrainedImpact, the impulse [N m s; N s]
   int rank = 0;                     ///< rank of the constraint system at the last call
 
-  /// Scratch.
-  Eigen::VectorXd qdd0, rhs, eta, row, column;
-  Eigen::MatrixXd Minv_Gt, Gamma, Gamma_factor, kkt;
+  // Solver workspace, written by the solvers on every call; read the results above instead (m: rows of the
+  // constraints).
+  Eigen::VectorXd qdd0;    ///< nv: the unconstrained acceleration M^-1 (tau - h)
+  Eigen::VectorXd rhs;     ///< m: the acceleration-level right-hand side gamma - a G v - b C (stabilised)
+  Eigen::VectorXd eta;     ///< m: the right-hand side of Gamma lambda = eta
+  ///@{
+  Eigen::VectorXd row, column;  ///< nv each: one row of G and the M^-1 column it gives
+  ///@}
+  Eigen::MatrixXd Minv_Gt;       ///< nv x m: M^-1 G^T (Direct and Articulated solvers)
+  Eigen::MatrixXd Gamma;         ///< m x m: G M^-1 G^T + cfm 1
+  Eigen::MatrixXd Gamma_factor;  ///< m x m: Gamma's Cholesky factor
+  Eigen::MatrixXd kkt;           ///< (nv + m) x (nv + m): the Direct solver's KKT matrix [M -G^T; G cfm 1]
   Eigen::MatrixXd Yt;  ///< Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
                        ///< (zero rows), zero off each group's support; column j: every row's entry at coordinate j
-  /// Factorized: per group of rows (one closure, or one coupling) the coordinates that move its bodies,
-  /// ascending, and per pair of groups the runs of coordinates both move (the support of Gamma's block).
+  ///@{
+  /// Factorized: per group of rows (one closure, or one coupling) its first row, the coordinates that move
+  /// its bodies (ascending, from group_coordinate_offset), and per pair of groups the runs of coordinates
+  /// both move (the support of Gamma's block, from shared_run_offset).
   std::vector<int> group_first_row, group_coordinates, group_coordinate_offset;
-  std::vector<DofRun> shared_runs;
-  std::vector<int> shared_run_offset;
-  Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual, residual;
+  ///@}
+  std::vector<DofRun> shared_runs;      ///< Factorized: the runs of coordinates shared by pairs of groups
+  std::vector<int> shared_run_offset;   ///< Factorized: where each pair's runs start in shared_runs
+  ///@{
+  Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual;  ///< nv + m each: the KKT system's b, x and b - A x
+  ///@}
+  Eigen::VectorXd residual;  ///< m: eta - Gamma lambda, for the consistency check
   ///@{
   Eigen::VectorXd solve_work, solve_y;  ///< minimum-norm solves: max(nv, m) + m each
   ///@}
+  ///@{
+  /// Rank-revealing factorisations of Gamma, of the KKT matrix and of G (minimum-norm solves).
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
-  RowResponse response;
+  ///@}
+  RowResponse response;  ///< M^-1 G^T by articulated-body propagation (Articulated solver)
 };
 
 /// qdd of the constrained system at (q, v, tau), into cd.qdd (and cd.lambda, cd.closure_wrench, cd.rank).

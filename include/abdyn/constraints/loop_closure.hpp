@@ -21,14 +21,16 @@
 
 namespace abdyn {
 
+/// A loop-closing joint between frame Fa on body a and frame Fb on body b: the rows `directions` of
+/// Fb's motion relative to Fa are held at zero (see the file comment).
 struct LoopClosure {
-  std::string name;
+  std::string name;             ///< named in error messages
   int body_a = 0;               ///< predecessor body (0: the world)
   Matrix3 R_a = Matrix3::Identity();  ///< orientation of Fa in body a (columns: Fa's axes in body-a coordinates)
   Vector3 p_a = Vector3::Zero();      ///< origin of Fa in body-a coordinates
   int body_b = 0;               ///< successor body (0: the world)
-  Matrix3 R_b = Matrix3::Identity();
-  Vector3 p_b = Vector3::Zero();
+  Matrix3 R_b = Matrix3::Identity();  ///< orientation of Fb in body b (columns: Fb's axes in body-b coordinates)
+  Vector3 p_b = Vector3::Zero();      ///< origin of Fb in body-b coordinates
   /// The constrained directions, one row [n_ang; n_lin] each, in Fa coordinates (unit vectors, each row
   /// either angular or linear).
   Eigen::Matrix<double, Eigen::Dynamic, 6> directions;
@@ -44,26 +46,29 @@ struct LoopClosure {
   static LoopClosure prismatic(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b,
                                const Vector3& axis);
 
+  /// Number of constrained directions (rows).
   int rows() const { return static_cast<int>(directions.rows()); }
 };
 
 /// A joint-space coupling row q_follower - (multiplier q_leader + offset) = 0 between two one-coordinate
 /// joints (URDF mimic joints).
 struct JointCoupling {
-  std::string name;
-  int follower = 0;  ///< body (= joint) indices
-  int leader = 0;
-  double multiplier = 1.0;
-  double offset = 0.0;
+  std::string name;         ///< named in error messages
+  int follower = 0;         ///< body (= joint) index of the following joint
+  int leader = 0;           ///< body (= joint) index of the leading joint
+  double multiplier = 1.0;  ///< q_follower = multiplier q_leader + offset
+  double offset = 0.0;      ///< rad or m
 };
 
 /// All constraints of a closed-chain system. validate() checks them against the model and throws
 /// abdyn::InvalidArgument naming the constraint and what is wrong.
 struct ConstraintSet {
-  std::vector<LoopClosure> loops;
-  std::vector<JointCoupling> couplings;
+  std::vector<LoopClosure> loops;         ///< loop-closing joints
+  std::vector<JointCoupling> couplings;   ///< joint-space couplings
 
+  /// Number of rows m: every closure's directions plus one per coupling.
   int rows() const;
+  /// Throws abdyn::InvalidArgument naming the first constraint that does not fit `model`.
   void validate(const Model& model) const;
   /// The model's URDF mimic joints as couplings.
   static ConstraintSet fromMimics(const Model& model);
@@ -71,6 +76,7 @@ struct ConstraintSet {
 
 /// Constraint quantities at (q, v), into preallocated storage (sized by the constructor).
 struct ConstraintKinematics {
+  /// Storage for `model` and `constraints` (m rows).
   ConstraintKinematics(const Model& model, const ConstraintSet& constraints);
 
   Eigen::VectorXd C;      ///< m: position error

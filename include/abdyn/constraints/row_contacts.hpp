@@ -22,6 +22,7 @@
 
 namespace abdyn {
 
+/// Contact parameters of the ground plane and of body-body contacts.
 struct GroundContactSettings {
   double height = 0.0;                 ///< the plane z = height, world coordinates
   double mu = 0.8;                     ///< Coulomb friction coefficient (box approximation of the cone)
@@ -41,17 +42,18 @@ constexpr int kContactPointsPerGeometry = 8;
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base);
 
+/// A ground contact's point and how it moves with its body (see groundContactPoint).
+struct GroundContactPoint {
+  int body = 0;                      ///< the body the point belongs to
+  Vector3 p_world = Vector3::Zero();  ///< the contact point, world coordinates
+  Matrix3 slide = Matrix3::Zero();  ///< world coordinates; zero for a point fixed on the body
+};
 /// Where the ground contact with key offset `key_offset` (its rows' key minus key_base, any of the three) touches,
 /// and how that point moves with its body, for the derivative of the rows along q (docs/derivatives.md, section 8).
 /// A box corner is a point of the body; a sphere's lowest point and a cylinder's rim points are not: turning the
 /// body at angular velocity w (world) moves the point at v_body(p) + slide w, not v_body(p). Needs
 /// data.X_body_world at the configuration the rows were built at; throws abdyn::InvalidArgument on an offset
 /// that names no candidate point of a collision shape.
-struct GroundContactPoint {
-  int body = 0;
-  Vector3 p_world = Vector3::Zero();
-  Matrix3 slide = Matrix3::Zero();  ///< world coordinates; zero for a point fixed on the body
-};
 GroundContactPoint groundContactPoint(const Model& model, const Data& data, std::int64_t key_offset);
 
 /// Appends the rows of every pair of collision shapes on different, non-adjacent bodies that are within

@@ -27,18 +27,21 @@
 
 namespace abdyn {
 
+/// The kinds of two-body joints made of rows: ball (3 linear rows), hinge, slider, weld (6 rows) and
+/// distance (1 row), with optional swing and twist limits.
 enum class RowJointType { Ball, Hinge, Slider, Fixed, Distance };
 
+/// A joint between two bodies of the model made of constraint rows (the Simulator solves them).
 struct RowJoint {
-  RowJointType type = RowJointType::Ball;
-  int body_a = 0;
-  int body_b = 0;
+  RowJointType type = RowJointType::Ball;  ///< the kind of joint
+  int body_a = 0;         ///< body A (0: the world)
+  int body_b = 0;         ///< body B (0: the world)
   Plx X_frame_a = Plx();  ///< maps body-A coordinates into the joint frame on A
   Plx X_frame_b = Plx();  ///< maps body-B coordinates into the joint frame on B
   double length = 0.0;    ///< distance joints: the kept distance between the frame origins
   double swing_limit = std::numeric_limits<double>::infinity();   ///< rad, cone half-angle between z_A and z_B
   double twist_lower = -std::numeric_limits<double>::infinity();  ///< rad, twist of B about z_A
-  double twist_upper = std::numeric_limits<double>::infinity();
+  double twist_upper = std::numeric_limits<double>::infinity();   ///< rad, twist of B about z_A
   double limit_margin = 0.02;  ///< rad: limit rows are added this close to a bound
 };
 

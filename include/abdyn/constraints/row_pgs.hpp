@@ -34,15 +34,17 @@
 
 namespace abdyn {
 
+/// Settings of the projected Gauss-Seidel row solver.
 struct PgsSettings {
   int max_iterations = 100;  ///< sweeps over all rows
   double tolerance = 1e-6;   ///< stop when a sweep's residual (m/s or rad/s) is at most this
   double omega = 1.0;        ///< relaxation, in (0, 2)
   bool warm_start = true;    ///< start from the rows' impulses (else from zero)
-  bool coordinate_groups = true;  ///< solve one coordinate's joint rows together (else row by row, as before)
-  bool bilateral_block = true;    ///< solve the bilateral rows together, directly (else row by row, as before)
+  bool coordinate_groups = true;  ///< solve one coordinate's joint rows together (else row by row)
+  bool bilateral_block = true;    ///< solve the bilateral rows together, directly (else row by row)
 };
 
+/// What a solveRowsPgs call did.
 struct PgsReport {
   int iterations = 0;     ///< sweeps done
   double residual = 0.0;  ///< residual of the last sweep

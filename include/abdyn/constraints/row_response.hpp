@@ -23,10 +23,14 @@
 
 namespace abdyn {
 
+/// How M^-1 J^T of the rows is formed: by articulated-body propagation, from the factor of M, or chosen
+/// from the model (Automatic: Factorized when the factor is sparse next to the tree; RowResponse::choose).
 enum class ResponseMethod { Automatic, Articulated, Factorized };
 
+/// Forms each row's response Minv_Jt = M^-1 J^T (the impulse-to-velocity map the solver needs).
 class RowResponse {
  public:
+  /// Workspace for `model`.
   explicit RowResponse(const Model& model);
 
   /// Minv_Jt of every row through articulated-body propagation. Reads data.X_up, data.U and data.Dinv,

@@ -15,6 +15,7 @@
 
 namespace abdyn {
 
+/// A velocity motor on one velocity coordinate: a row driving v_k to target_velocity within +-max_effort h.
 struct JointMotor {
   int coordinate = 0;            ///< velocity coordinate k driven by the motor
   double target_velocity = 0.0;  ///< rad/s or m/s

@@ -35,8 +35,10 @@
 
 namespace abdyn {
 
+/// One scalar velocity constraint J v = target within impulse bounds, and the solver's state for it
+/// (see the file comment).
 struct ConstraintRow {
-  static constexpr int kMaxSupportRuns = 6;
+  static constexpr int kMaxSupportRuns = 6;  ///< capacity of `support`
 
   Eigen::VectorXd J;          ///< nv: the row's velocity is J.dot(v)
   Eigen::VectorXd Minv_Jt;    ///< nv: M^-1 J^T (RowResponse)
@@ -44,13 +46,13 @@ struct ConstraintRow {
   /// Y = L^-T J^T (its velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`,
   /// the coordinates on the root paths of J's nonzeros, as runs (first, last) in ascending order.
   Eigen::VectorXd Y;
-  Eigen::VectorXd Dinv_Y;
-  DofRun support[kMaxSupportRuns] = {};
-  int support_runs = 0;
+  Eigen::VectorXd Dinv_Y;     ///< nv: D^-1 Y, the row's response in the factor's coordinates
+  DofRun support[kMaxSupportRuns] = {};  ///< runs of coordinates outside which Y and Dinv_Y are zero
+  int support_runs = 0;       ///< runs used in `support`
   double target = 0.0;        ///< the velocity bias the row drives J v to
   double cfm = 0.0;           ///< softness (constraint force mixing), >= 0
-  double lo = -std::numeric_limits<double>::infinity();  ///< impulse bounds
-  double hi = std::numeric_limits<double>::infinity();
+  double lo = -std::numeric_limits<double>::infinity();  ///< lower impulse bound
+  double hi = std::numeric_limits<double>::infinity();   ///< upper impulse bound
   int tie = -1;               ///< friction: index of the normal row whose impulse bounds this one
   double mu = 0.0;            ///< friction: bounds are +-mu * impulse of row `tie`
   double impulse = 0.0;       ///< accumulated impulse lambda (warm start in, solution out)
@@ -58,12 +60,15 @@ struct ConstraintRow {
   bool unilateral = false;    ///< error is a gap (only negative values violate)
   std::int64_t key = -1;      ///< identity across steps for warm starting (-1: none)
   double inv_k = 0.0;         ///< 1 / (J M^-1 J^T + cfm), set by the solver
+  ///@{
   int j_begin = 0, j_end = 0;  ///< J is zero outside [j_begin, j_end), set by the solver
-  /// How the solver's sweeps visit the row, set by the solver: alone, as the first or a later row of
-  /// a coordinate group (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it),
-  /// or within the direct block of bilateral rows (row_pgs.hpp).
-  enum class Visit { Alone, CoordinateFirst, CoordinateMember, Block } visit = Visit::Alone;
-  int next_on_coordinate = -1;
+  ///@}
+  /// How the solver's sweeps visit a row: alone, as the first or a later row of a coordinate group
+  /// (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it), or within the
+  /// direct block of bilateral rows (row_pgs.hpp).
+  enum class Visit { Alone, CoordinateFirst, CoordinateMember, Block };
+  Visit visit = Visit::Alone;  ///< how the solver's sweeps visit this row, set by the solver
+  int next_on_coordinate = -1;  ///< the next row of the same coordinate group (-1: the last)
 };
 
 /// The solver's storage for its direct block of bilateral rows (row_pgs.hpp), kept with the rows so that
@@ -78,14 +83,21 @@ struct BilateralBlock {
 /// same number of rows again allocates nothing.
 class RowSet {
  public:
+  /// An empty set for `model` (rows of nv entries).
   explicit RowSet(const Model& model) : nv_(model.nv()) {}
 
+  /// Empties the set, keeping the rows' storage.
   void clear() { size_ = 0; }
+  /// Number of rows.
   int size() const { return size_; }
+  ///@{
+  /// Row i (0 .. size() - 1; not checked).
   ConstraintRow& operator[](int i) { return rows_[i]; }
   const ConstraintRow& operator[](int i) const { return rows_[i]; }
+  ///@}
   /// Appends a bilateral row with J = 0, target = 0, cfm = 0, impulse = 0 and no tie.
   ConstraintRow& add();
+  /// The solver's storage for its direct block of bilateral rows.
   BilateralBlock& bilateralBlock() { return block_; }
 
  private:
@@ -109,12 +121,13 @@ ConstraintRow& addLinearRow(RowSet& rows, const Model& model, const Data& data, 
 ConstraintRow& addAngularRow(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b,
                              const Vector3& a_world);
 
+/// The most rows addPairRows builds in one call (the six of a weld joint).
+constexpr int kMaxPairRows = 6;
 /// Up to kMaxPairRows rows between body_a and body_b at once, row r the power of the world-frame wrench
 /// f_world[r] (about the world origin) on A's motion less B's: the rows addLinearRow and addAngularRow
 /// build one by one (bit for bit), with one walk up the two root paths for all of them (a joint's rows).
 /// Returns the index of the first; the rows' other fields are add()'s. Throws abdyn::InvalidArgument
 /// like addWrenchToRow, and on count outside [1, kMaxPairRows].
-constexpr int kMaxPairRows = 6;
 int addPairRows(RowSet& rows, const Model& model, const Data& data, int body_a, int body_b, const Force* f_world,
                 int count);
 
