@@ -117,9 +117,8 @@ struct UrdfOptions {
   /// Load a moving body whose composite inertia is indefinite (beyond the tolerance above) with a
   /// warning instead of refusing the file, and, in strict mode, link inertias that are indefinite or
   /// break the triangle inequality. Negative masses, non-finite numbers and singular mass matrices are
-  /// always refused. Kept from before issue 15 under the same name (and abdyn's
-  /// --accept-invalid-inertia), when it was the only way to load a point mass, a thin rod or a triangle
-  /// violation; those now load without it.
+  /// always refused. A point mass, a thin rod or a triangle violation loads without it (abdyn's
+  /// --accept-invalid-inertia is the same option).
   bool accept_invalid_inertia = false;
 };
 
