@@ -85,3 +85,8 @@
 #include "abdyn/conventions/rbdl.hpp"
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/conventions/tds.hpp"
+
+/// Articulated-body dynamics on Featherstone's spatial vector algebra: the spatial types, Model and Data,
+/// the loaders, the algorithms, constraints, integrators and the Simulator. Spatial vectors are
+/// [angular; linear]; a Plx named X_B_A maps A coordinates to B coordinates.
+namespace abdyn {}

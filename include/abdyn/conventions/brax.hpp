@@ -21,6 +21,7 @@
 #include "abdyn/conventions/mujoco.hpp"
 #include "abdyn/spatial/plxb.hpp"
 
+/// Brax's types and operations (Transform, Motion, Force, Inertia, do), and conversions to and from abdyn's.
 namespace abdyn::brax {
 
 /// Brax's Transform: the pose T_P_C of a child frame C in a parent P.

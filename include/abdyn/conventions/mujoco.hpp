@@ -14,6 +14,7 @@
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"
 
+/// MuJoCo's pose, applied-force and state layouts, and conversions to and from abdyn's.
 namespace abdyn::mujoco {
 
 /// A pose as MuJoCo stores it (xpos, xquat): C's origin and orientation in P, quaternion w first.

@@ -18,6 +18,7 @@
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"
 
+/// Pinocchio's types (SE3, Motion, Force, Inertia; linear first) and state layout, and conversions to and from abdyn's.
 namespace abdyn::pinocchio {
 
 /// Pinocchio's SE3: the pose M_A_B of frame B in frame A.

@@ -18,6 +18,7 @@
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plx.hpp"
 
+/// RBDL's types (SpatialTransform, SpatialRigidBodyInertia), external forces and state layout, and conversions to and from abdyn's.
 namespace abdyn::rbdl {
 
 using SpatialVector = Vector6;  ///< [angular; linear]

@@ -14,6 +14,7 @@
 
 #include "abdyn/spatial/plxb.hpp"
 
+/// The Tiny Differentiable Simulator's transform and inertia, and conversions to and from abdyn's.
 namespace abdyn::tds {
 
 /// TDS's Transform: the pose T_P_C of a child frame C in a parent P.
