@@ -142,7 +142,7 @@ void bindSpatial(py::module_& m) {
       .def("apply_inverse", py::overload_cast<const RigidBodyInertia&>(&Plx::applyInverse, py::const_), py::arg("I"))
       .def("apply_inverse", py::overload_cast<const ArticulatedBodyInertia&>(&Plx::applyInverse, py::const_), py::arg("I"))
       .def("apply_to_point", [](const Plx& X, py::handle p) { return toArray(X.applyToPoint(readVector3("Plx.apply_to_point", "p", p))); },
-           py::arg("p_A"), "a point in A coordinates, in B coordinates")
+           py::arg("p_A"), "(3,) the point p_A (3,) given in A coordinates, in B coordinates: E (p - r) (C++ Plx::applyToPoint)")
       .def("__mul__", [](const Plx& a, const Plx& b) { return a * b; })
       .def("__mul__", [](const Plx& a, const Motion& b) { return a * b; })
       .def("__mul__", [](const Plx& a, const Force& b) { return a * b; })

@@ -7,6 +7,7 @@ daily calls of both languages side by side: every Python name in it exists in th
 call in it is declared in the headers.
 """
 
+import functools
 import inspect
 import re
 
@@ -24,11 +25,13 @@ PYTHON_ONLY = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def header_text():
     # Comments are kept: a name mentioned only in a comment is not declared, so declarations are matched below.
     return "\n".join(path.read_text() for path in HEADERS)
 
 
+@functools.lru_cache(maxsize=None)
 def declared_names():
     """Names of the functions, types, enumerators and members the public headers declare."""
     text = header_text()
@@ -42,6 +45,7 @@ def declared_names():
     return names
 
 
+@functools.lru_cache(maxsize=None)
 def return_kinds():
     """For each C++ free or member function: 'vector', 'matrix' or 'other', from its declarations."""
     kinds = {}
@@ -135,17 +139,27 @@ def test_cited_functions_exist_with_their_names():
 
 
 def test_docstrings_state_the_shape_of_returned_arrays():
+    # pybind11 puts the signature on the docstring's first line: "name(...) -> numpy.ndarray[...]".
+    # A function returning an array (or a tuple of them) states the shape, e.g. "(nv,)" or "(6, nv)"; one
+    # whose C++ counterpart returns a vector or matrix returns an array too, unless it leaves it in data.
     kinds = return_kinds()
     shape = re.compile(r"\((?:[A-Za-z0-9_ +*]+,\s*)+(?:[A-Za-z0-9_ +*]+)?\)")
-    missing = []
+    missing, disagreeing = [], []
     for name, obj in BINDINGS:
-        if not inspect.isroutine(obj) or name.count(".") != 1:
+        if not inspect.isroutine(obj) or name.endswith("__init__"):
             continue
-        doc = inspect.getdoc(obj) or ""
-        cited = [c.split("::")[-1] for c in CPP_NAME.findall(doc)]
-        if any(kinds.get(c, set()) & {"vector", "matrix"} for c in cited) and not shape.search(doc):
+        doc = obj.__doc__ or ""
+        signature, _, text = doc.partition("\n")
+        returns = signature.rsplit("->", 1)[-1].strip() if "->" in signature else ""
+        if returns.startswith(("numpy.ndarray", "tuple")) and not shape.search(text):
             missing.append(name)
+        cited = [c.split("::")[-1] for c in CPP_NAME.findall(text)]
+        if (returns == "None" and any(kinds.get(c, set()) & {"vector", "matrix"} for c in cited)
+                and "into data" not in text):
+            disagreeing.append(name)
     assert not missing, "docstrings without the shape of the array they return: " + ", ".join(missing)
+    assert not disagreeing, ("functions returning nothing whose C++ counterpart returns an array: "
+                             + ", ".join(disagreeing))
 
 
 def cheatsheet_cells(column):
