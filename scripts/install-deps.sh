@@ -28,6 +28,7 @@ packages=(
   python3-matplotlib     # examples/python/ plots
   python3-distributed    # abdyn.distributed (Dask), its tests and examples/python/sweep.py
   chromium               # the viewer's browser test (tests/viewer), headless
+  doxygen graphviz       # the reference manual (docs/: target abdyn_docs and its test, docs) and its class graphs
 )
 # The viewer (viewer/) is built with Node.js and npm; Debian's only when the machine has no node at all.
 if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
