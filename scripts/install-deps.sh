@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev          # linear algebra
   libtinyxml2-dev        # XML of URDF files (abdyn reads URDF itself)
   libspdlog-dev          # library logger
+  libhwy-dev             # Highway: the batched kernels' SIMD lanes and run-time dispatch (src/algorithms/pack_kernels.cpp)
   libcli11-dev           # the abdyn program's command line (header-only)
   libboost-test-dev      # unit tests
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
