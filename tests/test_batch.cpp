@@ -175,6 +175,29 @@ BOOST_AUTO_TEST_CASE(the_instruction_set_can_be_capped) {
   BOOST_TEST(abdyn::batchLanes() == widest);
 }
 
+// The calls with a workspace give the threaded calls' results, and refuse a workspace of another model.
+BOOST_AUTO_TEST_CASE(a_workspace_gives_the_same_results) {
+  const abdyn::Model& model = humanoid();
+  const States s = randomStates(model, 11, 16);
+  const Results threaded = batched(model, s, 2);
+  abdyn::BatchWorkspace workspace(model);
+  Results r{abdyn::RowMatrixXd(11, model.nv()), abdyn::RowMatrixXd(11, model.nv()),
+            abdyn::RowMatrixXd(11, model.nv() * model.nv())};
+  abdyn::forwardDynamicsBatch(model, workspace, s.Q, s.V, s.W, r.qdd);
+  abdyn::inverseDynamicsBatch(model, workspace, s.Q, s.V, s.W, r.tau);
+  abdyn::massMatrixBatch(model, workspace, s.Q, r.M);
+  BOOST_TEST(identical(r.qdd, threaded.qdd));
+  BOOST_TEST(identical(r.tau, threaded.tau));
+  BOOST_TEST(identical(r.M, threaded.M));
+  std::mt19937 rng(17);
+  const abdyn::Model other = abdyn::randomTree({4, true, false, false, false}, rng);
+  abdyn::BatchWorkspace foreign(other);
+  BOOST_CHECK_EXCEPTION(abdyn::forwardDynamicsBatch(model, foreign, s.Q, s.V, s.W, r.qdd), abdyn::InvalidArgument,
+                        [](const abdyn::InvalidArgument& e) {
+                          return std::string(e.what()).find("'workspace' was built for another model") != std::string::npos;
+                        });
+}
+
 // Joint angles beyond the polynomial sine's range (|q| > 39000) take the C library's sine in their own lane.
 BOOST_AUTO_TEST_CASE(huge_angles_agree_too) {
   std::mt19937 rng(14);

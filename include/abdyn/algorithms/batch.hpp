@@ -20,6 +20,9 @@
 // (checked mode: a non-finite input, for example) stops its block and is rethrown after all threads
 // have joined, prefixed with the state's row: the one with the lowest row among the blocks that failed.
 
+#include <cstdint>
+#include <memory>
+
 #include <Eigen/Core>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
@@ -49,19 +52,54 @@ int batchLanes();
 /// threads <= 0: std::thread::hardware_concurrency(). Never more threads than states.
 int batchThreads(int threads, Eigen::Index states);
 
+namespace internal {
+struct BatchWorkspaceImpl;
+}
+
+/// One thread's workspace of the batched calls for one model, allocated once (like Data): the kernels of
+/// the instruction set chosen when it is built, the model's constants in their layout and one pack of
+/// states. The batched calls that take one run on the calling thread and allocate nothing.
+class BatchWorkspace {
+ public:
+  explicit BatchWorkspace(const Model& model);
+  ~BatchWorkspace();
+  BatchWorkspace(BatchWorkspace&&) noexcept;
+  BatchWorkspace& operator=(BatchWorkspace&&) noexcept;
+  /// States per pack (batchLanes() when the workspace was built).
+  int lanes() const;
+  /// The workspace's state, for the batched calls.
+  internal::BatchWorkspaceImpl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<internal::BatchWorkspaceImpl> impl_;
+};
+
 /// QDD.row(k) = forwardDynamics(Q.row(k), V.row(k), TAU.row(k)) (ABA). Q: N x nq; V, TAU, QDD: N x nv.
 void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads = 0,
                           const DynamicsOptions& options = {});
+
+/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                          const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& TAU,
+                          Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options = {});
 
 /// TAU.row(k) = inverseDynamics(Q.row(k), V.row(k), QDD.row(k)) (RNEA). Q: N x nq; V, QDD, TAU: N x nv.
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads = 0,
                           const DynamicsOptions& options = {});
 
+/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                          const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
+                          Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options = {});
+
 /// M_k = massMatrix(Q.row(k)) (CRBA, both triangles), stored row by row in M.row(k): N x (nv * nv),
 /// M.row(k)[i * nv + j] = M_k(i, j), the layout of a C-ordered (N, nv, nv) array.
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M,
                      int threads = 0, const DynamicsOptions& options = {});
+/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                     Eigen::Ref<RowMatrixXd> M, const DynamicsOptions& options = {});
 
 }  // namespace abdyn
