@@ -198,6 +198,33 @@ BOOST_AUTO_TEST_CASE(a_workspace_gives_the_same_results) {
                         });
 }
 
+// A singular joint-space inertia (a massless free body carrying a pendulum: the free joint turns the pole about
+// its hinge at no cost; test_dynamics' singular_mass_matrix_is_refused) is refused as the single-state ABA
+// refuses it, naming the joint and the lowest row, on every thread count.
+BOOST_AUTO_TEST_CASE(a_singular_state_is_refused) {
+  abdyn::ModelBuilder builder("free_pendulum");
+  abdyn::JointSpec free;
+  free.type = abdyn::JointType::Floating;
+  free.name = "root_joint";
+  const int base = builder.addBody(0, free, abdyn::Plx(), abdyn::RigidBodyInertia(), "base");
+  abdyn::JointSpec hinge;
+  hinge.axis = abdyn::Vector3::UnitY();
+  hinge.name = "hinge";
+  builder.addBody(base, hinge, abdyn::Plx(),
+                  abdyn::RigidBodyInertia(1.0, abdyn::Vector3(0, 0, -1), 0.01 * abdyn::Matrix3::Identity()), "pole");
+  const abdyn::Model model = builder.build();
+  const States s = randomStates(model, 11, 18);
+  abdyn::RowMatrixXd qdd(11, model.nv());
+  for (const int threads : {1, 3}) {
+    BOOST_CHECK_EXCEPTION(abdyn::forwardDynamicsBatch(model, s.Q, s.V, s.W, qdd, threads), abdyn::Error,
+                          [](const abdyn::Error& e) {
+                            const std::string what = e.what();
+                            return what.rfind("abdyn::forwardDynamicsBatch: state 0: abdyn::forwardDynamics: joint 'root_joint'", 0) == 0 &&
+                                   what.find("singular") != std::string::npos;
+                          });
+  }
+}
+
 // Joint angles beyond the polynomial sine's range (|q| > 39000) take the C library's sine in their own lane.
 BOOST_AUTO_TEST_CASE(huge_angles_agree_too) {
   std::mt19937 rng(14);
