@@ -108,19 +108,22 @@ void runSerial(const Model& model, BatchWorkspace& workspace, Eigen::Index n, co
   }
 }
 
-/// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row.
+/// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row. The pack is
+/// written in order and each row read in order, W streams at a time.
 void gather(const Eigen::Ref<const RowMatrixXd>& X, Eigen::Index k, int count, int W, double* x) {
-  for (int l = 0; l < W; ++l) {
-    const double* row = X.row(k + std::min(l, count - 1)).data();
-    for (Eigen::Index j = 0; j < X.cols(); ++j) x[j * W + l] = row[j];
+  const double* rows[internal::kPackLanesMax];
+  for (int l = 0; l < W; ++l) rows[l] = X.row(k + std::min(l, count - 1)).data();
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    for (int l = 0; l < W; ++l) x[j * W + l] = rows[l][j];
   }
 }
 
-/// The pack's first count lanes of y[j * W + l] into rows [k, k + count) of Y.
+/// The pack's first count lanes of y[j * W + l] into rows [k, k + count) of Y, in gather's order.
 void scatter(const double* y, int count, int W, Eigen::Index k, Eigen::Ref<RowMatrixXd> Y) {
-  for (int l = 0; l < count; ++l) {
-    double* row = Y.row(k + l).data();
-    for (Eigen::Index j = 0; j < Y.cols(); ++j) row[j] = y[j * W + l];
+  double* rows[internal::kPackLanesMax];
+  for (int l = 0; l < count; ++l) rows[l] = Y.row(k + l).data();
+  for (Eigen::Index j = 0; j < Y.cols(); ++j) {
+    for (int l = 0; l < count; ++l) rows[l][j] = y[j * W + l];
   }
 }
 

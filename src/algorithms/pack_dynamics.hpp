@@ -17,6 +17,9 @@
 
 namespace abdyn::internal {
 
+/// The most lanes a pack has (AVX-512's 8 doubles): the workspace and the gathers are sized for it.
+constexpr int kPackLanesMax = 8;
+
 /// One body of a Model, flattened for the pack kernels (body coordinates, [angular; linear]).
 struct PackBody {
   int parent = 0;

@@ -3,8 +3,7 @@
 // HWY_NAMESPACE and target attributes) and chosen at run time by packKernels(). The code below is written
 // once for a lane vector V: every arithmetic operation acts lane by lane, so a state's result depends
 // only on its own inputs, never on its lane or on the other states of its pack. The algorithms follow
-// the single-state ones line for line (rnea.cpp, aba.cpp, crba.cpp; their glossaries apply), with
-// Featherstone's classic composite-inertia CRBA in place of crba.cpp's subtree-frame variant.
+// the single-state ones line for line (rnea.cpp, aba.cpp, crba.cpp; their glossaries apply).
 //
 // Spatial vectors are [angular; linear]; E is stored row-major; symmetric 6 x 6 matrices (IA, Ic) by
 // their lower triangle (sym()).
@@ -29,8 +28,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<double>;
 using V = hn::Vec<D>;
 
-constexpr int kLanesMax = 8;  // workDoubles is sized for W <= 8 (AVX-512)
-static_assert(HWY_LANES(double) <= kLanesMax, "packWorkDoublesPerLane sizes the workspace for at most 8 lanes");
+constexpr int kLanesMax = kPackLanesMax;
+static_assert(HWY_LANES(double) <= kLanesMax, "the workspace and the gathers hold at most kPackLanesMax lanes");
 
 HWY_INLINE V bc(double x) { return hn::Set(D(), x); }  // x in every lane
 HWY_INLINE V zero() { return hn::Zero(D()); }
@@ -51,15 +50,15 @@ struct Sym6 {  // a symmetric 6 x 6 matrix (articulated or composite inertia)
 
 // Per-body and per-DoF scratch of a pack, in `work` (pack_dynamics.hpp).
 struct BodyLanes {
-  Xform X_up;  // X_i_lambda(i)
+  Xform X_up;  // X_i_lambda(i); CRBA: X_i_r, r the top body of i's subtree
   Vec6 v;      // velocity
   Vec6 c;      // ABA: velocity-product acceleration
   Vec6 a;      // acceleration (with -gravity)
   Vec6 f;      // RNEA: joint force; ABA: bias force pA
-  Sym6 I;      // ABA: IA; CRBA: Ic
+  Sym6 I;      // ABA: IA; CRBA: Ic in the coordinates of the subtree's top body r
 };
 struct DofLanes {
-  Vec6 U;    // ABA: IA S_k; CRBA: F
+  Vec6 U;    // ABA: IA S_k; CRBA: S_k in the coordinates of the subtree's top body
   V Dinv[6];  // ABA: row k of D^-1
   V u;       // ABA: tau - S^T pA
   V x;       // ABA: D^-1 u, then qdd
@@ -585,46 +584,69 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
   return failure->lane < 0;
 }
 
-// CRBA (Featherstone RBDA sec. 6.2): composite inertias Ic_i = I_i + sum of the children's X^T Ic X;
-// M(l, k) = S_l^T F with F = Ic_i S_k carried up the ancestors of i by X_up^T.
+// CRBA in one frame per subtree, as massMatrixAtTransforms (crba.cpp): with every joint axis S_k and every
+// composite inertia Ic_i moved once into the coordinates of r, the body at the top of i's subtree, entry
+// M(l, k) for an ancestor coordinate l of k is the dot product S_l . (Ic_i S_k), without a transform per
+// ancestor. Ic is kept as a symmetric 6 x 6 matrix, so that composites add entry by entry.
 void crbaPack(const PackModel& model, const DynamicsOptions& options, double* work, const double* q, double* M) {
   BodyLanes* body = bodyLanes(work);
   DofLanes* dof = dofLanes(model, work);
   const int n = static_cast<int>(model.bodies.size()), nv = model.nv;
-  for (int e = 0; e < nv * nv; ++e) output(zero(), M, e);
+  for (int e = 0; e < nv * nv; ++e) output(zero(), M, e);  // entries of non-ancestor pairs are zero
   for (int i = 1; i < n; ++i) {
     const PackBody& B = model.bodies[i];
-    body[i].X_up = jointTransformTimes(B, q);
-    for (int k = 0; k < 21; ++k) body[i].I.m[k] = bc(B.I[k]);
+    BodyLanes& b = body[i];
+    const Xform X_up = jointTransformTimes(B, q);
+    Sym6 I;
+    for (int k = 0; k < 21; ++k) I.m[k] = bc(B.I[k]);
+    if (B.parent == 0 || model.bodies[B.parent].parent == 0) {
+      b.X_up = X_up;  // X_i_r: for a child of r, X_up; r itself keeps its own frame
+    } else {          // X_i_r = X_up X_p_r = plx(E_up E_p, E_p^T r_up + r_p)
+      const Xform& X_p = body[B.parent].X_up;
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) b.X_up.E[3 * r + c] = X_up.E[3 * r] * X_p.E[c] + X_up.E[3 * r + 1] * X_p.E[3 + c] + X_up.E[3 * r + 2] * X_p.E[6 + c];
+      }
+      rotateBack(X_p.E, X_up.r, b.X_up.r);
+      for (int k = 0; k < 3; ++k) b.X_up.r[k] = b.X_up.r[k] + X_p.r[k];
+    }
+    for (int k = 0; k < B.nv; ++k) {  // S_k in r's coordinates: X_i_r^-1 S_k = [E^T w; E^T v + r x E^T w]
+      Vec6 S = zeroVec6();
+      addColumn(B, k, bc(1.0), S);
+      if (B.parent > 0) {
+        Vec6 S_r;
+        V rxw[3];
+        rotateBack(b.X_up.E, S.s, S_r.s);
+        rotateBack(b.X_up.E, S.s + 3, S_r.s + 3);
+        cross(b.X_up.r, S_r.s, rxw);
+        for (int r = 0; r < 3; ++r) S_r.s[3 + r] = S_r.s[3 + r] + rxw[r];
+        S = S_r;
+      }
+      dof[B.idx_v + k].U = S;
+    }
+    if (B.parent > 0) {  // Ic_i = X_i_r^T I_i X_i_r
+      for (V& x : b.I.m) x = zero();
+      addApplyInverse(b.X_up, I, b.I);
+    } else {
+      b.I = I;
+    }
   }
   for (int i = n - 1; i >= 1; --i) {
     const PackBody& B = model.bodies[i];
-    for (int k = 0; k < B.nv; ++k) {
-      Vec6 F = zeroVec6();                                            // F = Ic S_k
-      addColumn(B, k, bc(1.0), F);
-      F = symTimes(body[i].I, F);
-      dof[B.idx_v + k].U = F;
-      for (int l = 0; l <= k; ++l) {
-        const V m = columnPick(B, l, F);
-        output(m, M, (B.idx_v + l) * nv + B.idx_v + k);
-        output(m, M, (B.idx_v + k) * nv + B.idx_v + l);
-      }
-    }
-    for (int j = i; model.bodies[j].parent > 0;) {                   // up the ancestors: F = X_up^T F
-      const int p = model.bodies[j].parent;
-      const PackBody& P = model.bodies[p];
-      for (int k = 0; k < B.nv; ++k) {
-        Vec6& F = dof[B.idx_v + k].U;
-        F = applyInverseForce(body[j].X_up, F);
-        for (int l = 0; l < P.nv; ++l) {
-          const V m = columnPick(P, l, F);
-          output(m, M, (P.idx_v + l) * nv + B.idx_v + k);
-          output(m, M, (B.idx_v + k) * nv + P.idx_v + l);
+    for (int k = B.idx_v; k < B.idx_v + B.nv; ++k) {
+      const Vec6 F = symTimes(body[i].I, dof[k].U);                   // F = Ic_i S_k
+      for (int j = i; j > 0; j = model.bodies[j].parent) {            // M(l, k) = S_l . F, l an ancestor coordinate of k
+        const PackBody& A = model.bodies[j];
+        for (int l = A.idx_v; l < A.idx_v + A.nv && l <= k; ++l) {
+          V m = dof[l].U.s[0] * F.s[0];
+          for (int r = 1; r < 6; ++r) m = m + dof[l].U.s[r] * F.s[r];
+          output(m, M, l * nv + k);
+          output(m, M, k * nv + l);
         }
       }
-      j = p;
     }
-    if (B.parent > 0) addApplyInverse(body[i].X_up, body[i].I, body[B.parent].I);  // Ic_p += X_up^T Ic_i X_up
+    if (B.parent > 0) {  // Ic_p += Ic_i, both in r's coordinates
+      for (int e = 0; e < 21; ++e) body[B.parent].I.m[e] = body[B.parent].I.m[e] + body[i].I.m[e];
+    }
   }
   for (int k = 0; k < nv; ++k) {
     double diagonal = 0.0;
