@@ -12,6 +12,7 @@ program_packages=(
   libeigen3-dev          # linear algebra
   libtinyxml2-dev        # XML of URDF files (abdyn reads URDF itself)
   libspdlog-dev          # library logger
+  libhwy-dev             # Highway: the batched kernels' SIMD lanes and run-time dispatch (src/algorithms/pack_kernels.cpp)
   libcli11-dev           # the abdyn program's command line (header-only)
 )
 # Everything else: tests, benchmarks, the Python module, the viewer, fuzzing.
