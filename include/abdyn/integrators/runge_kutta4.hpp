@@ -13,8 +13,7 @@
 namespace abdyn {
 
 namespace detail {
-/// The stage vectors of one Runge-Kutta-Munthe-Kaas step, allocated once by the integrator that owns them
-/// (src/internal/runge_kutta4_stages.hpp runs the stages).
+/// The stage vectors of one Runge-Kutta-Munthe-Kaas step, allocated once by the integrator that owns them.
 struct RungeKutta4Stages {
   explicit RungeKutta4Stages(const Model& model);
   Eigen::VectorXd q_stage, v_stage, theta, k_sum, a_sum, k, a;

@@ -16,7 +16,7 @@ namespace abdyn {
 
 namespace detail {
 /// Integration Jacobians and, for RK4, the stage state and the derivatives of each stage's quantities with
-/// respect to (dq, dv, dtau) as nv x 3 nv matrices (src/internal/runge_kutta4_stages.hpp).
+/// respect to (dq, dv, dtau) as nv x 3 nv matrices.
 struct StepJacobianWorkspace {
   explicit StepJacobianWorkspace(const Model& model);
   Eigen::MatrixXd Jq, Jv, Rt, Rv;

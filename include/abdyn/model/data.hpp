@@ -84,7 +84,7 @@ class Data {
   Eigen::VectorXd factor_D;                    ///< nv: the diagonal D
 
   // ABA (forwardDynamics; its U, Dinv and X_up serve RowResponse::applyInverseMass). Per body in body
-  // coordinates; per velocity coordinate in v's order. Symbols as in aba.cpp and internal/articulated_step.hpp.
+  // coordinates; per velocity coordinate in v's order. Symbols as in Featherstone's articulated-body algorithm.
   std::vector<Motion> c;                   ///< per body: velocity-product acceleration v x (S qd)
   std::vector<ArticulatedBodyInertia> IA;  ///< per body: articulated-body inertia of its subtree
   std::vector<Force> pA;                   ///< per body: articulated-body bias force of its subtree

@@ -184,7 +184,7 @@ class Model {
   std::vector<Geometry> geometries_;
   /// Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
   /// the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
-  /// slots over the names frames_ and joints_ hold already (src/internal/name_index.hpp): no node and no
+  /// slots over the names frames_ and joints_ hold already: no node and no
   /// copy of a name per entry.
   std::vector<std::uint64_t> frame_index_, joint_index_;
 };
