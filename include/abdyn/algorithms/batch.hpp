@@ -63,10 +63,14 @@ struct BatchWorkspaceImpl;
 /// states. The batched calls that take one run on the calling thread and allocate nothing.
 class BatchWorkspace {
  public:
+  /// The workspace for `model`, with the kernels of the instruction set used now (setBatchSimd).
   explicit BatchWorkspace(const Model& model);
   ~BatchWorkspace();
+  ///@{
+  /// Movable (the kernels' state moves with it), not copyable.
   BatchWorkspace(BatchWorkspace&&) noexcept;
   BatchWorkspace& operator=(BatchWorkspace&&) noexcept;
+  ///@}
   /// States per pack (batchLanes() when the workspace was built).
   int lanes() const;
   /// The workspace's state, for the batched calls.
