@@ -173,6 +173,15 @@ BOOST_AUTO_TEST_CASE(the_instruction_set_can_be_capped) {
   BOOST_TEST((portable == "EMU128" || portable == "SCALAR"), portable);
   abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
   BOOST_TEST(abdyn::batchLanes() == widest);
+#if defined(__x86_64__) && !defined(__AVX512F__)
+  // A build without -march=native still reaches AVX-512 (Highway's AVX3: F, VL, DQ, BW) on a CPU that has it.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw")) {
+    BOOST_TEST(widest == 8);
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    BOOST_TEST(widest == 4);
+  }
+#endif
 }
 
 // The calls with a workspace give the threaded calls' results, and refuse a workspace of another model.
@@ -223,6 +232,11 @@ BOOST_AUTO_TEST_CASE(a_singular_state_is_refused) {
                                    what.find("singular") != std::string::npos;
                           });
   }
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_instruction_set_is_refused) {
+  BOOST_CHECK_THROW(abdyn::setBatchSimd(static_cast<abdyn::BatchSimd>(17)), abdyn::InvalidArgument);
+  BOOST_TEST(abdyn::batchLanes() >= 1);
 }
 
 // Joint angles beyond the polynomial sine's range (|q| > 39000) take the C library's sine in their own lane.

@@ -242,21 +242,16 @@ int batchThreads(int threads, Eigen::Index states) {
 }
 
 void setBatchSimd(BatchSimd limit) {
+  if (limit != BatchSimd::Widest && limit != BatchSimd::Avx2 && limit != BatchSimd::Sse4 && limit != BatchSimd::Portable) {
+    throw InvalidArgument("abdyn::setBatchSimd: 'limit' is not a BatchSimd value (" +
+                          std::to_string(static_cast<int>(limit)) + ")");
+  }
   hwy::SetSupportedTargetsForTest(0);  // the CPU's own targets
   int64_t allowed = hwy::SupportedTargets();
-  switch (limit) {
-    case BatchSimd::Widest:
-      break;
-    case BatchSimd::Avx2:  // Highway's targets are bits, the wider the lower
-      allowed &= ~(HWY_AVX2 - 1);
-      break;
-    case BatchSimd::Sse4:
-      allowed &= ~(HWY_SSE4 - 1);
-      break;
-    case BatchSimd::Portable:
-      allowed &= HWY_EMU128 | HWY_SCALAR;
-      break;
-  }
+  // Highway's targets are bits, the wider the lower.
+  if (limit == BatchSimd::Avx2) allowed &= ~(HWY_AVX2 - 1);
+  if (limit == BatchSimd::Sse4) allowed &= ~(HWY_SSE4 - 1);
+  if (limit == BatchSimd::Portable) allowed &= HWY_EMU128 | HWY_SCALAR;
   if (limit != BatchSimd::Widest) hwy::SetSupportedTargetsForTest(allowed);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
 }
