@@ -1,24 +1,25 @@
 #pragma once
-// Batched dynamics: the same algorithm on N independent states, spread over threads and SIMD lanes.
-//
-// States are rows of row-major matrices (row k of Q is q_k), the layout of a C-ordered (N, nq) NumPy
-// array, so the Python module passes its arrays without copying. The N rows are split into `threads`
-// contiguous blocks of N / threads rows (the first N % threads blocks one row longer); each block runs on
-// its own thread in packs of W states, one state per lane of a vector register (W = batchLanes(): 8 with
-// AVX-512, 4 with AVX2, 2 with SSE4 or NEON), by kernels compiled for each instruction set and chosen at
-// run time. A block's last pack, when fewer than W rows remain, fills its spare lanes with copies of its
-// last row and stores only its own rows.
-//
-// Every operation acts lane by lane, so a state's result depends only on its own row: not on the batch
-// size, its lane, the padding or the thread count (bit for bit). It agrees with the single-state call
-// (forwardDynamics, inverseDynamics, massMatrix) to round-off, not bit for bit: the kernels evaluate sin
-// and cos with Highway's polynomials (3 ulp) instead of the C library's, fuse multiplies and adds where
-// the instruction set has FMA, and compute the mass matrix by the classic composite-inertia recursion
-// rather than massMatrix's subtree frames (docs/batched-dynamics.md gives the measured differences).
-//
-// Sizes are checked (abdyn::InvalidArgument naming the argument); an exception thrown for one state
-// (checked mode: a non-finite input, for example) stops its block and is rethrown after all threads
-// have joined, prefixed with the state's row: the one with the lowest row among the blocks that failed.
+/// @file
+/// Batched dynamics: the same algorithm on N independent states, spread over threads and SIMD lanes.
+///
+/// States are rows of row-major matrices (row k of Q is q_k), the layout of a C-ordered (N, nq) NumPy
+/// array, so the Python module passes its arrays without copying. The N rows are split into `threads`
+/// contiguous blocks of N / threads rows (the first N % threads blocks one row longer); each block runs on
+/// its own thread in packs of W states, one state per lane of a vector register (W = batchLanes(): 8 with
+/// AVX-512, 4 with AVX2, 2 with SSE4 or NEON), by kernels compiled for each instruction set and chosen at
+/// run time. A block's last pack, when fewer than W rows remain, fills its spare lanes with copies of its
+/// last row and stores only its own rows.
+///
+/// Every operation acts lane by lane, so a state's result depends only on its own row: not on the batch
+/// size, its lane, the padding or the thread count (bit for bit). It agrees with the single-state call
+/// (forwardDynamics, inverseDynamics, massMatrix) to round-off, not bit for bit: the kernels evaluate sin
+/// and cos with Highway's polynomials (3 ulp) instead of the C library's, fuse multiplies and adds where
+/// the instruction set has FMA, and compute the mass matrix by the classic composite-inertia recursion
+/// rather than massMatrix's subtree frames (docs/batched-dynamics.md gives the measured differences).
+///
+/// Sizes are checked (abdyn::InvalidArgument naming the argument); an exception thrown for one state
+/// (checked mode: a non-finite input, for example) stops its block and is rethrown after all threads
+/// have joined, prefixed with the state's row: the one with the lowest row among the blocks that failed.
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +31,7 @@
 
 namespace abdyn {
 
+/// A dynamic matrix stored row-major: one state (or one rollout step) per row, as NumPy arrays are.
 using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// The instruction sets the batched kernels choose from at run time, widest first (x86; other machines
