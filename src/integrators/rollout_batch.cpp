@@ -7,16 +7,13 @@
 #include "abdyn/integrators/runge_kutta4.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "algorithms/batch_blocks.hpp"
+#include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
 namespace {
 
-constexpr const char* kFunction = "abdyn::rolloutBatch";
-
-// Runge-Kutta-Munthe-Kaas tableau, as runge_kutta4_stages.hpp.
-constexpr double kC[4] = {0.0, 0.5, 0.5, 1.0};
-constexpr double kB[4] = {1.0, 2.0, 2.0, 1.0};
+constexpr const char* kRolloutBatch = "abdyn::rolloutBatch";
 
 /// One block's workspace: the pack kernels' and each lane's state and Runge-Kutta stages.
 struct RolloutLanes {
@@ -32,24 +29,24 @@ struct RolloutLanes {
   std::vector<detail::RungeKutta4Stages> stages;        // per lane
 };
 
-void checkShape(const char* argument, Eigen::Index rows, Eigen::Index cols, Eigen::Index expected_rows,
+void checkRolloutShape(const char* argument, Eigen::Index rows, Eigen::Index cols, Eigen::Index expected_rows,
                 Eigen::Index expected_cols) {
   if (rows != expected_rows || cols != expected_cols) {
-    throw InvalidArgument(std::string(kFunction) + ": '" + argument + "' must be " + std::to_string(expected_rows) +
+    throw InvalidArgument(std::string(kRolloutBatch) + ": '" + argument + "' must be " + std::to_string(expected_rows) +
                           " x " + std::to_string(expected_cols) + ", got " + std::to_string(rows) + " x " +
                           std::to_string(cols));
   }
 }
 
 /// Lane l's (q, v) into the pack's inputs, j * W + l.
-void toPack(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int l, internal::PackWorkspace& pack) {
+void laneToPack(const Eigen::VectorXd& q, const Eigen::VectorXd& v, int l, internal::PackWorkspace& pack) {
   const int W = pack.lanes();
   for (Eigen::Index j = 0; j < q.size(); ++j) pack.q()[j * W + l] = q[j];
   for (Eigen::Index j = 0; j < v.size(); ++j) pack.v()[j * W + l] = v[j];
 }
 
 /// The pack's accelerations, lanes at once; throws for a singular lane.
-void accelerations(const Model& model, internal::PackWorkspace& pack, const DynamicsOptions& options, Eigen::Index k,
+void packAccelerations(const Model& model, internal::PackWorkspace& pack, const DynamicsOptions& options, Eigen::Index k,
                    Eigen::Index& row) {
   internal::PackFailure failure;
   if (!pack.kernels().aba(pack.model(), options, pack.work(), pack.q(), pack.v(), pack.x(), pack.y(), &failure)) {
@@ -64,17 +61,17 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
                   const Eigen::Ref<const RowMatrixXd>& v0, const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h,
                   Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, int threads, const DynamicsOptions& options) {
   const Eigen::Index n = q0.rows(), nq = model.nq(), nv = model.nv();
-  if (steps < 0) throw InvalidArgument(std::string(kFunction) + ": 'steps' must be >= 0, got " + std::to_string(steps));
+  if (steps < 0) throw InvalidArgument(std::string(kRolloutBatch) + ": 'steps' must be >= 0, got " + std::to_string(steps));
   if (integrator != BatchIntegrator::SemiImplicitEuler && integrator != BatchIntegrator::RungeKutta4) {
-    throw InvalidArgument(std::string(kFunction) + ": 'integrator' is not a BatchIntegrator value");
+    throw InvalidArgument(std::string(kRolloutBatch) + ": 'integrator' is not a BatchIntegrator value");
   }
-  internal::checkTimeStep(h, kFunction);
-  internal::checkDynamicsOptions(options, kFunction);
-  checkShape("q0", q0.rows(), q0.cols(), n, nq);
-  checkShape("v0", v0.rows(), v0.cols(), n, nv);
-  checkShape("tau", tau.rows(), tau.cols(), n, steps * nv);
-  checkShape("Q", Q.rows(), Q.cols(), n, (steps + 1) * nq);
-  checkShape("V", V.rows(), V.cols(), n, (steps + 1) * nv);
+  internal::checkTimeStep(h, kRolloutBatch);
+  internal::checkDynamicsOptions(options, kRolloutBatch);
+  checkRolloutShape("q0", q0.rows(), q0.cols(), n, nq);
+  checkRolloutShape("v0", v0.rows(), v0.cols(), n, nv);
+  checkRolloutShape("tau", tau.rows(), tau.cols(), n, steps * nv);
+  checkRolloutShape("Q", Q.rows(), Q.cols(), n, (steps + 1) * nq);
+  checkRolloutShape("V", V.rows(), V.cols(), n, (steps + 1) * nv);
   internal::runBatch<RolloutLanes>(model, n, threads, "rolloutBatch", [&](RolloutLanes& lanes, Eigen::Index k, int count,
                                                                           Eigen::Index& row) {
     internal::PackWorkspace& pack = lanes.pack;
@@ -84,9 +81,9 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
       lanes.q[static_cast<std::size_t>(l)] = q0.row(row).transpose();
       lanes.v[static_cast<std::size_t>(l)] = v0.row(row).transpose();
       if (checkedMode()) {
-        internal::checkConfiguration(model, lanes.q[static_cast<std::size_t>(l)], kFunction);
-        internal::checkVector(v0.row(row), nv, kFunction, "v0");
-        internal::checkVector(tau.row(row), steps * nv, kFunction, "tau");
+        internal::checkConfiguration(model, lanes.q[static_cast<std::size_t>(l)], kRolloutBatch);
+        internal::checkVector(v0.row(row), nv, kRolloutBatch, "v0");
+        internal::checkVector(tau.row(row), steps * nv, kRolloutBatch, "tau");
       }
     }
     row = k;
@@ -102,8 +99,8 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
         for (int l = 0; l < W; ++l) pack.x()[j * W + l] = tau(k + std::min(l, count - 1), t * nv + j);
       }
       if (integrator == BatchIntegrator::SemiImplicitEuler) {
-        for (int l = 0; l < W; ++l) toPack(lanes.q[static_cast<std::size_t>(l)], lanes.v[static_cast<std::size_t>(l)], l, pack);
-        accelerations(model, pack, options, k, row);
+        for (int l = 0; l < W; ++l) laneToPack(lanes.q[static_cast<std::size_t>(l)], lanes.v[static_cast<std::size_t>(l)], l, pack);
+        packAccelerations(model, pack, options, k, row);
         for (int l = 0; l < W; ++l) {  // v1 = v + h a, q1 = q (+) h v1
           Eigen::VectorXd& q = lanes.q[static_cast<std::size_t>(l)];
           Eigen::VectorXd& v = lanes.v[static_cast<std::size_t>(l)];
@@ -120,18 +117,18 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
         for (int s = 0; s < 4; ++s) {  // theta_s = c_s h k_{s-1}, v_s = v + c_s h a_{s-1}, q_s = q (+) theta_s
           for (int l = 0; l < W; ++l) {
             detail::RungeKutta4Stages& w = lanes.stages[static_cast<std::size_t>(l)];
-            w.theta = (kC[s] * h) * w.k;
-            w.v_stage = lanes.v[static_cast<std::size_t>(l)] + (kC[s] * h) * w.a;
+            w.theta = (internal::kRungeKutta4C[s] * h) * w.k;
+            w.v_stage = lanes.v[static_cast<std::size_t>(l)] + (internal::kRungeKutta4C[s] * h) * w.a;
             integrate(model, lanes.q[static_cast<std::size_t>(l)], w.theta, 1.0, w.q_stage);
-            toPack(w.q_stage, w.v_stage, l, pack);
+            laneToPack(w.q_stage, w.v_stage, l, pack);
           }
-          accelerations(model, pack, options, k, row);  // a_s = qdd(q_s, v_s)
+          packAccelerations(model, pack, options, k, row);  // a_s = qdd(q_s, v_s)
           for (int l = 0; l < W; ++l) {                   // k_s = rate(theta_s, v_s)
             detail::RungeKutta4Stages& w = lanes.stages[static_cast<std::size_t>(l)];
             for (Eigen::Index j = 0; j < nv; ++j) w.a[j] = pack.y()[j * W + l];
             exponentialCoordinateRate(model, w.theta, w.v_stage, w.k);
-            w.k_sum += kB[s] * w.k;
-            w.a_sum += kB[s] * w.a;
+            w.k_sum += internal::kRungeKutta4B[s] * w.k;
+            w.a_sum += internal::kRungeKutta4B[s] * w.a;
           }
         }
         for (int l = 0; l < W; ++l) {  // q1 = q (+) (h/6) sum b_s k_s, v1 = v + (h/6) sum b_s a_s
