@@ -71,6 +71,7 @@
 #include "abdyn/integrators/implicit_midpoint.hpp"
 #include "abdyn/integrators/joint_force.hpp"
 #include "abdyn/integrators/rollout.hpp"
+#include "abdyn/integrators/rollout_batch.hpp"
 #include "abdyn/integrators/runge_kutta4.hpp"
 #include "abdyn/integrators/semi_implicit_euler.hpp"
 #include "abdyn/integrators/simulator.hpp"

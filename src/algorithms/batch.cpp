@@ -9,6 +9,7 @@
 
 #include "abdyn/checked_mode.hpp"
 #include "abdyn/error.hpp"
+#include "algorithms/batch_blocks.hpp"
 #include "algorithms/pack_dynamics.hpp"
 #include "internal/checks.hpp"
 
@@ -35,63 +36,6 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
   }
 }
 
-/// Rethrows a state's failure prefixed with the function and the state's row.
-[[noreturn]] void rethrowForRow(const std::exception_ptr& error, const char* function, Eigen::Index row) {
-  const std::string prefix = std::string("abdyn::") + function + ": state " + std::to_string(row) + ": ";
-  try {
-    std::rethrow_exception(error);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(prefix + e.what());
-  } catch (const Error& e) {
-    throw Error(prefix + e.what());
-  }
-}
-
-/// Runs pack(workspace, k, count, row) over rows [begin, end) in packs of W; `pack` sets `row` to the state
-/// it works on before a check or kernel that may throw.
-template <class Pack>
-void runPacks(internal::BatchWorkspaceImpl& work, Eigen::Index begin, Eigen::Index end, const Pack& pack, Eigen::Index& row) {
-  const int W = work.pack.lanes();
-  for (Eigen::Index k = begin; k < end; k += W) {
-    row = k;
-    pack(work, k, static_cast<int>(std::min<Eigen::Index>(W, end - k)), row);
-  }
-}
-
-/// runPacks on `threads` contiguous blocks of [0, n), one workspace per block; the calling thread takes block 0.
-/// Rethrows the failure of the lowest failing row.
-template <class Pack>
-void runBatch(const Model& model, Eigen::Index n, int threads, const char* function, const Pack& pack) {
-  const int blocks = batchThreads(threads, n);
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(blocks));
-  std::vector<Eigen::Index> failed_row(static_cast<std::size_t>(blocks), -1);
-  auto run_block = [&](int b) {
-    // Block b holds rows [begin, end): the first n % blocks blocks get one row more.
-    const Eigen::Index base = n / blocks, extra = n % blocks;
-    const Eigen::Index begin = b * base + std::min<Eigen::Index>(b, extra);
-    const Eigen::Index end = begin + base + (b < extra ? 1 : 0);
-    Eigen::Index row = begin;
-    try {
-      internal::BatchWorkspaceImpl work(model);
-      runPacks(work, begin, end, pack, row);
-    } catch (...) {
-      errors[static_cast<std::size_t>(b)] = std::current_exception();
-      failed_row[static_cast<std::size_t>(b)] = row;
-    }
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<std::size_t>(blocks - 1));
-  for (int b = 1; b < blocks; ++b) workers.emplace_back(run_block, b);
-  run_block(0);
-  for (std::thread& t : workers) t.join();
-  // Blocks are in row order, so the first failing block holds the lowest failing row.
-  for (int b = 0; b < blocks; ++b) {
-    if (errors[static_cast<std::size_t>(b)]) {
-      rethrowForRow(errors[static_cast<std::size_t>(b)], function, failed_row[static_cast<std::size_t>(b)]);
-    }
-  }
-}
-
 /// runPacks over all n rows on the calling thread with the caller's workspace.
 template <class Pack>
 void runSerial(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
@@ -102,9 +46,9 @@ void runSerial(const Model& model, BatchWorkspace& workspace, Eigen::Index n, co
   }
   Eigen::Index row = 0;
   try {
-    runPacks(work, 0, n, pack, row);
+    internal::runPacks(work, 0, n, pack, row);
   } catch (...) {
-    rethrowForRow(std::current_exception(), function, row);
+    internal::rethrowForRow(std::current_exception(), function, row);
   }
 }
 
@@ -140,11 +84,6 @@ void checkRows(const Model& model, const Eigen::Ref<const RowMatrixXd>* const* r
   row = k;
 }
 
-[[noreturn]] void throwSingular(const Model& model, const internal::PackFailure& failure, const char* function) {
-  throw Error(std::string(function) + ": joint '" + model.joint(failure.body).name + "' of model '" + model.name() +
-              "' has no articulated inertia to move (S^T IA S = " + std::to_string(failure.pivot) +
-              "): the mass matrix is singular (e.g. a massless body whose motion another joint duplicates)");
-}
 
 void checkForward(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                   const Eigen::Ref<const RowMatrixXd>& TAU, const Eigen::Ref<RowMatrixXd>& QDD, const DynamicsOptions& options) {
@@ -190,7 +129,7 @@ auto abaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const 
     internal::PackFailure failure;
     if (!pack.kernels().aba(pack.model(), options, pack.work(), pack.q(), pack.v(), pack.x(), pack.y(), &failure)) {
       row = k + failure.lane;
-      throwSingular(model, failure, "abdyn::forwardDynamics");
+      internal::throwSingularPack(model, failure, "abdyn::forwardDynamics");
     }
     scatter(pack.y(), count, W, k, QDD);
   };
@@ -242,21 +181,16 @@ int batchThreads(int threads, Eigen::Index states) {
 }
 
 void setBatchSimd(BatchSimd limit) {
+  if (limit != BatchSimd::Widest && limit != BatchSimd::Avx2 && limit != BatchSimd::Sse4 && limit != BatchSimd::Portable) {
+    throw InvalidArgument("abdyn::setBatchSimd: 'limit' is not a BatchSimd value (" +
+                          std::to_string(static_cast<int>(limit)) + ")");
+  }
   hwy::SetSupportedTargetsForTest(0);  // the CPU's own targets
   int64_t allowed = hwy::SupportedTargets();
-  switch (limit) {
-    case BatchSimd::Widest:
-      break;
-    case BatchSimd::Avx2:  // Highway's targets are bits, the wider the lower
-      allowed &= ~(HWY_AVX2 - 1);
-      break;
-    case BatchSimd::Sse4:
-      allowed &= ~(HWY_SSE4 - 1);
-      break;
-    case BatchSimd::Portable:
-      allowed &= HWY_EMU128 | HWY_SCALAR;
-      break;
-  }
+  // Highway's targets are bits, the wider the lower.
+  if (limit == BatchSimd::Avx2) allowed &= ~(HWY_AVX2 - 1);
+  if (limit == BatchSimd::Sse4) allowed &= ~(HWY_SSE4 - 1);
+  if (limit == BatchSimd::Portable) allowed &= HWY_EMU128 | HWY_SCALAR;
   if (limit != BatchSimd::Widest) hwy::SetSupportedTargetsForTest(allowed);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
 }
@@ -269,7 +203,7 @@ void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads,
                           const DynamicsOptions& options) {
   checkForward(model, Q, V, TAU, QDD, options);
-  runBatch(model, Q.rows(), threads, "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
 }
 
 void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
@@ -283,7 +217,7 @@ void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
                           const DynamicsOptions& options) {
   checkInverse(model, Q, V, QDD, TAU);
-  runBatch(model, Q.rows(), threads, "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
@@ -296,7 +230,7 @@ void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const E
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M, int threads,
                      const DynamicsOptions& options) {
   checkMass(model, Q, M, options);
-  runBatch(model, Q.rows(), threads, "massMatrixBatch", crbaPacks(model, Q, M, options));
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,

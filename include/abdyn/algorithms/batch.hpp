@@ -44,7 +44,8 @@ enum class BatchSimd {
 };
 
 /// Caps the instruction set of the batched calls for the whole process, for tests and comparisons; the
-/// CPU's own limits still apply. Not to be called while a batched call runs.
+/// CPU's own limits still apply. Not to be called while a batched call runs. Throws abdyn::InvalidArgument
+/// for a value that is not a BatchSimd.
 void setBatchSimd(BatchSimd limit);
 /// The instruction set the batched calls use now, by Highway's name ("AVX3" is AVX-512).
 const char* batchSimdName();
