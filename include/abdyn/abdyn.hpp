@@ -33,7 +33,8 @@
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
 
-// Reading models: URDF and the loop-joint extensions.
+// Reading models: URDF, the loop-joint extensions and the files a description names.
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 

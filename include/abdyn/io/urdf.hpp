@@ -81,6 +81,7 @@
 // Warnings go to abdyn::logger() (see logging.hpp), one per link or joint, prefixed by the source;
 // nothing is printed.
 
+#include <map>
 #include <string>
 
 #include "abdyn/model/model.hpp"
@@ -119,6 +120,10 @@ struct UrdfOptions {
   /// --accept-invalid-inertia), when it was the only way to load a point mass, a thin rod or a triangle
   /// violation; those now load without it.
   bool accept_invalid_inertia = false;
+  /// Folders of ROS packages by name, for the file's package://NAME/... mesh names: searched before
+  /// ROS_PACKAGE_PATH and AMENT_PREFIX_PATH (abdyn/io/resource_resolver.hpp). The model keeps mesh names
+  /// as written; whoever reads the meshes finds them with ResourceSearch::forFile(path, package_dirs).
+  std::map<std::string, std::string> package_dirs;
 };
 
 /// Loads the URDF file at `path`. Throws abdyn::Error (message starting with the path) on any problem.
