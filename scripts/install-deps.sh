@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev          # linear algebra
   libtinyxml2-dev        # XML of URDF files (abdyn reads URDF itself)
   libspdlog-dev          # library logger
+  liburdfdom-dev         # the optional component abdyn::urdfdom (buildModel from urdfdom's model)
   libcli11-dev           # the abdyn program's command line (header-only)
   libboost-test-dev      # unit tests
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
@@ -28,8 +29,6 @@ if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
 for arg in "$@"; do
   case "$arg" in
     --peers) packages+=(libbullet-dev libbullet-extras-dev)  # bench_step_peers: Bullet's btMultiBody, double precision
-             # Pinocchio reads URDF files with urdfdom (bench/peers, tools/reference); abdyn does not need it
-             packages+=(liburdfdom-dev)
              # Pinocchio 3.7 built from source (tools/reference/README.md) requires these Boost libraries
              packages+=(libboost-filesystem-dev libboost-serialization-dev libboost-system-dev) ;;
     *) echo "install-deps: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;
