@@ -32,6 +32,7 @@
 #include "abdyn/model/model.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "abdyn/model/reduced_model.hpp"
 
 // Reading models: URDF, the loop-joint extensions and the files a description names.
 #include "abdyn/io/resource_resolver.hpp"
