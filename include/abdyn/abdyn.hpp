@@ -37,6 +37,7 @@
 // Reading models: URDF, the loop-joint extensions and the files a description names.
 #include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
+#include "abdyn/io/urdf_export.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 
 // Algorithms on a tree: free functions f(model, data, ...).
