@@ -20,8 +20,9 @@
 //     <drake:ball_constraint> (abdyn/io/urdf_loops.hpp): a urdfdom model has no loop closures. Its mimic
 //     couplings are ConstraintSet::fromMimics(model); read loop joints from the same XML with
 //     loadUrdfLoopsString(robot_description, model).
-//   - urdfdom refuses some files abdyn loads with a warning (an unreadable <visual> or <collision>, for
-//     example); those never reach buildModel. Materials are checked by urdfdom, not here.
+//   - urdfdom drops (with an error message of its own) shapes it cannot read, among them a <visual>
+//     whose <material> has no name, which abdyn keeps; the link's other unnamed shapes are then numbered
+//     without it. Materials are checked by urdfdom, not here.
 // Error messages start with "<urdfdom model 'NAME'>" (NAME the robot's name) and name the link or joint
 // at fault, like loadUrdf's; a null link, joint, inertial, visual or geometry pointer (an edited model)
 // is refused the same way.
