@@ -1,19 +1,24 @@
 // buildReducedModel (abdyn/model/reduced_model.hpp): welding joints equals loading the URDF with those
 // joints made fixed at the same positions, on the bundled humanoid (fixed and floating) and the floating
 // quadruped; the reduced model's inverse dynamics are the full model's rows for the free joints with the
-// locked ones held; mimic couplings that would lose a coordinate and bad arguments are refused.
+// locked ones held; mimic couplings that would lose a coordinate and bad arguments are refused; loop
+// closures and couplings follow their bodies (reduceConstraints).
 #define BOOST_TEST_MODULE reduced_model
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
 #include <tinyxml2.h>
 
+#include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/algorithms/rnea.hpp"
+#include "abdyn/constraints/reduced_constraints.hpp"
+#include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
@@ -201,4 +206,50 @@ BOOST_AUTO_TEST_CASE(bad_arguments) {
   std::vector<std::string> all;
   for (int i = 1; i < full.nbodies(); ++i) all.push_back(full.joint(i).name);
   BOOST_TEST(abdyn::buildReducedModel(full, all, q0).nv() == 0);
+}
+
+// Loop closures follow their bodies: at any configuration with the locked joints at q_reference, each
+// closure frame is at the same world pose in both models (forward kinematics, to 1e-12).
+BOOST_AUTO_TEST_CASE(loop_closures_carried_over) {
+  const std::string file = kRoot + "/models/four_bar.urdf";
+  const Model full = abdyn::loadUrdf(file);
+  const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(file, full);
+  BOOST_TEST_REQUIRE(loops.loops.size() == 1u);
+  Eigen::VectorXd q_reference = abdyn::neutral(full);
+  q_reference[full.joint("coupler").idx_q] = 0.7;
+  const Model reduced = abdyn::buildReducedModel(full, {"coupler"}, q_reference);
+  const abdyn::ConstraintSet moved = abdyn::reduceConstraints(loops, full, reduced);
+  BOOST_TEST_REQUIRE(moved.loops.size() == 1u);
+  std::mt19937 rng(6);
+  Eigen::VectorXd q = abdyn::randomConfiguration(full, rng);
+  q[full.joint("coupler").idx_q] = 0.7;
+  Eigen::VectorXd q_r(reduced.nq());
+  for (int i = 1; i < reduced.nbodies(); ++i) q_r[reduced.joint(i).idx_q] = q[full.joint(reduced.joint(i).name).idx_q];
+  abdyn::Data d(full), d_r(reduced);
+  abdyn::forwardKinematics(full, d, q);
+  abdyn::forwardKinematics(reduced, d_r, q_r);
+  // World pose of a frame (R, p in body coordinates) on a body: R_0 = E^T R, p_0 = E^T p + r.
+  const auto world = [](const abdyn::Plx& X_body_world, const abdyn::Matrix3& R, const abdyn::Vector3& p) {
+    return std::make_pair(abdyn::Matrix3(X_body_world.E().transpose() * R), abdyn::Vector3(X_body_world.E().transpose() * p + X_body_world.r()));
+  };
+  const abdyn::LoopClosure& c = loops.loops[0];
+  const abdyn::LoopClosure& m = moved.loops[0];
+  for (const bool a : {true, false}) {
+    const auto [R, p] = a ? world(d.X_body_world[c.body_a], c.R_a, c.p_a) : world(d.X_body_world[c.body_b], c.R_b, c.p_b);
+    const auto [R_r, p_r] = a ? world(d_r.X_body_world[m.body_a], m.R_a, m.p_a) : world(d_r.X_body_world[m.body_b], m.R_b, m.p_b);
+    ABDYN_CHECK_REL(R_r, R, 1e-12);
+    ABDYN_CHECK_REL(p_r, p, 1e-12);
+  }
+  // Welding everything puts both ends on the world: the loop closes nothing and is refused.
+  const Model welded = abdyn::buildReducedModel(full, {"crank", "coupler", "rocker"}, q_reference);
+  BOOST_CHECK_EXCEPTION(abdyn::reduceConstraints(loops, full, welded), abdyn::Error, [](const abdyn::Error& e) {
+    return std::string(e.what()).find("loop joint 'pin'") != std::string::npos &&
+           std::string(e.what()).find("closes nothing") != std::string::npos;
+  });
+  // Couplings: re-indexed when both joints stay, refused when only one is locked.
+  const Model mimics = abdyn::loadUrdf(kRoot + "/tests/models/patterns/mimics.urdf");
+  const abdyn::ConstraintSet couplings = abdyn::ConstraintSet::fromMimics(mimics);
+  BOOST_TEST_REQUIRE(!couplings.couplings.empty());
+  const abdyn::ConstraintSet same = abdyn::reduceConstraints(couplings, mimics, abdyn::buildReducedModel(mimics, {}, abdyn::neutral(mimics)));
+  BOOST_TEST(same.couplings.size() == couplings.couplings.size());
 }

@@ -57,6 +57,7 @@
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
+#include "abdyn/constraints/reduced_constraints.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/constraints/row_pgs.hpp"

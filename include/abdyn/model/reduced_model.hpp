@@ -16,7 +16,7 @@
 // Mimic couplings between two free joints are kept; a coupling between two locked joints is dropped when
 // q_reference satisfies it, and refused otherwise; a coupling between a locked and a free joint is refused
 // (lock both or neither). Loop closures and couplings of a ConstraintSet are carried over by
-// reduceConstraints (constraints/loop_closure.hpp).
+// reduceConstraints (constraints/reduced_constraints.hpp).
 
 #include <string>
 #include <vector>
