@@ -2,11 +2,14 @@
 // One check that two models are the same, field by field: sizes, names, tree, joints, placements,
 // inertias, limits, damping, mimics, frames and geometry. With tol == 0 every number must be equal bit
 // for bit (==); otherwise numbers agree to tol relative to max(1, |value|), as after a rounding.
-// Shared by the tests of the urdfdom door, reduced models and URDF export.
+// Shared by the tests of the urdfdom door, reduced models and URDF export, with the list of the
+// repository's URDF files they run on.
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <boost/test/unit_test.hpp>
 
@@ -101,6 +104,18 @@ inline void checkSameModel(const Model& a, const Model& b, double tol, const std
       }
     }
   }
+}
+
+/// The *.urdf files under the repository's folders `dirs` (relative to ABDYN_SOURCE_DIR), sorted.
+inline std::vector<std::string> urdfFilesUnder(const std::vector<std::string>& dirs) {
+  std::vector<std::string> files;
+  for (const std::string& dir : dirs) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(ABDYN_SOURCE_DIR) + "/" + dir)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".urdf") files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace abdyn::test

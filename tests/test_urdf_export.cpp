@@ -27,22 +27,11 @@ namespace {
 
 const std::string kRoot = ABDYN_SOURCE_DIR;
 
-std::vector<std::string> urdfsUnder(const std::vector<std::string>& dirs) {
-  std::vector<std::string> files;
-  for (const std::string& dir : dirs) {
-    for (const auto& entry : fs::recursive_directory_iterator(kRoot + "/" + dir)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".urdf") files.push_back(entry.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(round_trip_on_bundled_models_and_patterns) {
   int exact = 0;
-  for (const std::string& file : urdfsUnder({"models", "tests/models"})) {
+  for (const std::string& file : abdyn::test::urdfFilesUnder({"models", "tests/models"})) {
     const std::string name = fs::relative(file, kRoot).string();
     for (const bool floating : {false, true}) {
       UrdfOptions options;

@@ -49,14 +49,7 @@ std::string readText(const std::string& path) {
 // (nesting thousands deep) that abdyn refuses before any parser sees them and that would overflow
 // urdfdom's recursive TinyXML parser: they are not given to urdfdom.
 std::vector<std::string> repositoryUrdfs() {
-  std::vector<std::string> files;
-  for (const char* dir : {"models", "tests/models", "tests/viewer", "bench/models"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(kRoot + "/" + dir)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".urdf") files.push_back(entry.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return abdyn::test::urdfFilesUnder({"models", "tests/models", "tests/viewer", "bench/models"});
 }
 
 // The message of an abdyn::Error without its source prefix ("<path>: " or "<urdfdom model 'x'>: ").
