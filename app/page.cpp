@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -77,48 +78,6 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-// ---- meshes
-
-// The file a URDF mesh filename names, if it exists: package://PKG/REST is looked up in the
-// directories of ROS_PACKAGE_PATH and in the URDF's folder and its ancestors (a folder named PKG, or
-// one holding PKG); file://PATH is PATH; other names are relative to the URDF's folder.
-std::optional<fs::path> resolveMesh(const std::string& filename, const fs::path& urdf_dir) {
-  std::vector<fs::path> candidates;
-  const std::string package = "package://";
-  const std::string file = "file://";
-  if (filename.compare(0, package.size(), package) == 0) {
-    const std::string rest = filename.substr(package.size());
-    const std::size_t slash = rest.find('/');
-    if (slash == std::string::npos || slash == 0) return std::nullopt;
-    const std::string pkg = rest.substr(0, slash);
-    const std::string path = rest.substr(slash + 1);
-    std::vector<fs::path> roots;
-    if (const char* env = std::getenv("ROS_PACKAGE_PATH")) {
-      std::stringstream list(env);
-      for (std::string dir; std::getline(list, dir, ':');) {
-        if (!dir.empty()) roots.emplace_back(dir);
-      }
-    }
-    for (fs::path dir = fs::absolute(urdf_dir); !dir.empty(); dir = dir.parent_path()) {
-      roots.push_back(dir);
-      if (dir == dir.parent_path()) break;
-    }
-    for (const fs::path& root : roots) {
-      if (root.filename() == pkg) candidates.push_back(root / path);
-      candidates.push_back(root / pkg / path);
-    }
-  } else if (filename.compare(0, file.size(), file) == 0) {
-    candidates.emplace_back(filename.substr(file.size()));
-  } else {
-    candidates.push_back(fs::path(filename).is_absolute() ? fs::path(filename) : urdf_dir / filename);
-  }
-  for (const fs::path& p : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p;
-  }
-  return std::nullopt;
-}
-
 // ---- the built viewer files
 
 // The folder holding the built page (index.html, viewer.js, viewer.css): $ABDYN_VIEWER_DIR, the build
@@ -176,13 +135,13 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
        << ", \"p_b\": " << jsonArray(loop.p_b) << "}";
   }
   js << "],\n\"meshes\": {";
-  const fs::path urdf_dir = fs::path(inputs.model_path).parent_path();
+  const abdyn::ResourceSearch resources = abdyn::ResourceSearch::forFile(inputs.model_path, inputs.urdf.package_dirs);
   std::set<std::string> seen;
   bool first = true;
   for (const abdyn::Geometry& g : model.geometries()) {
     if (g.role != abdyn::GeometryRole::Visual || g.shape != abdyn::ShapeType::Mesh) continue;
     if (!seen.insert(g.mesh_filename).second) continue;
-    const std::optional<fs::path> file = resolveMesh(g.mesh_filename, urdf_dir);
+    const std::optional<std::string> file = abdyn::resolveResource(g.mesh_filename, resources, inputs.model_path);
     if (!file) {
       missing.push_back(g.mesh_filename);
       continue;

@@ -18,6 +18,7 @@ program_packages=(
 # Everything else: tests, benchmarks, the Python module, the viewer, fuzzing.
 packages=(
   "${program_packages[@]}"
+  liburdfdom-dev         # the optional component abdyn::urdfdom (buildModel from urdfdom's model)
   libboost-test-dev      # unit tests
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
   libbenchmark-dev       # bench/ only
@@ -37,8 +38,6 @@ for arg in "$@"; do
   case "$arg" in
     --program) ;;  # handled below
     --peers) packages+=(libbullet-dev libbullet-extras-dev)  # bench_step_peers: Bullet's btMultiBody, double precision
-             # Pinocchio reads URDF files with urdfdom (bench/peers, tools/reference); abdyn does not need it
-             packages+=(liburdfdom-dev)
              # Pinocchio 3.7 built from source (tools/reference/README.md) requires these Boost libraries
              packages+=(libboost-filesystem-dev libboost-serialization-dev libboost-system-dev) ;;
     *) echo "install-deps: unknown option '$arg' (known: --program, --peers)" >&2; exit 2 ;;

@@ -33,9 +33,12 @@
 #include "abdyn/model/model.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "abdyn/model/reduced_model.hpp"
 
-// Reading models: URDF and the loop-joint extensions.
+// Reading models: URDF, the loop-joint extensions and the files a description names.
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
+#include "abdyn/io/urdf_export.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 
 // Algorithms on a tree: free functions f(model, data, ...).
@@ -55,6 +58,7 @@
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
+#include "abdyn/constraints/reduced_constraints.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/constraints/row_pgs.hpp"

@@ -174,6 +174,19 @@ BOOST_AUTO_TEST_CASE(view_embeds_the_meshes_it_finds_and_lists_the_others) {
   }
   BOOST_TEST(data["model"]["missing_meshes"] ==
              nlohmann::json({"meshes/absent.stl", "package://no_such_package/meshes/hand.dae"}));
+  // each missing mesh is a warning naming the places searched
+  BOOST_TEST(contains(r.err, "resource 'package://no_such_package/meshes/hand.dae' not found (searched: "));
+  // --package NAME=DIR finds a package anywhere
+  const fs::path package = scratch() / "package";
+  fs::create_directories(package / "meshes");
+  fs::copy_file(source("tests/viewer/meshes/wedge.stl"), package / "meshes/hand.dae", fs::copy_options::overwrite_existing);
+  const Run r2 = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh2").string(), "--package",
+                      "no_such_package=" + package.string()});
+  BOOST_TEST_REQUIRE(r2.status == 0, r2.err);
+  BOOST_TEST(pageData(scratch() / "mesh2")["model"]["missing_meshes"] == nlohmann::json({"meshes/absent.stl"}));
+  const Run bad = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh3").string(), "--package", "x"});
+  BOOST_TEST(bad.status != 0);
+  BOOST_TEST(contains(bad.err, "NAME=DIR"));
 }
 
 BOOST_AUTO_TEST_CASE(simulate_html_writes_the_page_and_its_trajectory) {

@@ -82,6 +82,7 @@
 /// Warnings go to abdyn::logger() (see logging.hpp), one per link or joint, prefixed by the source;
 /// nothing is printed.
 
+#include <map>
 #include <string>
 
 #include "abdyn/model/model.hpp"
@@ -120,6 +121,10 @@ struct UrdfOptions {
   /// always refused. A point mass, a thin rod or a triangle violation loads without it (abdyn's
   /// --accept-invalid-inertia is the same option).
   bool accept_invalid_inertia = false;
+  /// Folders of ROS packages by name, for the file's package://NAME/... mesh names: searched before
+  /// ROS_PACKAGE_PATH and AMENT_PREFIX_PATH (abdyn/io/resource_resolver.hpp). The model keeps mesh names
+  /// as written; whoever reads the meshes finds them with ResourceSearch::forFile(path, package_dirs).
+  std::map<std::string, std::string> package_dirs;
 };
 
 /// Loads the URDF file at `path`. Throws abdyn::Error (message starting with the path) on any problem.
