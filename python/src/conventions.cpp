@@ -68,7 +68,7 @@ void bindConventions(py::module_& m) {
     return py::make_tuple(r.m, toArray(r.h), toArray(r.I));
   }, py::arg("I"), "(m, h = m c (3,), I about the frame origin (3, 3)): RBDL's SpatialRigidBodyInertia fields");
   rbdl.def("inertia_to_abdyn", [](double mass, py::handle h, py::handle I) {
-    return rbdl::toAbdyn(rbdl::SpatialRigidBodyInertia{mass, readVector3("rbdl.inertia_to_abdyn", "h", h),
+    return rbdl::toAbdyn(rbdl::SpatialRigidBodyInertia{readScalar("rbdl.inertia_to_abdyn", "m", mass), readVector3("rbdl.inertia_to_abdyn", "h", h),
                                                        readMatrix3("rbdl.inertia_to_abdyn", "I", I)});
   }, py::arg("m"), py::arg("h"), py::arg("I"));
   rbdl.def("external_force_from_abdyn", [](const Plx& X_body_world, const Force& f_body) {
@@ -132,7 +132,7 @@ void bindConventions(py::module_& m) {
     return py::make_tuple(r.mass, toArray(r.com), toArray(r.inertia));
   }, py::arg("I"), "(mass, com = first moment m c (3,), inertia about the origin (3, 3)): TDS's RigidBodyInertia");
   tds.def("inertia_to_abdyn", [](double mass, py::handle com, py::handle inertia) {
-    return tds::toAbdyn(tds::RigidBodyInertia{mass, readVector3("tds.inertia_to_abdyn", "com", com),
+    return tds::toAbdyn(tds::RigidBodyInertia{readScalar("tds.inertia_to_abdyn", "mass", mass), readVector3("tds.inertia_to_abdyn", "com", com),
                                               readMatrix3("tds.inertia_to_abdyn", "inertia", inertia)});
   }, py::arg("mass"), py::arg("com"), py::arg("inertia"));
 }
