@@ -12,6 +12,7 @@ program_packages=(
   libeigen3-dev          # linear algebra
   libtinyxml2-dev        # XML of URDF files (abdyn reads URDF itself)
   libspdlog-dev          # library logger
+  libhwy-dev             # Highway: the batched kernels' SIMD lanes and run-time dispatch (src/algorithms/pack_kernels.cpp)
   libcli11-dev           # the abdyn program's command line (header-only)
 )
 # Everything else: tests, benchmarks, the Python module, the viewer, fuzzing.
@@ -28,6 +29,7 @@ packages=(
   python3-matplotlib     # examples/python/ plots
   python3-distributed    # abdyn.distributed (Dask), its tests and examples/python/sweep.py
   chromium               # the viewer's browser test (tests/viewer), headless
+  doxygen graphviz       # the reference manual (docs/: target abdyn_docs and its test, docs) and its class graphs
 )
 # The viewer (viewer/) is built with Node.js and npm; Debian's only when the machine has no node at all.
 if ! command -v node > /dev/null 2>&1; then packages+=(nodejs npm); fi
