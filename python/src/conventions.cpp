@@ -69,7 +69,7 @@ void bindConventions(py::module_& m) {
   }, py::arg("I"), "(m, h = m c (3,), I about the frame origin (3, 3)): RBDL's SpatialRigidBodyInertia fields\n"
     "(C++ abdyn::rbdl::fromAbdyn).");
   rbdl.def("inertia_to_abdyn", [](double mass, py::handle h, py::handle I) {
-    return rbdl::toAbdyn(rbdl::SpatialRigidBodyInertia{mass, readVector3("rbdl.inertia_to_abdyn", "h", h),
+    return rbdl::toAbdyn(rbdl::SpatialRigidBodyInertia{readScalar("rbdl.inertia_to_abdyn", "m", mass), readVector3("rbdl.inertia_to_abdyn", "h", h),
                                                        readMatrix3("rbdl.inertia_to_abdyn", "I", I)});
   }, py::arg("m"), py::arg("h"), py::arg("I"),
      "abdyn.RigidBodyInertia from RBDL's (m, h = m c (3,), I about the frame origin (3, 3)) (C++\n"
@@ -139,7 +139,7 @@ void bindConventions(py::module_& m) {
   }, py::arg("I"), "(mass, com = first moment m c (3,), inertia about the origin (3, 3)): TDS's RigidBodyInertia\n"
     "(C++ abdyn::tds::fromAbdyn).");
   tds.def("inertia_to_abdyn", [](double mass, py::handle com, py::handle inertia) {
-    return tds::toAbdyn(tds::RigidBodyInertia{mass, readVector3("tds.inertia_to_abdyn", "com", com),
+    return tds::toAbdyn(tds::RigidBodyInertia{readScalar("tds.inertia_to_abdyn", "mass", mass), readVector3("tds.inertia_to_abdyn", "com", com),
                                               readMatrix3("tds.inertia_to_abdyn", "inertia", inertia)});
   }, py::arg("mass"), py::arg("com"), py::arg("inertia"),
      "abdyn.RigidBodyInertia from TDS's (mass, com = m c (3,), inertia about the origin (3, 3)) (C++\n"

@@ -233,7 +233,7 @@ void bindModel(py::module_& m) {
         [](const Model& model, py::handle q, py::handle v, double dt) {
           const Eigen::VectorXd qx = readVector("integrate", "q", q, model.nq());
           const Eigen::VectorXd vx = readVector("integrate", "v", v, model.nv());
-          return toArray(integrate(model, qx, vx, dt));
+          return toArray(integrate(model, qx, vx, readScalar("integrate", "dt", dt)));
         },
         py::arg("model"), py::arg("q"), py::arg("v"), py::arg("dt"),
         "q (+) v dt, (nq,): each joint moved on its group for time dt at constant velocity v (nv,) (C++ abdyn::integrate).");
