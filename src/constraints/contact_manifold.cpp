@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "internal/orthonormal_complement.hpp"
+#include "constraints/orthonormal_complement.hpp"
 
 namespace abdyn::internal {
 namespace {

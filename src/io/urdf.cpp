@@ -19,8 +19,8 @@
 #include <Eigen/Eigenvalues>
 #include <spdlog/fmt/fmt.h>
 
-#include "abdyn/error.hpp"
 #include "abdyn/algorithms/crba.hpp"
+#include "abdyn/error.hpp"
 #include "abdyn/io/mesh.hpp"
 #include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/logging.hpp"
@@ -28,9 +28,9 @@
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/euler.hpp"
-#include "internal/xml_limits.hpp"
 #include "io/urdf_document.hpp"
 #include "io/urdf_tree.hpp"
+#include "io/xml_limits.hpp"
 
 namespace abdyn {
 namespace {
