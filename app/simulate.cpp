@@ -104,13 +104,13 @@ Eigen::VectorXd startConfiguration(const abdyn::Model& model, const std::string&
 }
 
 // The lowest point of the model's collision geometry at q (z in world coordinates), exact for spheres,
-// boxes and cylinders (meshes are skipped, as the contacts skip them); without such geometry, the lowest
-// body origin. `what` names the geometry or body.
+// boxes, cylinders, capsules and meshes (their hulls' vertices; the kinds the contacts do not collide are
+// skipped, as the contacts skip them); without such geometry, the lowest body origin. `what` names the geometry or body.
 double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::VectorXd& q, std::string& what) {
   abdyn::forwardKinematics(model, data, q);
   double lowest = std::numeric_limits<double>::infinity();
   for (const abdyn::Geometry& g : model.geometries()) {
-    if (g.role != abdyn::GeometryRole::Collision || g.shape == abdyn::ShapeType::Mesh) continue;
+    if (g.role != abdyn::GeometryRole::Collision || !abdyn::isCollidable(g)) continue;
     const abdyn::Plx X_shape_world = g.X_geometry_body * data.X_body_world[g.body];
     const abdyn::Matrix3& E = X_shape_world.E();  // row k: the shape's axis k in world coordinates
     double z = X_shape_world.r().z();
@@ -118,9 +118,15 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
       z -= g.size[0];
     } else if (g.shape == abdyn::ShapeType::Box) {
       for (int k = 0; k < 3; ++k) z -= 0.5 * std::abs(E(k, 2)) * g.size[k];
-    } else {  // cylinder along its z axis
+    } else if (g.shape == abdyn::ShapeType::Cylinder) {  // along its z axis
       const double c = std::abs(E(2, 2));
       z -= g.size[0] * std::sqrt(std::max(0.0, 1.0 - c * c)) + 0.5 * g.size[1] * c;
+    } else if (g.shape == abdyn::ShapeType::Capsule) {
+      z -= g.size[0] + 0.5 * g.size[1] * std::abs(E(2, 2));
+    } else if (g.shape == abdyn::ShapeType::Mesh) {
+      double low = std::numeric_limits<double>::infinity();
+      for (const abdyn::Vector3& p : g.mesh->hull.vertices) low = std::min(low, E.col(2).dot(p));
+      z += low;
     }
     if (z < lowest) {
       lowest = z;

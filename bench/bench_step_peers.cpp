@@ -174,7 +174,7 @@ StepScene describeModel(const std::string& label, const std::string& path, bool 
       b.friction = model.friction()[joint.idx_v];
     }
     for (const abdyn::Geometry& g : model.geometries()) {
-      if (g.role != abdyn::GeometryRole::Collision || g.body != i || g.shape == abdyn::ShapeType::Mesh) continue;
+      if (g.role != abdyn::GeometryRole::Collision || g.body != i || !abdyn::isCollidable(g)) continue;
       abdyn_bench::StepShape shape;
       shape.type = g.shape == abdyn::ShapeType::Box        ? abdyn_bench::StepShape::Type::Box
                    : g.shape == abdyn::ShapeType::Cylinder ? abdyn_bench::StepShape::Type::Cylinder
@@ -374,7 +374,7 @@ double penetration(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   abdyn::forwardKinematics(model, data, q);
   double lowest = INFINITY;
   for (const abdyn::Geometry& g : model.geometries()) {
-    if (g.role != abdyn::GeometryRole::Collision || g.shape == abdyn::ShapeType::Mesh) continue;
+    if (g.role != abdyn::GeometryRole::Collision || !abdyn::isCollidable(g)) continue;
     const Eigen::Isometry3d pose = data.X_body_world[g.body].toPose() * g.X_geometry_body.toPose();
     const Eigen::Matrix3d& R = pose.linear();
     double z = pose.translation().z();
@@ -383,7 +383,7 @@ double penetration(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
     } else if (g.shape == abdyn::ShapeType::Cylinder) {
       const double az = std::abs(R(2, 2));
       z -= 0.5 * g.size[1] * az + g.size[0] * std::sqrt(std::max(0.0, 1.0 - az * az));
-    } else {
+    } else if (g.shape == abdyn::ShapeType::Sphere) {
       z -= g.size[0];
     }
     lowest = std::min(lowest, z);

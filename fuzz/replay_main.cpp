@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     }
   }
   if (inputs.empty()) {
-    std::cerr << "fuzz_urdf_replay: no inputs\n";
+    std::cerr << argv[0] << ": no inputs\n";
     return 2;
   }
   for (const auto& path : inputs) {
@@ -40,6 +40,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::cout << "fuzz_urdf_replay: " << inputs.size() << " inputs, no failure\n";
+  std::cout << argv[0] << ": " << inputs.size() << " inputs, no failure\n";
   return 0;
 }

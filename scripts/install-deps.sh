@@ -23,7 +23,8 @@ packages=(
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
-  libqhull-dev           # libmujoco-dev's CMake package names /usr/include/libqhull_r without depending on it
+  libqhull-dev           # convex hulls of collision meshes (libqhull_r); libmujoco-dev's CMake package also names it
+  libassimp-dev          # optional: COLLADA (.dae) meshes (src/io/mesh_dae.cpp; CMake option ABDYN_WITH_ASSIMP)
   clang-14 libclang-rt-14-dev  # CI's fuzzing phase: clang with libFuzzer and the sanitizer runtimes (fuzz/)
   python3-dev python3-numpy python3-pybind11  # the Python module (python/), built for Debian's /usr/bin/python3
   python3-pytest         # the Python module's tests

@@ -26,16 +26,20 @@
 // The model (immutable description) and Data (per-call workspace), and the configuration space.
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
+#include "abdyn/model/convex_hull.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/frame.hpp"
 #include "abdyn/model/geometry.hpp"
 #include "abdyn/model/joint.hpp"
+#include "abdyn/model/mesh_shape.hpp"
 #include "abdyn/model/model.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
 #include "abdyn/model/reduced_model.hpp"
+#include "abdyn/model/triangle_mesh.hpp"
 
-// Reading models: URDF, the loop-joint extensions and the files a description names.
+// Reading models: URDF, the loop-joint extensions, the files a description names and meshes.
+#include "abdyn/io/mesh.hpp"
 #include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_export.hpp"
@@ -57,6 +61,7 @@
 // contacts) with their responses and the PGS solver.
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
+#include "abdyn/constraints/convex_distance.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/reduced_constraints.hpp"
 #include "abdyn/constraints/row_contacts.hpp"

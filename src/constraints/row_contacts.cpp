@@ -4,11 +4,19 @@
 #include <cmath>
 #include <string>
 
+#include "abdyn/constraints/convex_distance.hpp"
+#include "constraints/contact_manifold.hpp"
 #include "constraints/shape_distance.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
 namespace {
+
+// A mesh offers the hull vertices within this distance of its furthest along `toward` (reduced to four).
+constexpr double kHullBand = 0.01;
+
+// Whether the shape goes through GJK/EPA (convex_distance.hpp) against other bodies' shapes.
+bool collidedByGjk(const Geometry& g) { return g.shape == ShapeType::Mesh || g.shape == ShapeType::Capsule; }
 
 // The candidate points of one shape in world coordinates; returns how many (at most kContactPointsPerGeometry).
 // A sphere offers its centre with `inflation` = its radius (its surface point depends on the other shape);
@@ -49,14 +57,24 @@ int candidatePoints(const Geometry& g, const Plx& X_shape_world, const Vector3& 
       }
       return n;
     }
+    case ShapeType::Capsule: {  // the centres of its end spheres
+      const Vector3 half = 0.5 * g.size[1] * R.col(2);
+      points[0] = origin - half;
+      points[1] = origin + half;
+      inflation = g.size[0];
+      return 2;
+    }
     case ShapeType::Mesh:
+      return g.mesh != nullptr ? internal::hullExtremePoints(g.mesh->hull, X_shape_world, toward, kHullBand, points) : 0;
+    case ShapeType::Ellipsoid:  // not collided (isCollidable)
+    case ShapeType::Plane:
       return 0;
   }
   return 0;
 }
 
 // Signed distance from world point p to shape g (negative inside) and the outward unit normal there
-// (shape_distance.hpp); false for meshes.
+// (shape_distance.hpp); false for the kinds not collided.
 bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& p, double& distance, Vector3& normal) {
   Vector3 normal_local;
   if (!internal::localSignedDistance(g, X_shape_world.applyToPoint(p), distance, normal_local)) return false;
@@ -91,6 +109,31 @@ void addContactRows(RowSet& rows, const Model& model, const Data& data, const Ei
 
 }  // namespace
 
+bool isCollidable(const Geometry& g) {
+  switch (g.shape) {
+    case ShapeType::Sphere:
+    case ShapeType::Box:
+    case ShapeType::Cylinder:
+    case ShapeType::Capsule:
+      return true;
+    case ShapeType::Mesh:
+      return g.mesh != nullptr && !g.mesh->hull.vertices.empty();
+    case ShapeType::Ellipsoid:
+    case ShapeType::Plane:
+      return false;
+  }
+  return false;
+}
+
+namespace {
+
+bool contactsCollide(const Geometry& g, const GroundContactSettings& settings) {
+  return g.role == GeometryRole::Collision && g.body != 0 && isCollidable(g) &&
+         (g.shape != ShapeType::Mesh || settings.geometry != ContactGeometry::Primitives);
+}
+
+}  // namespace
+
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base) {
   internal::checkData(model, data, "abdyn::addGroundContactRows");
@@ -101,7 +144,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
   const auto& geometries = model.geometries();
   for (int gi = 0; gi < static_cast<int>(geometries.size()); ++gi) {
     const Geometry& g = geometries[gi];
-    if (g.role != GeometryRole::Collision || g.body == 0) continue;
+    if (!contactsCollide(g, settings)) continue;
     double inflation = 0.0;
     const int n = candidatePoints(g, g.X_geometry_body * data.X_body_world[g.body], -up, points, inflation);
     for (int c = 0; c < n; ++c) {
@@ -147,8 +190,8 @@ GroundContactPoint groundContactPoint(const Model& model, const Data& data, std:
   GroundContactPoint contact;
   contact.body = g.body;
   contact.p_world = points[c] - inflation * up;
-  if (g.shape == ShapeType::Sphere) {
-    contact.slide = -skew(X_shape_world.r() - contact.p_world);
+  if (inflation > 0.0) {  // a sphere's or capsule's lowest point, below the centre c: slide w x (c - p)
+    contact.slide = -skew(inflation * up);
   } else if (g.shape == ShapeType::Cylinder) {
     const Vector3 axis = X_shape_world.E().row(2).transpose();  // the shape's z axis in world coordinates
     const Vector3 t = -up;
@@ -180,9 +223,7 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
   int contacts = 0;
   const auto& geometries = model.geometries();
   const std::int64_t ngeometries = static_cast<std::int64_t>(geometries.size());
-  const auto collides = [&](const Geometry& g) {
-    return g.role == GeometryRole::Collision && g.body != 0 && g.shape != ShapeType::Mesh;
-  };
+  const auto collides = [&](const Geometry& g) { return contactsCollide(g, settings); };
   // Points of `from` against the surface of `to`; from's body is A (moving apart along the normal of `to`).
   const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
     const Geometry& from = geometries[from_index];
@@ -211,6 +252,22 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       if (!collides(a) || !collides(b) || a.body == b.body) continue;
       if (model.parent(a.body) == b.body || model.parent(b.body) == a.body) continue;  // jointed neighbours overlap
       const std::int64_t key = key_base + 6 * kContactPointsPerGeometry * (ngeometries * i + j);
+      if (collidedByGjk(a) || collidedByGjk(b)) {
+        const Plx X_a = a.X_geometry_body * data.X_body_world[a.body];
+        const Plx X_b = b.X_geometry_body * data.X_body_world[b.body];
+        const ConvexDistance d = convexDistance(a, X_a, b, X_b);
+        if (d.distance >= settings.margin) continue;
+        internal::ManifoldPoint manifold[internal::kManifoldPoints];
+        const int n = internal::contactManifold(a, X_a, b, X_b, d, manifold);
+        for (int c = 0; c < n; ++c) {
+          if (manifold[c].gap >= settings.margin) continue;
+          // a moves apart from b against the normal: the row's direction is b's outward normal, -d.normal.
+          addContactRows(rows, model, data, v, a.body, b.body, manifold[c].point, -d.normal, manifold[c].gap, settings,
+                         h, key + 3 * c);
+          ++contacts;
+        }
+        continue;
+      }
       // A sphere is tested by its centre against the other shape; boxes and cylinders both ways.
       if (a.shape == ShapeType::Sphere) {
         pointsAgainst(i, j, key);

@@ -260,7 +260,10 @@ bool contactPoint(const Geometry& shape, const Plx& X_shape_world, const Vector3
       c.x = c.e + c.radius * u;
       return true;
     }
-    case ShapeType::Mesh:
+    case ShapeType::Mesh:  // not collided (isCollidable, row_contacts.hpp)
+    case ShapeType::Capsule:
+    case ShapeType::Ellipsoid:
+    case ShapeType::Plane:
       return false;
   }
   return false;

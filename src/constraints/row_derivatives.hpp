@@ -36,7 +36,8 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
 /// point of shape A against the signed distance of shape B). Spheres, boxes and cylinders on either side;
 /// false at degenerate geometry, where the row has no derivative (left to rebuilds): a cylinder's rim point
 /// whose direction toward the other shape lies along its axis, a point on a cylinder's axis where its radial
-/// direction is used or as near its side as its cap inside it, a point at a sphere's centre.
+/// direction is used or as near its side as its cap inside it, a point at a sphere's centre; and every contact
+/// of a pair collided by GJK/EPA (a mesh or a capsule on either side), whose q-derivatives are not derived.
 bool bodyContactDerivative(const Model& model, const Data& data, std::int64_t offset, PairRowDerivative& d);
 
 /// Gq(:, j) += impulse d(J^T)/dq_j: the q derivative of the row's generalized impulse J^T lambda at fixed lambda.

@@ -64,7 +64,10 @@ bool localSignedDistance(const Geometry& g, const Vector3& l, double& distance, 
       }
       return true;
     }
-    case ShapeType::Mesh:
+    case ShapeType::Mesh:  // not collided (isCollidable, row_contacts.hpp)
+    case ShapeType::Capsule:
+    case ShapeType::Ellipsoid:
+    case ShapeType::Plane:
       return false;
   }
   return false;

@@ -8,7 +8,7 @@
 namespace abdyn::internal {
 
 /// Shape g's signed distance at the point l (g's coordinates; negative inside) and its outward unit normal n_l
-/// there, for spheres, boxes and cylinders (false for meshes): the distance to the nearest face, edge or rim,
+/// there, for spheres, boxes and cylinders (false for the other kinds, which contacts do not collide): the distance to the nearest face, edge or rim,
 /// from the per-axis excesses q = |l| - half extents. With N, also N = d n_l / d l (docs/derivatives.md,
 /// section 8), and false where n_l has no derivative: a sphere's centre, a cylinder's axis where its radial
 /// direction is used, a point inside a cylinder as near its side as its cap. Without N those points get a

@@ -161,7 +161,9 @@ void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Ei
 void Simulator::reserveRows() {
   const SimulatorSettings& s = settings_;
   const auto& geometries = model_.geometries();
-  const auto collides = [&](const Geometry& g) { return g.role == GeometryRole::Collision && g.body != 0; };
+  const auto collides = [&](const Geometry& g) {
+    return g.role == GeometryRole::Collision && g.body != 0 && isCollidable(g);
+  };
   long bound = kRowJointKeys * static_cast<long>(joints.size()) + static_cast<long>(motors.size());
   if (s.joint_limits) bound += 2 * model_.nv();  // both bounds of a coordinate when its range is under 2 margins
   if (s.joint_friction) bound += model_.nv();

@@ -241,7 +241,8 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
 // dC_j, and the generic pair-row formulas (row_derivatives.cpp) turn them into Gq and Phi_q. Needs data_'s
 // kinematics at q and V_ at v+ from differentiateTreeAndGroundRows. A body contact at degenerate geometry
 // (bodyContactDerivative false: a cylinder's rim point whose direction toward the other shape lies along its
-// axis, a point on a cylinder's axis or tied between its side and cap) is marked in rebuilt_ instead; returns
+// axis, a point on a cylinder's axis or tied between its side and cap, any contact of a pair with a mesh or a
+// capsule, which GJK/EPA collides and no formula here differentiates) is marked in rebuilt_ instead; returns
 // whether any row was.
 bool SimulatorStepJacobians::differentiatePairRows(const Simulator& simulator, double h) {
   const Model& model = simulator.model();

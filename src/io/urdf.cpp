@@ -1,12 +1,16 @@
 #include "abdyn/io/urdf.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -17,6 +21,8 @@
 
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/error.hpp"
+#include "abdyn/io/mesh.hpp"
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
@@ -81,8 +87,10 @@ std::string listNames(const std::vector<std::string>& names, std::size_t shown =
 
 class UrdfLoader {
  public:
-  UrdfLoader(const UrdfDocument& doc, const UrdfTree& tree, std::string source, const UrdfOptions& options)
-      : doc_(doc), tree_(tree), source_(std::move(source)), options_(options), builder_(doc.name, "world"),
+  UrdfLoader(const UrdfDocument& doc, const UrdfTree& tree, std::string source, const UrdfOptions& options,
+             ResourceSearch search)
+      : doc_(doc), tree_(tree), source_(std::move(source)), options_(options), search_(std::move(search)),
+        builder_(doc.name, "world"),
         body_link_{-1}, body_joint_{-1}, body_parents_{-1}, last_link_{-1} {}
 
   Model load() {
@@ -92,6 +100,9 @@ class UrdfLoader {
     }
     if (!std::isfinite(options_.bound_inertia) || options_.bound_inertia < 0.0) {
       fail(fmt::format("UrdfOptions::bound_inertia must be finite and not negative, not {}", options_.bound_inertia));
+    }
+    if (options_.max_hull_vertices < 0 || (options_.max_hull_vertices > 0 && options_.max_hull_vertices < 4)) {
+      fail(fmt::format("UrdfOptions::max_hull_vertices must be 0 (no bound) or at least 4, not {}", options_.max_hull_vertices));
     }
     builder_.setGravity(options_.gravity);
     // At most one body per link, and the world.
@@ -480,7 +491,28 @@ class UrdfLoader {
     g.mesh_filename = shape.mesh_filename;
     g.mesh_scale = shape.mesh_scale;  // a negative scale mirrors a mesh, which some files rely on
     if ((g.size.array() < 0.0).any()) return drop("shape size is negative");
+    if (g.shape == ShapeType::Mesh && g.role == GeometryRole::Collision && options_.load_collision_meshes) {
+      g.mesh = collisionMesh(where, g);
+    }
     builder_.addGeometry(g);
+  }
+
+  // The mesh file of a collision shape, read and hulled once per file and scale; null after a warning when it
+  // cannot be found or read.
+  std::shared_ptr<const MeshShape> collisionMesh(const std::string& where, const Geometry& g) {
+    const std::optional<std::string> file = resolveResource(g.mesh_filename, search_, source_ + ": " + where);
+    if (!file) return nullptr;  // resolveResource warned, naming every place it searched
+    const auto key = std::make_pair(*file, std::array<double, 3>{g.mesh_scale.x(), g.mesh_scale.y(), g.mesh_scale.z()});
+    const auto found = meshes_.find(key);
+    if (found != meshes_.end()) return found->second;
+    std::shared_ptr<const MeshShape> shape;
+    try {
+      shape = makeMeshShape(readMesh(*file), g.mesh_scale, options_.max_hull_vertices, *file);
+    } catch (const Error& e) {
+      warn(where + ": " + e.what() + "; the shape keeps no mesh (Simulator contacts will not see it)");
+    }
+    meshes_.emplace(key, shape);
+    return shape;
   }
 
   // X_frame_parent from an <origin>: the pose (xyz, rpy) of the frame in its parent's frame, whose
@@ -652,6 +684,8 @@ class UrdfLoader {
   const UrdfTree& tree_;
   std::string source_;
   const UrdfOptions& options_;
+  ResourceSearch search_;  // where mesh files are found
+  std::map<std::pair<std::string, std::array<double, 3>>, std::shared_ptr<const MeshShape>> meshes_;  // by file and scale
   ModelBuilder builder_;
   // By body: its own link and joint (document indices; -1 for the world, and for the joint of a
   // floating root), its parent body, and the last link merged into it; by link, the next link merged
@@ -669,7 +703,8 @@ class UrdfLoader {
   int warnings_ = 0;
 };
 
-Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options) {
+Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options,
+                  ResourceSearch search) {
   internal::XmlOutline outline;
   internal::checkXmlLimits(xml, source, {}, &outline);  // before the XML parser sees the text
   return internal::loadUrdfDocument(internal::readUrdfDocument(xml, source, outline), source, options);
@@ -679,7 +714,7 @@ Model loadFromXml(const std::string& xml, const std::string& source, const UrdfO
 
 Model internal::loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options) {
   const UrdfTree tree = internal::buildUrdfTree(doc, source);
-  UrdfLoader loader(doc, tree, source, options);
+  UrdfLoader loader(doc, tree, source, options, std::move(search));
   Model model = loader.load();
   logger()->debug("{}: loaded model '{}': {} bodies, {} frames, nq = {}, nv = {}, {} warnings", source, model.name(),
                   model.nbodies(), model.nframes(), model.nq(), model.nv(), loader.warnings());
@@ -700,11 +735,11 @@ Model loadUrdf(const std::string& path, const UrdfOptions& options) {
   }
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(path + ": cannot read the URDF file: read error");
-  return loadFromXml(text, path, options);
+  return loadFromXml(text, path, options, ResourceSearch::forFile(path, options.package_dirs));
 }
 
 Model loadUrdfString(const std::string& xml, const UrdfOptions& options) {
-  return loadFromXml(xml, "<string>", options);
+  return loadFromXml(xml, "<string>", options, ResourceSearch::forFile("", options.package_dirs));  // from the current directory
 }
 
 }  // namespace abdyn

@@ -1,26 +1,38 @@
 #pragma once
 /// @file
 /// Contacts between the model's collision geometry and a horizontal ground plane z = height.
-/// Each shape offers fixed candidate points (sphere: its lowest point; box: its 8 corners; cylinder: per end
-/// cap the lowest rim point and three more at 90 degree steps); a point within `margin` of the plane
+/// Each shape offers fixed candidate points (sphere: its lowest point; capsule: the lowest points of its two
+/// end spheres; box: its 8 corners; cylinder: per end cap the lowest rim point and three more at 90 degree
+/// steps; mesh: the vertices of its convex hull within 1 cm of its lowest, reduced to the four spanning the
+/// largest area, the lowest first); a point within `margin` of the plane
 /// (gap C = z - height < margin) becomes three rows at the point:
 ///   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
 ///             max_push_velocity, raised to
 ///             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
 ///   friction  J v = t . v(p) for t1, t2 perpendicular to n, target 0, |impulse| <= mu * normal impulse.
-/// Mesh shapes are not handled (skipped).
+/// Shapes of the kinds isCollidable refuses (ellipsoids, planes, meshes not loaded) are skipped.
 ///
 /// Contacts between bodies test candidate points of one shape against the signed distance d and outward
 /// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
 /// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
 /// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
 /// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
+/// A pair with a mesh or a capsule goes through GJK/EPA instead (convex_distance.hpp: the signed distance and
+/// normal of the two convex shapes, meshes by their hulls): the deepest point, or for two polytopes (hulls and
+/// boxes) whose nearest faces lie within 2.6 degrees of the contact plane, the overlap of those faces clipped
+/// in that plane, at most four points, each with its own gap between the two faces.
 
 #include <cstdint>
 
 #include "abdyn/constraints/rows.hpp"
 
 namespace abdyn {
+
+/// Which shapes the contacts collide.
+enum class ContactGeometry {
+  Primitives,   ///< spheres, boxes, cylinders and capsules; meshes are skipped
+  ConvexHulls,  ///< also meshes, by the convex hulls loaded with them (Geometry::mesh)
+};
 
 /// Contact parameters of the ground plane and of body-body contacts.
 struct GroundContactSettings {
@@ -31,7 +43,14 @@ struct GroundContactSettings {
   double max_push_velocity = 1.0;      ///< cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
   double restitution = 0.0;            ///< coefficient e
   double restitution_threshold = 0.5;  ///< approach speed (m/s) below which impacts are inelastic
+  ContactGeometry geometry = ContactGeometry::ConvexHulls;  ///< which shapes collide
 };
+
+/// Whether ground and body contacts collide shapes of g's kind: spheres, boxes, cylinders, capsules, and meshes
+/// whose convex hull is loaded (Geometry::mesh), whatever g's role and body (the contacts use collision shapes
+/// of moving bodies only; ContactGeometry::Primitives leaves meshes out). Ellipsoids and planes are not collided.
+bool isCollidable(const Geometry& g);
+bool isCollidable(const Geometry& g);
 
 /// Candidate points per geometry (row keys are key_base + 3 (8 geometry + point) + {0, 1, 2}).
 constexpr int kContactPointsPerGeometry = 8;

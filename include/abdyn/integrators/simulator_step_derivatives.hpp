@@ -60,7 +60,8 @@ class SimulatorStepJacobians {
   /// h <= 0, substeps other than 1 or restitution > 0 with contacts (before stepping), and abdyn::Error when
   /// a body-contact row of the active set at degenerate geometry (the rows differentiated by rebuilds: a
   /// cylinder's rim point whose direction toward the other shape lies along its axis, a point on a cylinder's
-  /// axis or tied between its side and cap) is not built at a configuration perturbed by
+  /// axis or tied between its side and cap; every body contact of a mesh or a capsule, whose GJK/EPA contact
+  /// points are not differentiated analytically) is not built at a configuration perturbed by
   /// `configuration_step` (the step sits on a row's margin: a switch).
   const StepStatistics& step(Simulator& simulator, double h);
 

@@ -29,7 +29,8 @@
 ///     negative limit (-1 is another "not given") is taken as absent (infinite), with a warning. Without
 ///     `<limit>` (continuous, planar, floating joints) the limits are infinite. `<dynamics damping friction>`,
 ///     `<mimic joint multiplier offset>` and `<visual>`/`<collision>` shapes are kept; `<safety_controller>`,
-///     `<calibration>`, materials, `<sensor>`, `<gazebo>` and `<transmission>` are ignored.
+///     `<calibration>`, materials, `<sensor>`, `<gazebo>` and `<transmission>` are ignored. Collision meshes
+///     are read with their convex hulls (UrdfOptions::load_collision_meshes).
 ///   - `<mimic>` on a fixed joint is ignored with a warning. A `<mimic>` whose leader is missing or fixed is
 ///     dropped with a warning (Model::mimics() does not hold it, so no algorithm uses it).
 ///   - Elements that cannot change the model's kinematics or dynamics never refuse a file. A `<visual>` or
@@ -125,12 +126,22 @@ struct UrdfOptions {
   /// ROS_PACKAGE_PATH and AMENT_PREFIX_PATH (abdyn/io/resource_resolver.hpp). The model keeps mesh names
   /// as written; whoever reads the meshes finds them with ResourceSearch::forFile(path, package_dirs).
   std::map<std::string, std::string> package_dirs;
+  /// Read the mesh file of every <collision> mesh at load (abdyn/io/mesh.hpp: STL, OBJ, and DAE when built
+  /// with assimp), found as package_dirs says, with its scale applied, and compute its convex hull
+  /// (Geometry::mesh, shared by the shapes naming one file at one scale). A mesh that cannot be found or
+  /// read is a warning naming it (strict mode too): the shape keeps no mesh data, so contacts skip it, and
+  /// the body keeps its other shapes. Visual meshes are never read.
+  bool load_collision_meshes = true;
+  /// Bound on the vertices of each collision mesh's convex hull (MuJoCo's maxhullvert); 0: no bound,
+  /// otherwise at least 4.
+  int max_hull_vertices = 0;
 };
 
 /// Loads the URDF file at `path`. Throws abdyn::Error (message starting with the path) on any problem.
 Model loadUrdf(const std::string& path, const UrdfOptions& options = {});
 
-/// Loads a URDF document held in memory. Throws abdyn::Error (message starting with "`<string>`").
+/// Loads a URDF document held in memory (relative mesh names are relative to the current directory). Throws
+/// abdyn::Error (message starting with "`<string>`").
 Model loadUrdfString(const std::string& xml, const UrdfOptions& options = {});
 
 }  // namespace abdyn

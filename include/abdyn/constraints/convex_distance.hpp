@@ -1,0 +1,43 @@
+#pragma once
+// Signed distance between two convex shapes by GJK and EPA, the narrow phase of contacts with meshes.
+//
+// Shapes: spheres, capsules, boxes, cylinders, ellipsoids and meshes (by their convex hull,
+// Geometry::mesh->hull), each against each; a plane (the half space z <= 0 of its frame) against any of
+// them. A sphere and a capsule are a point and a segment (their core) inflated by the radius: GJK runs on
+// the cores, which keeps their distance and depth exact while the cores are apart.
+//
+// GJK (Gilbert, Johnson, Keerthi 1988) finds the point v of the Minkowski difference D = A - B = {a - b}
+// nearest the origin: at each iteration w = s_D(-v) = s_A(-v) - s_B(v) (s_X(d): X's point furthest along d)
+// joins a simplex of at most four points of D, and v becomes the simplex's point nearest the origin (the
+// smallest of the projections onto the affine hulls of its faces whose barycentric coordinates are all
+// positive); it stops when |v|^2 - v . w <= 1e-12 |v|^2 (w is no nearer along v: |v| is the distance
+// within that relative tolerance) and the distance is |v|. The witness points a, b carry the same
+// barycentric coordinates over the supports that made the simplex. When D holds the origin (the shapes
+// overlap), EPA (van den Bergen 2001) grows the simplex into a polytope inside D toward D's boundary: the
+// face nearest the origin (normal n, distance t) gets the support w = s_D(n); faces seen from w are replaced
+// by the fan from w over their horizon, until n . w - t <= 1e-10 (about 1e-10 m; for polytopes EPA ends
+// on D's own face, exactly). The depth is t, A overlapping B along n.
+//
+// The result's normal points from A to B (B moves along it to part from A): -v / |v| when apart, n when
+// overlapping (a - b = t n: A's deepest point lies t past B's along n). distance is signed: negative is the penetration depth.
+
+#include "abdyn/model/geometry.hpp"
+
+namespace abdyn {
+
+/// Two shapes' signed distance, their normal and their nearest (or deepest) points, in world coordinates.
+struct ConvexDistance {
+  double distance = 0.0;                 // > 0 apart, < 0 overlapping by -distance
+  Vector3 normal = Vector3::UnitZ();     // unit, from A toward B
+  Vector3 point_a = Vector3::Zero();     // on A's surface
+  Vector3 point_b = Vector3::Zero();     // on B's surface; point_b - point_a = distance * normal
+};
+
+/// Whether convexDistance takes shapes of g's kind: every kind but a mesh whose hull is not loaded.
+bool isConvexShape(const Geometry& g);
+
+/// The signed distance of shapes a and b placed by X_a_world, X_b_world (world coordinates into the
+/// shape's). Throws abdyn::InvalidArgument for a kind isConvexShape refuses or two planes.
+ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world);
+
+}  // namespace abdyn

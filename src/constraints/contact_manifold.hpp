@@ -1,0 +1,31 @@
+#pragma once
+// Contact points of shapes collided by GJK/EPA (convex_distance.hpp): meshes by their convex hulls,
+// capsules, and any shape against one of them. Used by the contact rows (row_contacts.cpp).
+
+#include "abdyn/constraints/convex_distance.hpp"
+
+namespace abdyn::internal {
+
+/// At most this many points per pair (a resting face needs no more than four).
+constexpr int kManifoldPoints = 4;
+
+/// One contact point: where the impulse acts (world), its gap along the pair's normal (negative: overlap).
+struct ManifoldPoint {
+  Vector3 point = Vector3::Zero();
+  double gap = 0.0;
+};
+
+/// The hull vertices of a mesh placed by X_shape_world that lie within `band` of its furthest along `toward`
+/// (unit, world), reduced to at most four that span the largest area (the deepest first), in the order of the
+/// hull's vertex numbers (so that a point keeps its place while the choice does not change). Returns how many.
+int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
+                      Vector3* points);
+
+/// The contact points of a and b given their signed distance d (d.normal from a to b): for two polytopes
+/// (meshes and boxes) touching face to face or edge to face, the overlap of their faces nearest each other,
+/// clipped in the contact plane (Sutherland-Hodgman) and reduced to four; otherwise the deepest point alone.
+/// Each point lies on a's surface; gap is b's face minus a's along the normal there. Returns how many.
+int contactManifold(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world,
+                    const ConvexDistance& d, ManifoldPoint* points);
+
+}  // namespace abdyn::internal
