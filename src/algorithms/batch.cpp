@@ -10,6 +10,7 @@
 #include "abdyn/algorithms/rnea.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/model/data.hpp"
+#include "internal/checks.hpp"
 
 namespace abdyn {
 
@@ -28,6 +29,7 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
 /// the calling thread takes block 0. Rethrows the failure of the lowest failing row.
 template <class PerState>
 void runBatch(const Model& model, Eigen::Index n, int threads, const char* function, const PerState& state) {
+  internal::checkDynamics(model, function);
   const int blocks = batchThreads(threads, n);
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(blocks));
   std::vector<Eigen::Index> failed_row(static_cast<std::size_t>(blocks), -1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "internal/checks.hpp"
 #include "internal/shape_distance.hpp"
@@ -181,7 +182,7 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
   const auto& geometries = model.geometries();
   const std::int64_t ngeometries = static_cast<std::int64_t>(geometries.size());
   const auto collides = [&](const Geometry& g) {
-    return g.role == GeometryRole::Collision && g.body != 0 && g.shape != ShapeType::Mesh;
+    return g.role == GeometryRole::Collision && g.body != 0 && contactsCollide(g.shape);
   };
   // Points of `from` against the surface of `to`; from's body is A (moving apart along the normal of `to`).
   const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
@@ -223,6 +224,46 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
     }
   }
   return contacts;
+}
+
+bool contactsCollide(ShapeType shape) { return shape != ShapeType::Mesh; }
+
+std::string uncollidedShapes(const Model& model) {
+  // By shape kind: the collision shapes on moving bodies that are not collided.
+  constexpr ShapeType kKinds[] = {ShapeType::Box, ShapeType::Cylinder, ShapeType::Sphere, ShapeType::Mesh};
+  constexpr const char* kNames[] = {"box", "cylinder", "sphere", "mesh"};
+  int missed[4] = {0, 0, 0, 0};
+  int total = 0;
+  std::vector<int> shapes(static_cast<std::size_t>(model.nbodies()), 0), collided(shapes.size(), 0);
+  for (const Geometry& g : model.geometries()) {
+    if (g.role != GeometryRole::Collision || g.body == 0) continue;
+    ++total;
+    ++shapes[static_cast<std::size_t>(g.body)];
+    if (contactsCollide(g.shape)) {
+      ++collided[static_cast<std::size_t>(g.body)];
+    } else {
+      ++missed[static_cast<int>(g.shape)];
+    }
+  }
+  std::string kinds;
+  int uncollided = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (missed[k] == 0 || contactsCollide(kKinds[k])) continue;
+    uncollided += missed[k];
+    kinds += (kinds.empty() ? "" : ", ") + std::to_string(missed[k]) + " " + kNames[k];
+  }
+  if (uncollided == 0) return "";
+  std::string bodies;
+  int without = 0;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    if (shapes[static_cast<std::size_t>(i)] == 0 || collided[static_cast<std::size_t>(i)] > 0) continue;
+    if (++without <= 8) bodies += (bodies.empty() ? "'" : ", '") + model.bodyName(i) + "'";
+  }
+  if (without > 8) bodies += " and " + std::to_string(without - 8) + " more";
+  return "model '" + model.name() + "': " + std::to_string(uncollided) + " of its " + std::to_string(total) +
+         " collision shapes are not collided by the contacts (" + kinds + ")" +
+         (without > 0 ? "; bodies with no collidable shape, which pass through the ground and other bodies: " + bodies
+                      : std::string());
 }
 
 }  // namespace abdyn

@@ -16,6 +16,7 @@
 // and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
 
 #include <cstdint>
+#include <string>
 
 #include "abdyn/constraints/rows.hpp"
 
@@ -58,5 +59,13 @@ GroundContactPoint groundContactPoint(const Model& model, const Data& data, std:
 /// Needs data.X_body_world and data.S_world, like addGroundContactRows.
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base);
+
+/// Whether the contact rows (ground and body contacts) collide shapes of this kind.
+bool contactsCollide(ShapeType shape);
+
+/// The model's collision shapes that the contact rows do not collide, in one sentence for a warning: how
+/// many of which kind, and the bodies left with no collidable shape at all (named); "" when every
+/// collision shape is collided. The Simulator logs it once when built with ground or body contacts.
+std::string uncollidedShapes(const Model& model);
 
 }  // namespace abdyn
