@@ -453,17 +453,20 @@ BOOST_AUTO_TEST_CASE(undefined_material_is_a_warning) {
              log.text.str());
 }
 
-// What URDF requires of the elements that matter, as urdfdom required it: each missing piece refuses the
-// file, naming the joint or link, the element and the attribute.
+// What URDF requires of the elements that matter: each missing piece refuses the file (or, where urdfdom
+// reads a default, strict mode does), naming the joint or link, the element and the attribute.
 BOOST_AUTO_TEST_CASE(required_elements_and_attributes) {
   const std::string inertial = inertialWith("1", "0.01", "0.01", "0.01");
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", ""), {"joint 'hinge'", "revolute joint needs a <limit> element"});
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", "", inertial, "", "prismatic"),
                    {"joint 'hinge'", "prismatic joint needs a <limit> element"});
+  // A <limit> without effort or velocity loads with a warning (test_urdf_rules.cpp); strict mode refuses it.
+  UrdfOptions strict;
+  strict.strict = true;
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" velocity="5"/>)"),
-                   {"joint 'hinge'", "<limit> has no effort attribute"});
+                   {"joint 'hinge'", "<limit> has no effort attribute"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="5"/>)"),
-                   {"joint 'hinge'", "<limit> has no velocity attribute"});
+                   {"joint 'hinge'", "<limit> has no velocity attribute"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/><dynamics/>"), {"joint 'hinge'", "<dynamics> has neither a damping nor a friction"});
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/><mimic/>"), {"joint 'hinge'", "<mimic> has no joint attribute"});
   checkStringError(pendulum("<axis/>"), {"joint 'hinge'", "<axis> has no xyz attribute"});
@@ -480,7 +483,7 @@ BOOST_AUTO_TEST_CASE(required_elements_and_attributes) {
   checkStringError(R"(<robot name="r"><link name="a"/><link name="a"/></robot>)", {"link 'a' is defined more than once"});
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="10" velocity="5"/></joint><joint name="hinge" type="fixed"><parent link="pole"/><child link="x"/>)") ,
                    {"joint 'hinge' is defined more than once"});
-  // <inertial> needs <mass value> and all six entries of <inertia>.
+  // <inertial> needs <mass value>; a missing entry of <inertia> is 0 (a warning, refused by strict mode).
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="10" velocity="5"/>)",
                             R"(<inertial><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>)"),
                    {"link 'pole'", "<inertial>", "has no <mass> element"});
@@ -489,7 +492,7 @@ BOOST_AUTO_TEST_CASE(required_elements_and_attributes) {
                    {"link 'pole'", "<mass> has no value attribute"});
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="10" velocity="5"/>)",
                             R"(<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" izz="1"/></inertial>)"),
-                   {"link 'pole'", "<inertia> has no iyz attribute"});
+                   {"link 'pole'", "<inertia> has no iyz attribute", "strict"}, strict);
   // Without <limit>, lower and upper are 0 (URDF's defaults), effort and velocity as written.
   const Model m = loadUrdfString(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit upper="0.5" effort="10" velocity="5"/>)"));
   BOOST_TEST(m.lowerPositionLimit()[0] == 0.0);

@@ -286,6 +286,14 @@ BOOST_AUTO_TEST_CASE(drake_loop_joint_is_a_revolute_closure) {
     </loop_joint></robot>)", m);
   BOOST_TEST(isaac.loops[0].rows() == 3);
   BOOST_TEST(isaac.loops[0].body_b == m.bodyId("rocker"));
+  // A Drake loop joint without its second end, or with three, is refused naming it.
+  checkError([&] {
+    loadUrdfLoopsString(R"(<robot name="r"><loop_joint name="d" type="continuous"><link1 link="coupler"/></loop_joint></robot>)", m);
+  }, {"<string>: loop joint 'd': missing <link2>"});
+  checkError([&] {
+    loadUrdfLoopsString(R"(<robot name="r"><loop_joint name="d" type="continuous"><link1 link="coupler"/>
+      <link1 link="rocker"/><link1 link="crank"/></loop_joint></robot>)", m);
+  }, {"loop joint 'd': more than two <link1>"});
 }
 
 // A loop closure as the Simulator's row joint holds the same constraint: at a closed configuration,
@@ -337,4 +345,40 @@ BOOST_AUTO_TEST_CASE(huge_limits_are_unbounded) {
     BOOST_TEST(std::abs(q[0]) <= M_PI);
     BOOST_TEST((q[1] >= 0.5 && q[1] <= 2.5), q[1]);  // [lo, max(1, lo + 2)] (configuration.hpp)
   }
+}
+
+BOOST_AUTO_TEST_CASE(missing_inertia_entries_are_zero) {
+  const Model m = loadWithOneWarning("inertia_missing_entries", {"link 'cube'", "<inertia> has no ixy, ixz, iyz attribute",
+                                                                 "read as 0"});
+  // The cube welded to the world keeps no inertia; floating, it is the body.
+  UrdfOptions floating;
+  floating.floating_base = true;
+  const Model free = loadUrdf(pattern("inertia_missing_entries"), floating);
+  BOOST_TEST((free.inertia(1).inertiaAboutCom() == Vector3(0.002, 0.002, 0.002).asDiagonal().toDenseMatrix()));
+  BOOST_TEST(m.nv() == 0);
+}
+
+// The contacts say which collision shapes they leave out: per kind, and the bodies without any
+// collidable shape. Meshes are left out while contactsCollide(ShapeType::Mesh) is false.
+BOOST_AUTO_TEST_CASE(uncollided_shapes_are_named) {
+  UrdfOptions floating;
+  floating.floating_base = true;  // the chassis moves: its shapes count (the world's never touch anything)
+  const Model m = loadUrdf(pattern("mesh_collisions"), floating);
+  const std::string missed = uncollidedShapes(m);
+  if (contactsCollide(ShapeType::Mesh)) {
+    BOOST_TEST(missed.empty(), missed);
+    return;
+  }
+  BOOST_TEST(contains(missed, "2 of its 3 collision shapes are not collided by the contacts (2 mesh)"), missed);
+  BOOST_TEST(contains(missed, "bodies with no collidable shape, which pass through the ground and other bodies: 'arm'"),
+             missed);
+  // The Simulator warns once when built with ground contacts, and not without them.
+  CapturedLog log;
+  Simulator quiet(m);
+  BOOST_TEST(log.warnings() == 0, log.text.str());
+  SimulatorSettings ground;
+  ground.ground = true;
+  Simulator warned(m, ground);
+  BOOST_TEST(log.warnings() == 1, log.text.str());
+  BOOST_TEST(log.has("abdyn::Simulator: model 'mesh_collisions': 2 of its 3 collision shapes"), log.text.str());
 }

@@ -68,20 +68,20 @@ const XMLElement& requiredChild(const XMLElement& parent, const char* name) {
   return *c;
 }
 
-// `point_mass` is set when the element has no <inertia> (the inertia is zero then).
-UrdfInertial inertial(const XMLElement& e, bool& point_mass) {
+// `point_mass` is set when the element has no <inertia> (the inertia is zero then); `missing` receives
+// the <inertia> attributes that are absent (read as 0, as urdfdom does).
+UrdfInertial inertial(const XMLElement& e, bool& point_mass, std::string& missing) {
   UrdfInertial in;
   in.origin = pose(e);
   in.mass = requiredNumber(requiredChild(e, "mass"), "value");
   const XMLElement* I = e.FirstChildElement("inertia");
   point_mass = I == nullptr;
   if (point_mass) return in;
-  in.ixx = requiredNumber(*I, "ixx");
-  in.ixy = requiredNumber(*I, "ixy");
-  in.ixz = requiredNumber(*I, "ixz");
-  in.iyy = requiredNumber(*I, "iyy");
-  in.iyz = requiredNumber(*I, "iyz");
-  in.izz = requiredNumber(*I, "izz");
+  const std::pair<const char*, double*> entries[] = {{"ixx", &in.ixx}, {"ixy", &in.ixy}, {"ixz", &in.ixz},
+                                                     {"iyy", &in.iyy}, {"iyz", &in.iyz}, {"izz", &in.izz}};
+  for (const auto& [name, value] : entries) {
+    if (!numbers(*I, name, value, 1)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  }
   return in;
 }
 
@@ -252,10 +252,14 @@ class Reader {
     const std::string where = quoted("link", l.name);
     if (const XMLElement* in = e.FirstChildElement("inertial")) {
       bool point_mass = false;
+      std::string missing;
       try {
-        l.inertial = inertial(*in, point_mass);
+        l.inertial = inertial(*in, point_mass, missing);
       } catch (const Unreadable& u) {
         fail(where + ": <inertial>: " + u.what);
+      }
+      if (!missing.empty()) {
+        d.doubts.push_back(where + ": <inertia> has no " + missing + " attribute (URDF requires all six): read as 0");
       }
       if (point_mass) {
         d.doubts.push_back(where + ": <inertial> has a <mass> but no <inertia>: read as a point mass (zero rotational "
