@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
 
 #include "abdyn/error.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/logging.hpp"
+#include "captured_log.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -174,17 +174,7 @@ Matrix3 Rz(double a) {
   return R;
 }
 
-// Sends abdyn's log to a string for the lifetime of the object.
-struct CapturedLog {
-  std::ostringstream text;
-  CapturedLog() {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
-    setLogger(std::make_shared<spdlog::logger>("captured", sink));
-  }
-  ~CapturedLog() { setLogger(nullptr); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-};
+using testing::CapturedLog;
 
 }  // namespace
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -19,6 +18,7 @@
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
+#include "captured_log.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -37,27 +37,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 std::string pattern(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns/" + name + ".urdf"; }
 
-// Sends abdyn's log to a string for the lifetime of the object.
-struct CapturedLog {
-  std::ostringstream text;
-  CapturedLog() {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
-    auto log = std::make_shared<spdlog::logger>("captured", sink);
-    log->set_level(spdlog::level::info);
-    setLogger(log);
-  }
-  ~CapturedLog() { setLogger(nullptr); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-
-  int warnings() const {
-    const std::string s = text.str();
-    int n = 0;
-    for (std::size_t at = s.find("[warning]"); at != std::string::npos; at = s.find("[warning]", at + 1)) ++n;
-    return n;
-  }
-  bool has(const std::string& fragment) const { return text.str().find(fragment) != std::string::npos; }
-};
+using testing::CapturedLog;
 
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 

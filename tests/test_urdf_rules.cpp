@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
 
 #include "abdyn/abdyn.hpp"
+#include "captured_log.hpp"
 
 using namespace abdyn;
 
@@ -29,27 +29,7 @@ std::string pattern(const std::string& name) {
 
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
-// Sends abdyn's log to a string for the lifetime of the object.
-struct CapturedLog {
-  std::ostringstream text;
-  CapturedLog() {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
-    auto log = std::make_shared<spdlog::logger>("captured", sink);
-    log->set_level(spdlog::level::warn);
-    setLogger(log);
-  }
-  ~CapturedLog() { setLogger(nullptr); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-
-  int warnings() const {
-    const std::string s = text.str();
-    int n = 0;
-    for (std::size_t at = s.find("[warning]"); at != std::string::npos; at = s.find("[warning]", at + 1)) ++n;
-    return n;
-  }
-  bool has(const std::string& fragment) const { return contains(text.str(), fragment); }
-};
+using testing::CapturedLog;
 
 // The call must throw abdyn::Error whose message contains every fragment.
 void checkError(const std::function<void()>& call, const std::vector<std::string>& fragments) {

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
-#include "internal/articulated_step.hpp"
+#include "algorithms/articulated_step.hpp"
+#include "algorithms/inverse_mass_steps.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/inverse_mass_steps.hpp"
-#include "internal/shared_passes.hpp"
+#include "model/data_workspace.hpp"
 
 namespace abdyn {
 namespace {

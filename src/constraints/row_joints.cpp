@@ -8,7 +8,7 @@
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
 #include "internal/checks.hpp"
-#include "internal/orthonormal_complement.hpp"
+#include "constraints/orthonormal_complement.hpp"
 
 namespace abdyn {
 namespace {

@@ -12,8 +12,8 @@
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

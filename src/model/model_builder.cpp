@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "abdyn/error.hpp"
-#include "internal/huge_pages.hpp"
-#include "internal/name_index.hpp"
+#include "model/huge_pages.hpp"
+#include "model/name_index.hpp"
 
 namespace abdyn {
 namespace {
