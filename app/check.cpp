@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include "abdyn/error.hpp"
 #include "abdyn/io/resource_resolver.hpp"
+#include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/logging.hpp"
 
 namespace abdyn_app {
@@ -151,6 +153,51 @@ struct CheckArguments {
   bool show_warnings = false;
 };
 
+// What loading one file in one mode gave.
+enum class Outcome { Loaded, Kinematic, NotApplicable, Refused };
+
+struct ModeResult {
+  Outcome outcome = Outcome::Refused;
+  std::string text;  // the line's details: sizes and warnings, or the reason
+  std::vector<std::string> warnings;
+  bool root_massless = false;  // the model's body 1 is among its massless bodies
+};
+
+std::string bodyList(const abdyn::Model& model) {
+  std::string out;
+  const std::vector<int>& bodies = model.masslessBodies();
+  for (std::size_t k = 0; k < bodies.size() && k < 4; ++k) out += (k ? ", '" : "'") + model.bodyName(bodies[k]) + "'";
+  if (bodies.size() > 4) out += " and " + std::to_string(bodies.size() - 4) + " more";
+  return out;
+}
+
+// The file loaded (tree and loop joints, as `info` and `simulate` load it) in one mode.
+ModeResult loadMode(const std::string& file, const abdyn::UrdfOptions& options, WarningSink& sink) {
+  ModeResult r;
+  try {
+    const abdyn::Model model = abdyn::loadUrdf(file, options);
+    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(file, model);
+    r.warnings = sink.take();
+    std::ostringstream s;
+    s << "nq " << model.nq() << ", nv " << model.nv() << ", " << model.nbodies() - 1 << " bodies";
+    if (!loops.loops.empty()) s << ", " << loops.loops.size() << " loop joints";
+    if (model.hasDynamics()) {
+      r.outcome = Outcome::Loaded;
+      s << ", mass " << model.totalMass() << " kg";
+    } else {
+      r.outcome = Outcome::Kinematic;
+      r.root_massless = !model.masslessBodies().empty() && model.masslessBodies().front() == 1;
+      s << ", no dynamics (massless: " << bodyList(model) << "; --bound-mass/--bound-inertia give it some)";
+    }
+    s << ", " << r.warnings.size() << (r.warnings.size() == 1 ? " warning" : " warnings");
+    r.text = s.str();
+  } catch (const abdyn::Error& e) {
+    sink.take();
+    r.text = reason(e.what(), file);
+  }
+  return r;
+}
+
 // Loads every file fixed and floating (see addCheck) and returns the exit status.
 int check(CheckArguments args) {
   abdyn::UrdfOptions& options = args.options;
@@ -162,39 +209,52 @@ int check(CheckArguments args) {
   log->set_level(spdlog::level::warn);
   abdyn::setLogger(log);
 
-  int loaded[2] = {0, 0};
+  int count[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};  // by mode, by Outcome
   for (const std::string& file : files) {
-    for (const bool floating : {false, true}) {
-      options.floating_base = floating;
-      const char* const mode = floating ? "floating" : "fixed   ";
-      try {
-        const abdyn::Model model = abdyn::loadUrdf(file, options);
-        const std::vector<std::string> warnings = sink->take();
-        ++loaded[floating];
-        std::cout << mode << "  loaded   " << file << ": nq " << model.nq() << ", nv " << model.nv() << ", "
-                  << model.nbodies() - 1 << " bodies, mass " << model.totalMass() << " kg, " << warnings.size()
-                  << (warnings.size() == 1 ? " warning" : " warnings") << "\n";
-        if (args.show_warnings) {
-          for (const std::string& w : warnings) std::cout << "    warning: " << reason(w, file) << "\n";
-        }
-      } catch (const abdyn::Error& e) {
-        sink->take();
-        std::cout << mode << "  refused  " << file << ": " << reason(e.what(), file) << "\n";
+    options.floating_base = false;
+    const ModeResult fixed = loadMode(file, options, *sink);
+    options.floating_base = true;
+    ModeResult floating = loadMode(file, options, *sink);
+    // A floating base applies to a file whose root link can fly: not to one that holds its robot from
+    // 'world' itself, nor to one whose root link is massless (a pendulum's support) when its fixed base
+    // gives dynamics.
+    if (floating.outcome == Outcome::Refused && floating.text.find("UrdfOptions::floating_base") != std::string::npos) {
+      floating.outcome = Outcome::NotApplicable;
+    } else if (floating.outcome == Outcome::Kinematic && floating.root_massless && fixed.outcome == Outcome::Loaded) {
+      floating.outcome = Outcome::NotApplicable;
+      floating.text = "the root link is massless, so a floating base would move nothing (" + floating.text + ")";
+    }
+    for (const bool is_floating : {false, true}) {
+      const ModeResult& r = is_floating ? floating : fixed;
+      ++count[is_floating][static_cast<int>(r.outcome)];
+      const char* const word = r.outcome == Outcome::Loaded      ? "loaded   "
+                               : r.outcome == Outcome::Kinematic ? "kinematic"
+                               : r.outcome == Outcome::NotApplicable ? "n/a      "
+                                                                     : "refused  ";
+      std::cout << (is_floating ? "floating" : "fixed   ") << "  " << word << " " << file << ": " << r.text << "\n";
+      if (args.show_warnings) {
+        for (const std::string& w : r.warnings) std::cout << "    warning: " << reason(w, file) << "\n";
       }
     }
   }
   const int n = static_cast<int>(files.size());
-  std::cout << "checked " << n << (n == 1 ? " file" : " files") << ": fixed base " << loaded[0] << " loaded, "
-            << n - loaded[0] << " refused; floating base " << loaded[1] << " loaded, " << n - loaded[1] << " refused\n";
-  return loaded[0] == n && loaded[1] == n ? 0 : 1;
+  std::cout << "checked " << n << (n == 1 ? " file" : " files");
+  for (const int mode : {0, 1}) {
+    const int* c = count[mode];
+    std::cout << (mode ? "; floating base " : ": fixed base ") << c[0] + c[1] << " loaded (" << c[1]
+              << " kinematic only), " << c[2] << " not applicable, " << c[3] << " refused";
+  }
+  std::cout << "\n";
+  return count[0][3] == 0 && count[1][3] == 0 ? 0 : 1;
 }
 
 }  // namespace
 
 void addCheck(CLI::App& app, int& status) {
   CLI::App* command = app.add_subcommand(
-      "check", "load URDF files (and every *.urdf below folders) with a fixed and a floating base, one line per "
-               "file and base; exit status 0 only if all loaded");
+      "check", "load URDF files (and every *.urdf below folders) with their loop joints, with a fixed and a floating "
+               "base, one line per file and base (loaded, kinematic: loaded without dynamics, n/a: a floating base "
+               "makes no sense for the file, refused); exit status 0 unless a file is refused in a mode that applies");
   const auto args = std::make_shared<CheckArguments>();  // lives as long as the command's callbacks
   command->add_option("FILE_OR_FOLDER", args->inputs, "URDF files and folders")->required();
   addUrdfOptions(*command, args->options);

@@ -36,6 +36,11 @@ int info(const Arguments& args) {
     if (model.damping()[j.idx_v] > 0.0) std::cout << ", damping " << model.damping()[j.idx_v];
     std::cout << ")\n";
   }
+  if (!model.hasDynamics()) {
+    std::cout << "dynamics: none, a kinematic model (its mass matrix is singular; massless bodies:";
+    for (const int b : model.masslessBodies()) std::cout << " " << model.bodyName(b);
+    std::cout << "); --bound-mass M --bound-inertia I give every moving body a mass and inertia\n";
+  }
   std::cout << "frames: " << model.nframes() << ", geometries: " << model.geometries().size() << "\n";
   for (const abdyn::MimicCoupling& m : model.mimics()) {
     std::cout << "mimic: " << model.joint(m.follower).name << " = " << m.multiplier << " * " << model.joint(m.leader).name

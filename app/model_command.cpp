@@ -67,6 +67,12 @@ std::vector<std::string> labels(const abdyn::Model& model, bool positions) {
   return out;
 }
 
+std::string namedValues(const std::vector<std::string>& names, const Eigen::VectorXd& x) {
+  std::ostringstream s;
+  for (Eigen::Index k = 0; k < x.size(); ++k) s << (k ? ", " : "") << names[static_cast<std::size_t>(k)] << "=" << x[k];
+  return s.str();
+}
+
 std::string formatVector(const Eigen::VectorXd& x) {
   std::ostringstream s;
   for (Eigen::Index k = 0; k < x.size(); ++k) s << (k ? "," : "") << x[k];

@@ -23,6 +23,7 @@ struct Arguments {
   bool ground = false;
   double ground_height = 0.0;
   bool limits = false;
+  bool no_limits = false;
   bool height_given = false;
   double height = 0.0;
   std::string html_dir;  // simulate --html: the page's folder
@@ -48,6 +49,8 @@ std::vector<std::string> labels(const abdyn::Model& model, bool positions);
 
 /// x's entries, comma-separated.
 std::string formatVector(const Eigen::VectorXd& x);
+/// "name=value" per coordinate, comma-separated.
+std::string namedValues(const std::vector<std::string>& names, const Eigen::VectorXd& x);
 
 /// Whether some joint of the model has positive damping.
 bool hasDamping(const abdyn::Model& model);

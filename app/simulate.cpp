@@ -146,8 +146,8 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
 }
 
 // A run that diverged: where, which coordinate, and what to do about it.
-[[noreturn]] void diverged(const abdyn::Model& model, const Arguments& args, double t, long step, long steps,
-                           const Eigen::VectorXd& q, const Eigen::VectorXd& v, const std::string& detail) {
+[[noreturn]] void diverged(const abdyn::Model& model, const Arguments& args, bool has_loops, double t, long step,
+                           long steps, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const std::string& detail) {
   // The coordinate that grew: a non-finite entry of v (else of q), else v's largest entry.
   const bool in_q = v.allFinite() && !q.allFinite();
   const Eigen::VectorXd& x = in_q ? q : v;
@@ -170,9 +170,28 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   }
   if (!detail.empty()) s << " (" << detail << ")";
   if (step == 1 && !x.allFinite()) s << "; the first step is not finite: check the model's masses and inertias";
-  s << "; lower --dt (now " << args.dt << ") or add --substeps";
-  if (hasDamping(model) && args.integrator != "implicit-damping") {
-    s << ", or use --integrator implicit-damping, which is stable for any joint damping";
+  // Advice only where it is known to help: a joint past its range (which --limits stops), and, on a
+  // tree without loops, the step's error (which a smaller step reduces). A closed chain that diverges
+  // has usually reached a singular configuration, which a smaller step reaches sooner, not later.
+  std::string past;
+  if (q.allFinite() && !args.limits) {
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const abdyn::Joint& j = model.joint(i);
+      if (j.nq != 1) continue;
+      const double lo = model.lowerPositionLimit()[j.idx_q], hi = model.upperPositionLimit()[j.idx_q];
+      if (q[j.idx_q] < lo || q[j.idx_q] > hi) {
+        std::ostringstream one;
+        one << (past.empty() ? "" : ", ") << "'" << j.name << "' at " << q[j.idx_q] << " in [" << lo << ", " << hi << "]";
+        past += one.str();
+      }
+    }
+  }
+  if (!past.empty()) s << "; joints past their position limits: " << past << " (--limits enforces them)";
+  if (!has_loops) {
+    s << "; lower --dt (now " << args.dt << ") or add --substeps";
+    if (hasDamping(model) && args.integrator != "implicit-damping") {
+      s << ", or use --integrator implicit-damping, which is stable for any joint damping";
+    }
   }
   throw std::runtime_error(s.str());
 }
@@ -229,7 +248,10 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
      "it is lifted onto it, a fixed one is refused")->type_name("Z");
   command.add_flag("--limits", args.limits,
                    "enforce the joint position limits (--ground and --limits solve constraint rows each step, with "
-                   "semi-implicit-euler or implicit-damping)");
+                   "semi-implicit-euler or implicit-damping, loop joints among them). Default: on for models with "
+                   "loop joints and position limits (a closed chain driven past its joints' ranges meets singular "
+                   "configurations), unless --integrator names a method that cannot enforce them");
+  command.add_flag("--no-limits", args.no_limits, "do not enforce the joint position limits");
   command.add_option("--html", args.html_dir, "after simulating, write a browser page replaying the run into DIR "
                                                "(see abdyn view --help)")->type_name("DIR");
 }
@@ -242,6 +264,7 @@ void checkSimulateArguments(Arguments& args) {
       << " steps; at most " << kMaxSteps << " are allowed (shorten --duration or lengthen --dt)";
     throw UsageError(s.str());
   }
+  if (args.limits && args.no_limits) throw UsageError("--limits and --no-limits contradict each other");
   if (args.rows() && !args.integrator.empty() && args.integrator != "semi-implicit-euler" &&
       args.integrator != "implicit-damping") {
     throw UsageError("--ground and --limits step with semi-implicit Euler; --integrator " + args.integrator +
@@ -253,8 +276,39 @@ void checkSimulateArguments(Arguments& args) {
 
 int simulate(Arguments args) {
   const abdyn::Model model = load(args);
+  // A floating root whose link has no mass leaves its six coordinates without inertia of their own.
+  if (args.floating && floatingRoot(model) && !model.hasDynamics() && model.inertia(1).mass() <= 0.0) {
+    throw UsageError("--floating: the root link '" + model.bodyName(1) + "' of model '" + model.name() +
+                     "' is massless, so the floating joint's six coordinates and the joints below it move the same "
+                     "bodies and the mass matrix is singular; simulate it with its base fixed (without --floating)");
+  }
+  if (!model.hasDynamics()) {
+    std::string bodies;
+    for (const int b : model.masslessBodies()) bodies += (bodies.empty() ? "'" : ", '") + model.bodyName(b) + "'";
+    throw std::runtime_error("model '" + model.name() + "' is a kinematic model without dynamics: its mass matrix is "
+                             "singular (massless bodies: " + bodies + "); simulate it with --bound-mass M "
+                             "--bound-inertia I, which give every moving body a mass and inertia");
+  }
   abdyn::Data data(model);
   const abdyn::ConstraintSet set = constraints(args, model);
+  const bool rows_integrator =
+      args.integrator.empty() || args.integrator == "semi-implicit-euler" || args.integrator == "implicit-damping";
+  const bool has_limits =
+      model.lowerPositionLimit().array().isFinite().any() || model.upperPositionLimit().array().isFinite().any();
+  if (!args.limits && !args.no_limits && !set.loops.empty() && rows_integrator && has_limits) {
+    args.limits = true;  // loop models keep to their joints' ranges by default (see --limits)
+  }
+  // Options that would do nothing on this model say so.
+  const bool has_collision = std::any_of(model.geometries().begin(), model.geometries().end(), [](const abdyn::Geometry& g) {
+    return g.role == abdyn::GeometryRole::Collision && g.body != 0;
+  });
+  if (args.ground && !has_collision) {
+    std::cerr << "abdyn: warning: --ground: model '" << model.name()
+              << "' has no collision shape on a moving body, so nothing touches the ground\n";
+  }
+  if (args.limits && !has_limits) {
+    std::cerr << "abdyn: warning: --limits: model '" << model.name() << "' has no position limits to enforce\n";
+  }
   if (args.integrator.empty()) {
     // Loop joints and mimic couplings are stepped by the constrained RK4 with post-stabilisation.
     const bool constrained = !set.loops.empty() || !set.couplings.empty();
@@ -278,12 +332,6 @@ int simulate(Arguments args) {
   Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
   const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
 
-  // A floating root whose link has no mass leaves its six coordinates without inertia of their own.
-  if (args.floating && floatingRoot(model) && !stepper.dynamicsDefined(q, tau) && model.inertia(1).mass() <= 0.0) {
-    throw UsageError("--floating: the root link '" + model.bodyName(1) + "' of model '" + model.name() +
-                     "' is massless, so the floating joint's six coordinates and the joints below it move the same "
-                     "bodies and the mass matrix is singular; simulate it with its base fixed (without --floating)");
-  }
 
   // Placement: --height, and a start below the ground (lifted when floating and not placed, else refused).
   const double floor_z = args.ground ? args.ground_height : 0.0;
@@ -352,7 +400,7 @@ int simulate(Arguments args) {
     for (const std::string& name : labels(model, true)) csv << ",q:" << name;
     for (const std::string& name : labels(model, false)) csv << ",v:" << name;
     csv << ",kinetic,potential" << (args.rows() ? ",iterations,residual,constraint_error,contacts" : "")
-        << (stepper.hasLoops() ? ",constraint_error" : "") << "\n";
+        << (stepper.hasLoops() ? (args.rows() ? ",closure_error" : ",constraint_error") : "") << "\n";
     csv << std::setprecision(12);
     writeRow(0.0, worst_closure);
   }
@@ -373,10 +421,15 @@ int simulate(Arguments args) {
   const auto start = std::chrono::steady_clock::now();
   double t = 0.0;
   Eigen::VectorXd q_before(q.size());
+  // The work of the joint damping (trapezoidal in the velocities at the steps' ends), so that the
+  // energy statement can tell it from the rest.
+  const Eigen::VectorXd& damping = model.damping();
+  double damping_loss = 0.0;
   for (long k = 1; k <= steps; ++k) {
     const double h = k <= whole ? args.dt : remainder;
     const double t_next = k <= whole ? static_cast<double>(k) * args.dt : args.duration;
     q_before = q;
+    const double damping_power_before = v.dot(damping.cwiseProduct(v));
     try {
       stepper.step(q, v, tau, h);
     } catch (const std::exception& e) {  // abdyn::Error, or abdyn::InvalidArgument from checked mode
@@ -384,10 +437,11 @@ int simulate(Arguments args) {
       // Its message is about the symptom (a singular matrix at a wild stage state), not the cause.
       if (!stepper.dynamicsDefined(q_before, tau)) throw;
       if (args.integrator == "adaptive-rk4" && q.allFinite() && v.allFinite()) adaptiveGaveUp(model, t, k, steps, e.what());
-      diverged(model, args, t_next, k, steps, q, v, "within the step, the dynamics became undefined");
+      diverged(model, args, stepper.hasLoops(), t_next, k, steps, q, v, "within the step, the dynamics became undefined");
     }
     t = t_next;
-    if (!q.allFinite() || !v.allFinite()) diverged(model, args, t, k, steps, q, v, "");
+    if (!q.allFinite() || !v.allFinite()) diverged(model, args, stepper.hasLoops(), t, k, steps, q, v, "");
+    damping_loss += 0.5 * h * (damping_power_before + v.dot(damping.cwiseProduct(v)));
     const double closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
     worst_closure = std::max(worst_closure, closure);
     if (csv.is_open()) {
@@ -401,7 +455,7 @@ int simulate(Arguments args) {
       if (kinetic + potential - E0 > 1e3 * std::max(1.0, std::abs(E0))) {
         std::ostringstream s;
         s << "the energy grew from " << E0 << " J to " << kinetic + potential << " J, which nothing in the model supplies";
-        diverged(model, args, t, k, steps, q, v, s.str());
+        diverged(model, args, stepper.hasLoops(), t, k, steps, q, v, s.str());
       }
     }
     if (terminal && (k % 256 == 0 || k == steps)) {
@@ -439,27 +493,39 @@ int simulate(Arguments args) {
   const double tolerance = 1e-6 * scale;
   std::ostringstream conserved;
   conserved << "conserved (the change is within 1e-6 of the energy scale " << scale << " J)";
-  std::string statement;
-  if (std::abs(change) <= tolerance) {
-    statement = conserved.str();
-  } else if (change < 0.0) {
-    std::vector<std::string> sinks;
-    if (hasDamping(model)) sinks.push_back("joint damping");
-    if (args.ground) sinks.push_back("contacts");
-    if (args.limits) sinks.push_back("joint limits");
-    if (stepper.statistics() && model.friction().size() > 0 && model.friction().maxCoeff() > 0.0) {
-      sinks.push_back("joint friction");
-    }
-    if (args.integrator != "rk4" && args.integrator != "adaptive-rk4" && args.integrator != "implicit-midpoint") {
-      sinks.push_back("the first-order step");
-    }
-    if (stepper.hasLoops()) sinks.push_back("post-stabilisation");
-    std::string list;
-    for (std::size_t s = 0; s < sinks.size(); ++s) list += (s ? (s + 1 == sinks.size() ? " and " : ", ") : "") + sinks[s];
-    statement = "dissipated" + (list.empty() ? std::string(" by the integrator's error") : " by " + list);
-  } else {
-    statement = "gained, though nothing in the model supplies energy: the error of the time step (a smaller --dt reduces it)";
+  // What the change comes from, where abdyn knows: the damping's work is measured; contacts, limits and
+  // friction rows are not separated from the step's error; without them, the rest is the error of the
+  // time step (and of the post-stabilisation that corrects its drift), which a smaller --dt reduces.
+  std::vector<std::string> unmeasured;
+  if (args.ground) unmeasured.push_back("contacts");
+  if (args.limits) unmeasured.push_back("joint limits");
+  if (stepper.statistics() && model.friction().size() > 0 && model.friction().maxCoeff() > 0.0) {
+    unmeasured.push_back("joint friction");
   }
+  const auto joined = [](const std::vector<std::string>& items) {
+    std::string list;
+    for (std::size_t k = 0; k < items.size(); ++k) list += (k ? (k + 1 == items.size() ? " and " : ", ") : "") + items[k];
+    return list;
+  };
+  const double rest = change + damping_loss;  // the change that the damping does not account for
+  std::ostringstream why;
+  if (std::abs(change) <= tolerance) {
+    why << conserved.str();
+  } else if (!unmeasured.empty()) {
+    std::vector<std::string> causes = unmeasured;
+    if (hasDamping(model)) causes.insert(causes.begin(), "joint damping");
+    causes.push_back("the error of the time step");
+    why << (change < 0.0 ? "dissipated" : "changed") << " by " << joined(causes) << " together (not separated)";
+  } else if (std::abs(rest) <= tolerance) {
+    why << "dissipated by joint damping";
+  } else {
+    if (hasDamping(model)) why << "joint damping took " << damping_loss << " J; the other " << rest << " J are ";
+    else why << (change < 0.0 ? "lost: " : "gained: ");
+    why << "the error of the time step (" << args.integrator << " at --dt " << args.dt << ")"
+        << (stepper.hasLoops() ? " and of the post-stabilisation that corrects its drift" : "")
+        << ", which a smaller --dt reduces";
+  }
+  const std::string statement = why.str();
 
   std::ostringstream step_text;
   step_text << steps << " steps of " << args.dt << " s";
@@ -476,13 +542,18 @@ int simulate(Arguments args) {
             << ", zero torque, gravity " << model.gravity().linear().transpose() << ")\n"
             << "wall time:      " << std::setprecision(4) << wall << " s (" << std::setprecision(6)
             << (wall > 0 ? steps / wall : 0.0) << " steps/s)\n"
-            << "final q:        " << q.transpose() << "\n"
-            << "final v:        " << v.transpose() << "\n"
+            << "final q:        " << namedValues(labels(model, true), q) << "\n"
+            << "final v:        " << namedValues(labels(model, false), v) << "\n"
             << "energy:         " << E0 << " J -> " << E1 << " J, change " << change << " J ("
             << (E0 != 0.0 ? 100.0 * change / std::abs(E0) : 0.0) << "%): " << statement << "\n";
+  if (args.ground) {
+    const std::string missed = has_collision ? abdyn::uncollidedShapes(model) : "no collision shape on a moving body";
+    if (!missed.empty()) std::cout << "contacts:       " << missed << "\n";
+  }
   if (stepper.hasLoops()) {
     std::cout << "loop closure:   " << set.loops.size() << " loop joint(s), " << set.couplings.size()
-              << " mimic coupling(s), largest closure error " << worst_closure << " (post-stabilised every step)\n";
+              << " mimic coupling(s), largest closure error " << worst_closure
+              << (args.rows() ? " (constraint rows with the limits)" : " (post-stabilised every step)") << "\n";
   }
   if (!args.html_dir.empty()) {
     csv.close();

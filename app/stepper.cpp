@@ -12,12 +12,14 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
     : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
       implicit_damping_(model), adaptive_(model), constrained_rk_(model), set_(set) {
   if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
-    if (!set.loops.empty() && args.rows()) {
-      throw UsageError("--ground and --limits are not available for models with loop joints");
+    // Contacts against loops welded to the world, or closed by Baumgarte rows alone, can feed the chain
+    // energy (a welded humanoid's feet on the ground gained 20 times its energy in 0.05 s).
+    if (!set.loops.empty() && args.ground) {
+      throw UsageError("--ground is not available for models with loop joints");
     }
-    if (args.integrator != "rk4" && args.integrator != "implicit-damping") {
+    if (!args.rows() && args.integrator != "rk4" && args.integrator != "implicit-damping") {
       throw UsageError("models with loop joints or mimic couplings step with rk4 or implicit-damping and "
-                       "post-stabilisation");
+                       "post-stabilisation (or, with --limits, semi-implicit-euler)");
     }
     constrained_ = std::make_unique<abdyn::ConstrainedDynamicsData>(model, set);
   }
@@ -29,6 +31,8 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
     settings.contact.height = args.ground_height;
     settings.implicit_damping = args.integrator == "implicit-damping";
     simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
+    // The loops become the Simulator's row joints, solved with the limit rows.
+    for (const abdyn::LoopClosure& loop : set.loops) simulator_->joints.push_back(abdyn::rowJointOf(loop));
   }
 }
 
@@ -59,7 +63,7 @@ bool Stepper::dynamicsDefined(const Eigen::VectorXd& q, const Eigen::VectorXd& t
 }
 
 void Stepper::step(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h) {
-  if (constrained_) {
+  if (constrained_ && !simulator_) {
     loopStep(q, v, tau, h);
     return;
   }

@@ -383,8 +383,8 @@ BOOST_AUTO_TEST_CASE(aba_crba_rnea_agree_on_bundled_models) {
       if (floating && (stem == "pendulum" || stem == "double_pendulum" || stem == "cartpole")) {
         // A massless floating root carrying one body on a one-DoF joint (the pendulums' and the
         // cart-pole's fixed bases set free) duplicates that joint's motion: M is singular, and the loader
-        // refuses the file (test_urdf.cpp). singular_mass_matrix_is_refused builds such a tree by hand.
-        BOOST_CHECK_THROW(loadUrdf(entry.path().string(), options), Error);
+        // gives a kinematic model (test_urdf.cpp). singular_mass_matrix_is_refused builds such a tree by hand.
+        BOOST_TEST(!loadUrdf(entry.path().string(), options).hasDynamics());
         continue;
       }
       const Model model = loadUrdf(entry.path().string(), options);

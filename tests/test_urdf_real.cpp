@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
 
 #include "abdyn/algorithms/aba.hpp"
 #include "abdyn/algorithms/crba.hpp"
@@ -19,6 +18,7 @@
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
+#include "captured_log.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -37,27 +37,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 std::string pattern(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns/" + name + ".urdf"; }
 
-// Sends abdyn's log to a string for the lifetime of the object.
-struct CapturedLog {
-  std::ostringstream text;
-  CapturedLog() {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
-    auto log = std::make_shared<spdlog::logger>("captured", sink);
-    log->set_level(spdlog::level::info);
-    setLogger(log);
-  }
-  ~CapturedLog() { setLogger(nullptr); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-
-  int warnings() const {
-    const std::string s = text.str();
-    int n = 0;
-    for (std::size_t at = s.find("[warning]"); at != std::string::npos; at = s.find("[warning]", at + 1)) ++n;
-    return n;
-  }
-  bool has(const std::string& fragment) const { return text.str().find(fragment) != std::string::npos; }
-};
+using testing::CapturedLog;
 
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
@@ -124,14 +104,14 @@ BOOST_AUTO_TEST_CASE(rounding_level_inertia_is_zero) {
     BOOST_TEST(massMatrixAt(m, neutral(m))(0, 0) == 3e-6 + 0.5 * 0.01, boost::test_tools::tolerance(1e-14));
   }
   // A massless link whose inertia is zero at the precision of the file (whose largest trace is 0.3)
-  // moves nothing.
-  checkError([] {
-    loadUrdfString(R"(<robot name="r">
+  // moves nothing: a kinematic model, and strict mode refuses it naming the body and the options.
+  const std::string dust = R"(<robot name="r">
       <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
       <joint name="spin" type="continuous"><parent link="base"/><child link="dust"/></joint>
       <link name="dust"><inertial><mass value="0"/><inertia ixx="1e-22" ixy="0" ixz="0" iyy="-1e-22" iyz="0" izz="0"/></inertial></link>
-      </robot>)");
-  }, "<string>", {"joint 'spin' moves only massless bodies", "'dust'", "bound_mass"});
+      </robot>)";
+  BOOST_TEST(!loadUrdfString(dust).hasDynamics());
+  checkError([&] { loadUrdfString(dust, strictOptions()); }, "<string>", {"mass matrix is singular", "'dust'", "bound_mass"});
 }
 
 // Rule 2: what is checked is the composite of each moving body; a point mass, a thin rod and a massless
@@ -153,12 +133,16 @@ BOOST_AUTO_TEST_CASE(welded_links_are_checked_as_one_body) {
   // its axis is zero).
   BOOST_TEST(massMatrixAt(m, neutral(m))(0, 0) == 0.415, boost::test_tools::tolerance(1e-14));
 
-  // A point mass alone on a free joint cannot turn: refused, naming the joint and the link.
-  checkError([] {
-    loadUrdfString(R"(<robot name="r"><link name="ball"><inertial><mass value="1"/>
-      <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link></robot>)",
-                   floatingOptions());
-  }, "<string>", {"joint 'root_joint'", "singular", "'ball'", "bound_inertia"});
+  // A point mass alone on a free joint cannot turn: a kinematic model, refused by strict mode naming
+  // the joint and the link.
+  const std::string ball = R"(<robot name="r"><link name="ball"><inertial><mass value="1"/>
+      <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link></robot>)";
+  const Model point = loadUrdfString(ball, floatingOptions());
+  BOOST_TEST(!point.hasDynamics());
+  BOOST_TEST(point.masslessBodies() == std::vector<int>{1});
+  UrdfOptions strict_floating = floatingOptions();
+  strict_floating.strict = true;
+  checkError([&] { loadUrdfString(ball, strict_floating); }, "<string>", {"joint 'root_joint'", "singular", "'ball'", "bound_inertia"});
 }
 
 // Rule 3: triangle-inequality violations load with one warning per link; strict refuses them.
@@ -194,13 +178,18 @@ BOOST_AUTO_TEST_CASE(repair_options) {
     BOOST_TEST(massMatrixAt(m, neutral(m))(0, 0) == each + 1.5 * 0.04, boost::test_tools::tolerance(1e-14));
   }
 
-  // Without the bounds, the fingers make M singular: refused, naming the joint and the options.
+  // Without the bounds, the fingers make M singular: a kinematic model with one warning naming the
+  // massless bodies and the options.
   const std::string fingers = pattern("massless_fingers");
   for (const bool floating : {false, true}) {
     UrdfOptions options;
     options.floating_base = floating;
-    checkError([&] { loadUrdf(fingers, options); }, fingers,
-               {"joint 'finger_joint' moves only massless bodies", "'finger', 'tip'", "bound_mass", "bound_inertia"});
+    CapturedLog log;
+    const Model kinematic = loadUrdf(fingers, options);
+    BOOST_TEST(!kinematic.hasDynamics());
+    BOOST_TEST(log.warnings() == 1, log.text.str());
+    BOOST_TEST(log.has("'finger', 'tip'"), log.text.str());
+    BOOST_TEST(log.has("bound_mass and bound_inertia"), log.text.str());
   }
   UrdfOptions bounded;
   bounded.bound_mass = 0.01;

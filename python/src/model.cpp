@@ -142,6 +142,11 @@ void bindModel(py::module_& m) {
            py::arg("g"), "The same model under gravity g, (3,) in world coordinates (C++ Model::withGravity).")
       .def_property_readonly("total_mass", &Model::totalMass)
       .def_property_readonly("has_quaternions", &Model::hasQuaternions, "True if nq != nv")
+      .def_property_readonly("has_dynamics", &Model::hasDynamics,
+                             "False for a kinematic model (singular mass matrix: bodies without mass or inertia), "
+                             "on which every dynamics call raises (C++ Model::hasDynamics)")
+      .def_property_readonly("massless_bodies", &Model::masslessBodies,
+                             "the bodies whose lack of mass or inertia leaves the mass matrix singular (list of int)")
       .def("inertia", [](const Model& m, int i) { return m.inertia(checkedIndex("Model.inertia", "body", i, m.nbodies())); },
            py::arg("body"),
            "the spatial inertia of body i in body coordinates (abdyn.RigidBodyInertia, a copy)")
@@ -170,8 +175,9 @@ void bindModel(py::module_& m) {
       "(triangle-inequality violations, negative limits, mimics on fixed joints, rejected visual elements).\n"
       "balance_inertia: make each triangle-violating link inertia isotropic with the same trace (MuJoCo's\n"
       "balanceinertia). bound_mass, bound_inertia: lower bounds on each moving body's mass and principal\n"
-      "moments (MuJoCo's boundmass, boundinertia; 0 = none), which load files whose massless links make M\n"
-      "singular. accept_invalid_inertia: load a body whose composite inertia is indefinite with a warning.\n"
+      "moments (MuJoCo's boundmass, boundinertia; 0 = none), which give dynamics to files whose massless links\n"
+      "make M singular (without them such a file is a kinematic model: Model.has_dynamics is False).\n"
+      "accept_invalid_inertia: load a body whose composite inertia is indefinite with a warning.\n"
       "Raises abdyn.Error naming the file and the element at fault (and the option that would load it).";
   static const std::string load_doc = std::string("Loads a URDF file (C++ abdyn::loadUrdf with UrdfOptions).\n\n") + kOptionsDoc;
   static const std::string string_doc =

@@ -30,6 +30,21 @@ def test_load_urdf_string_and_options(arm):
     assert (floating.nq, floating.nv) == (arm.nq + 7, arm.nv + 6)
 
 
+def test_kinematic_model_refuses_dynamics():
+    # A file without <inertial>: a kinematic model whose dynamics calls raise abdyn.Error naming its
+    # massless bodies; kinematics works; the bounds give it dynamics.
+    xml = ('<robot name="k"><link name="base"/><joint name="j" type="continuous"><parent link="base"/>'
+           '<child link="a"/><axis xyz="0 1 0"/></joint><link name="a"/></robot>')
+    model = abdyn.load_urdf_string(xml)
+    assert not model.has_dynamics and model.massless_bodies == [1]
+    data = abdyn.Data(model)
+    abdyn.forward_kinematics(model, data, np.zeros(1))
+    with pytest.raises(abdyn.Error, match="no mass or inertia"):
+        abdyn.forward_dynamics(model, data, np.zeros(1), np.zeros(1), np.zeros(1))
+    bounded = abdyn.load_urdf_string(xml, bound_mass=0.1, bound_inertia=1e-3)
+    assert bounded.has_dynamics and bounded.massless_bodies == []
+
+
 def abdyn_models():
     from conftest import MODELS
     return MODELS

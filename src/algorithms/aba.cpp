@@ -91,6 +91,7 @@ void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::Vect
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamics");
+  internal::checkDynamics(model, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau, options);
   aba(model, data, q, v, tau, nullptr, options, "abdyn::forwardDynamics");
   return data.qdd;
@@ -100,6 +101,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamics");
+  internal::checkDynamics(model, "abdyn::forwardDynamics");
   checkInputs(model, q, v, tau, options);
   internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, &f_ext, options, "abdyn::forwardDynamics");

@@ -88,6 +88,7 @@ void checkRows(const Model& model, const Eigen::Ref<const RowMatrixXd>* const* r
 void checkForward(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                   const Eigen::Ref<const RowMatrixXd>& TAU, const Eigen::Ref<RowMatrixXd>& QDD, const DynamicsOptions& options) {
   const char* fn = "forwardDynamicsBatch";
+  internal::checkDynamics(model, fn);
   const Eigen::Index n = Q.rows();
   checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
   checkShape(fn, "V", V.rows(), V.cols(), n, model.nv());
@@ -99,6 +100,7 @@ void checkForward(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, co
 void checkInverse(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                   const Eigen::Ref<const RowMatrixXd>& QDD, const Eigen::Ref<RowMatrixXd>& TAU) {
   const char* fn = "inverseDynamicsBatch";
+  internal::checkDynamics(model, fn);
   const Eigen::Index n = Q.rows();
   checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
   checkShape(fn, "V", V.rows(), V.cols(), n, model.nv());
@@ -109,6 +111,7 @@ void checkInverse(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, co
 void checkMass(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<RowMatrixXd>& M,
                const DynamicsOptions& options) {
   const char* fn = "massMatrixBatch";
+  internal::checkDynamics(model, fn);
   checkShape(fn, "Q", Q.rows(), Q.cols(), Q.rows(), model.nq());
   checkShape(fn, "M", M.rows(), M.cols(), Q.rows(), model.nv() * model.nv());
   internal::checkDynamicsOptions(options, "abdyn::massMatrixBatch");

@@ -27,6 +27,7 @@ Vector3 firstMomentInWorld(const Model& model, const Data& data) {
 
 Vector3 centerOfMass(const Model& model, Data& data, const Eigen::VectorXd& q) {
   internal::checkData(model, data, "abdyn::centerOfMass");
+  internal::checkDynamics(model, "abdyn::centerOfMass");
   const double m = checkedTotalMass(model, "abdyn::centerOfMass");
   forwardKinematics(model, data, q);
   return firstMomentInWorld(model, data) / m;
@@ -34,6 +35,7 @@ Vector3 centerOfMass(const Model& model, Data& data, const Eigen::VectorXd& q) {
 
 Vector3 centerOfMassVelocity(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::centerOfMassVelocity");
+  internal::checkDynamics(model, "abdyn::centerOfMassVelocity");
   const double m = checkedTotalMass(model, "abdyn::centerOfMassVelocity");
   forwardKinematics(model, data, q, v);
   Vector3 p = Vector3::Zero();  // total linear momentum, world coordinates
@@ -47,6 +49,7 @@ Vector3 centerOfMassVelocity(const Model& model, Data& data, const Eigen::Vector
 
 const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen::VectorXd& q) {
   internal::checkData(model, data, "abdyn::centerOfMassJacobian");
+  internal::checkDynamics(model, "abdyn::centerOfMassJacobian");
   const double m = checkedTotalMass(model, "abdyn::centerOfMassJacobian");
   forwardKinematics(model, data, q);
   // Column k (a coordinate of joint j) moves j's whole subtree rigidly with the world-frame motion
@@ -76,6 +79,7 @@ const Matrix3X& centerOfMassJacobian(const Model& model, Data& data, const Eigen
 
 double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::kineticEnergy");
+  internal::checkDynamics(model, "abdyn::kineticEnergy");
   forwardKinematics(model, data, q, v);
   double T = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
@@ -84,12 +88,14 @@ double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, c
 
 double potentialEnergy(const Model& model, Data& data, const Eigen::VectorXd& q) {
   internal::checkData(model, data, "abdyn::potentialEnergy");
+  internal::checkDynamics(model, "abdyn::potentialEnergy");
   forwardKinematics(model, data, q);
   return -model.gravity().linear().dot(firstMomentInWorld(model, data));
 }
 
 double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::mechanicalEnergy");
+  internal::checkDynamics(model, "abdyn::mechanicalEnergy");
   forwardKinematics(model, data, q, v);
   double T = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
@@ -98,6 +104,7 @@ double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q
 
 Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::spatialMomentum");
+  internal::checkDynamics(model, "abdyn::spatialMomentum");
   forwardKinematics(model, data, q, v);
   Force h;
   for (int i = 1; i < model.nbodies(); ++i) h += data.X_body_world[i].applyInverse(model.inertia(i) * data.v[i]);

@@ -82,6 +82,7 @@ ABDYN_ALWAYS_INLINE Vector6 axisInSubtreeFrame(const Plx& X_i_r, const Joint& j,
 ABDYN_FLATTEN const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::massMatrix");
+  internal::checkDynamics(model, "abdyn::massMatrix");
   internal::checkConfiguration(model, q, "abdyn::massMatrix");
   internal::checkDynamicsOptions(options, "abdyn::massMatrix");
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -170,6 +171,7 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
   // its t-th entry i = A_k[t] are A_k[0..t), so eliminating k from row i is one contiguous update of the
   // first t entries of both packed rows.
   internal::checkData(model, data, "abdyn::factorizeMassMatrix");
+  internal::checkDynamics(model, "abdyn::factorizeMassMatrix");
   checkFactorStorage(model, data, "abdyn::factorizeMassMatrix");
   internal::factorizeAtMassMatrix(model, data);
 }

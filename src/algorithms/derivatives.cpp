@@ -339,6 +339,7 @@ void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
 void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                  const Eigen::VectorXd& x, const char* function, const char* x_name) {
   internal::checkData(model, data, function);
+  internal::checkDynamics(model, function);
   internal::checkConfiguration(model, q, function);
   internal::checkVector(v, model.nv(), function, "v");
   internal::checkVector(x, model.nv(), function, x_name);

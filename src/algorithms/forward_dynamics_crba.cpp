@@ -13,6 +13,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
+  internal::checkDynamics(model, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
@@ -26,6 +27,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
+  internal::checkDynamics(model, "abdyn::forwardDynamicsCrba");
   internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
   internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
   data.tmp_v.setZero();
@@ -68,6 +70,7 @@ void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& 
 const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                          const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::inverseMassMatrix");
+  internal::checkDynamics(model, "abdyn::inverseMassMatrix");
   internal::checkConfiguration(model, q, "abdyn::inverseMassMatrix");
   internal::reserveMassMatrix(model, data);
   const int n = model.nbodies();

@@ -53,6 +53,7 @@ void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::Vect
 const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::inverseDynamics");
+  internal::checkDynamics(model, "abdyn::inverseDynamics");
   checkInputs(model, q, v, "abdyn::inverseDynamics");
   internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
   rnea(model, data, q, &v, &qdd, nullptr, options);
@@ -63,6 +64,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::inverseDynamics");
+  internal::checkDynamics(model, "abdyn::inverseDynamics");
   checkInputs(model, q, v, "abdyn::inverseDynamics");
   internal::checkVector(qdd, model.nv(), "abdyn::inverseDynamics", "qdd");
   internal::checkForces(model, f_ext, "abdyn::inverseDynamics");
@@ -73,6 +75,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eig
 const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::nonlinearEffects");
+  internal::checkDynamics(model, "abdyn::nonlinearEffects");
   checkInputs(model, q, v, "abdyn::nonlinearEffects");
   return internal::nonlinearEffectsUnchecked(model, data, q, v, options);
 }
@@ -89,6 +92,7 @@ const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data,
 
 const Eigen::VectorXd& gravityTorques(const Model& model, Data& data, const Eigen::VectorXd& q) {
   internal::checkData(model, data, "abdyn::gravityTorques");
+  internal::checkDynamics(model, "abdyn::gravityTorques");
   internal::checkConfiguration(model, q, "abdyn::gravityTorques");
   rnea(model, data, q, nullptr, nullptr, nullptr, DynamicsOptions{});
   return data.tau;

@@ -217,6 +217,7 @@ void forwardDynamicsConstrainedDerivatives(const Model& model, Data& data, Const
                                            const Eigen::VectorXd& tau, const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::forwardDynamicsConstrainedDerivatives";
   internal::checkData(model, data, fn);
+  internal::checkDynamics(model, fn);
   internal::checkConfiguration(model, q, fn);
   internal::checkVector(v, model.nv(), fn, "v");
   internal::checkVector(tau, model.nv(), fn, "tau");

@@ -331,6 +331,7 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
                                                   const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::forwardDynamicsConstrained";
   internal::checkData(model, data, fn);
+  internal::checkDynamics(model, fn);
   internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::checkConstrainedSettings(settings, fn);
   internal::checkConfiguration(model, q, fn);
@@ -409,6 +410,7 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
                                          const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::constrainedImpact";
   internal::checkData(model, data, fn);
+  internal::checkDynamics(model, fn);
   internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::checkConstrainedSettings(settings, fn);
   internal::checkConfiguration(model, q, fn);
@@ -489,6 +491,7 @@ void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& 
                        const Eigen::VectorXd& q, Eigen::VectorXd& v, const DynamicsOptions& options) {
   const char* fn = "abdyn::projectVelocities";
   internal::checkData(model, data, fn);
+  internal::checkDynamics(model, fn);
   internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::checkConfiguration(model, q, fn);
   internal::checkVector(v, model.nv(), fn, "v");

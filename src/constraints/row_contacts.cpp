@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "abdyn/constraints/convex_distance.hpp"
 #include "constraints/contact_manifold.hpp"
@@ -280,6 +281,44 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
     }
   }
   return contacts;
+}
+
+std::string uncollidedShapes(const Model& model, const GroundContactSettings& settings) {
+  // By shape kind (ShapeType's order): the collision shapes on moving bodies that are not collided.
+  constexpr int kKinds = 7;
+  constexpr const char* kNames[kKinds] = {"box", "cylinder", "sphere", "mesh", "capsule", "ellipsoid", "plane"};
+  int missed[kKinds] = {0, 0, 0, 0, 0, 0, 0};
+  int total = 0;
+  std::vector<int> shapes(static_cast<std::size_t>(model.nbodies()), 0), collided(shapes.size(), 0);
+  for (const Geometry& g : model.geometries()) {
+    if (g.role != GeometryRole::Collision || g.body == 0) continue;
+    ++total;
+    ++shapes[static_cast<std::size_t>(g.body)];
+    if (contactsCollide(g, settings)) {
+      ++collided[static_cast<std::size_t>(g.body)];
+    } else {
+      ++missed[static_cast<int>(g.shape)];
+    }
+  }
+  std::string kinds;
+  int uncollided = 0;
+  for (int k = 0; k < kKinds; ++k) {
+    if (missed[k] == 0) continue;
+    uncollided += missed[k];
+    kinds += (kinds.empty() ? "" : ", ") + std::to_string(missed[k]) + " " + kNames[k];
+  }
+  if (uncollided == 0) return "";
+  std::string bodies;
+  int without = 0;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    if (shapes[static_cast<std::size_t>(i)] == 0 || collided[static_cast<std::size_t>(i)] > 0) continue;
+    if (++without <= 8) bodies += (bodies.empty() ? "'" : ", '") + model.bodyName(i) + "'";
+  }
+  if (without > 8) bodies += " and " + std::to_string(without - 8) + " more";
+  return "model '" + model.name() + "': " + std::to_string(uncollided) + " of its " + std::to_string(total) +
+         " collision shapes are not collided by the contacts (" + kinds + ")" +
+         (without > 0 ? "; bodies with no collidable shape, which pass through the ground and other bodies: " + bodies
+                      : std::string());
 }
 
 }  // namespace abdyn

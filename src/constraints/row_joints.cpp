@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
 #include "internal/checks.hpp"
+#include "constraints/orthonormal_complement.hpp"
 
 namespace abdyn {
 namespace {
@@ -125,6 +127,43 @@ void addRowJoint(RowSet& rows, const Model& model, const Data& data, const RowJo
     row.key = key_base + r;
   }
   addLimitRows(rows, model, data, joint, R_a, R_b, erp, h, key_base + 6);
+}
+
+RowJoint rowJointOf(const LoopClosure& loop) {
+  // The closure's rows, in Fa coordinates: [n_ang; n_lin] each, either angular or linear.
+  std::vector<Vector3> angular, linear;
+  for (int k = 0; k < loop.rows(); ++k) {
+    const Eigen::Matrix<double, 1, 6> d = loop.directions.row(k);
+    (d.head<3>().squaredNorm() > 0.0 ? angular : linear).push_back(d.head<3>().norm() > 0.0 ? Vector3(d.head<3>())
+                                                                                        : Vector3(d.tail<3>()));
+  }
+  RowJoint joint;
+  Vector3 axis = Vector3::UnitZ();  // in Fa
+  if (angular.size() == 3 && linear.size() == 3) {
+    joint.type = RowJointType::Fixed;
+  } else if (angular.empty() && linear.size() == 3) {
+    joint.type = RowJointType::Ball;
+  } else if (angular.size() == 2 && linear.size() == 3) {
+    joint.type = RowJointType::Hinge;
+    axis = angular[0].cross(angular[1]).normalized();
+  } else if (angular.size() == 3 && linear.size() == 2) {
+    joint.type = RowJointType::Slider;
+    axis = linear[0].cross(linear[1]).normalized();
+  } else {
+    throw InvalidArgument("abdyn::rowJointOf: loop closure '" + loop.name + "' has " + std::to_string(angular.size()) +
+                          " angular and " + std::to_string(linear.size()) +
+                          " linear rows: not a fixed, spherical, revolute or prismatic closure");
+  }
+  // The joint frame: Fa turned so that its z is the axis (rows.hpp's hinge and slider keep z_A).
+  Vector3 t1, t2;
+  internal::orthonormalComplement(axis, t1, t2);
+  Matrix3 R_F_joint;
+  R_F_joint << t1, t2, axis;
+  joint.body_a = loop.body_a;
+  joint.body_b = loop.body_b;
+  joint.X_frame_a = Plx::fromPose(loop.R_a * R_F_joint, loop.p_a);
+  joint.X_frame_b = Plx::fromPose(loop.R_b * R_F_joint, loop.p_b);
+  return joint;
 }
 
 }  // namespace abdyn

@@ -455,6 +455,7 @@ PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& sett
 PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen::VectorXd& v,
                        const PgsSettings& settings) {
   internal::checkData(model, data, "abdyn::solveRowsPgs");
+  internal::checkDynamics(model, "abdyn::solveRowsPgs");
   checkSettings(rows, v, settings);
   if (v.size() != model.nv()) {
     throw InvalidArgument("abdyn::solveRowsPgs: v has " + std::to_string(v.size()) + " entries, model '" + model.name() +

@@ -16,6 +16,7 @@ RowResponse::RowResponse(const Model& model)
 
 void RowResponse::checkModel(const Model& model, const Data& data, const char* function) const {
   internal::checkData(model, data, function);
+  internal::checkDynamics(model, function);
   if (nbodies_ != model.nbodies() || u_.size() != model.nv()) {
     throw InvalidArgument(std::string(function) + ": this RowResponse was built for another model (" +
                           std::to_string(nbodies_) + " bodies, not " + std::to_string(model.nbodies()) + ")");

@@ -10,6 +10,7 @@
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
+#include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
@@ -59,7 +60,12 @@ Simulator::Simulator(Model model, const SimulatorSettings& settings)
       data_(model_),
       rows_(model_),
       response_(model_),
-      v_start_(model_.nv()) {}
+      v_start_(model_.nv()) {
+  internal::checkDynamics(model_, "abdyn::Simulator");
+  if (settings_.ground || settings_.body_contacts) {
+    if (const std::string missed = uncollidedShapes(model_, settings_.contact); !missed.empty()) logger()->warn("abdyn::Simulator: {}", missed);
+  }
+}
 
 void Simulator::buildRows(double h) {
   statistics_.contacts = appendRows(q, v_start_, h, data_, rows_);

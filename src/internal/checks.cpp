@@ -16,6 +16,7 @@ void throwForeignData(const Model& model, const Data& data, const char* function
 void checkIntegratorStep(const Model& model, const Data& data, Eigen::Index workspace_nv, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& v, const char* function) {
   checkData(model, data, function);
+  checkDynamics(model, function);
   if (workspace_nv != model.nv()) {
     throw InvalidArgument(std::string(function) + ": the integrator was built for another model (nv = " +
                           std::to_string(workspace_nv) + ", not model '" + model.name() + "' with nv = " +
@@ -36,6 +37,17 @@ void warnUnenforcedMimics(const Model& model, const char* integrator) {
                  "enforce: the coupled joints move freely. Use abdyn::Simulator (its mimic rows), or "
                  "forwardDynamicsConstrained with ConstraintSet::fromMimics(model), to keep them coupled",
                  integrator, model.name(), model.mimics().size(), names);
+}
+
+void throwNoDynamics(const Model& model, const char* function) {
+  std::string bodies;
+  const std::vector<int>& massless = model.masslessBodies();
+  for (std::size_t k = 0; k < massless.size() && k < 8; ++k) bodies += (k ? ", '" : "'") + model.bodyName(massless[k]) + "'";
+  if (massless.size() > 8) bodies += " and " + std::to_string(massless.size() - 8) + " more";
+  throw Error(std::string(function) + ": model '" + model.name() + "' is a kinematic description without dynamics: " +
+              "its mass matrix is singular" + (bodies.empty() ? std::string() : " because bodies " + bodies +
+              " have no mass or inertia") + ". Give every moving body a mass and inertia: UrdfOptions::bound_mass "
+              "and bound_inertia (abdyn --bound-mass M --bound-inertia I) when loading a URDF file");
 }
 
 void throwStaleWorldColumns(const Data& data, const char* function) {

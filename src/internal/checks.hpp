@@ -24,6 +24,15 @@ inline void checkData(const Model& model, const Data& data, const char* function
   if (data.model_key != model.structureKey()) throwForeignData(model, data, function);
 }
 
+[[noreturn]] void throwNoDynamics(const Model& model, const char* function);
+
+/// The door of every call that needs the model's inertias (Model::hasDynamics): a kinematic description
+/// is refused with an abdyn::Error naming its massless bodies and the loader options that give them mass,
+/// never computed into NaN or a singular solve.
+inline void checkDynamics(const Model& model, const char* function) {
+  if (!model.hasDynamics()) throwNoDynamics(model, function);
+}
+
 [[noreturn]] void throwStaleWorldColumns(const Data& data, const char* function);
 
 /// Checks that data.S_world belongs to the current data.X_body_world (jointJacobians after the last
@@ -33,7 +42,7 @@ inline void checkWorldColumns(const Data& data, const char* function) {
 }
 
 /// The checks at the door of an integrator's step: data and the integrator's workspace (whose velocity
-/// size is workspace_nv) belong to the model, and q and v have its sizes.
+/// size is workspace_nv) belong to the model, the model has dynamics, and q and v have its sizes.
 void checkIntegratorStep(const Model& model, const Data& data, Eigen::Index workspace_nv, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& v, const char* function);
 

@@ -107,7 +107,7 @@ class UrdfLoader {
     builder_.setGravity(options_.gravity);
     // At most one body per link, and the world.
     builder_.reserve(static_cast<int>(doc_.links.size()) + 1);
-    for (std::vector<int>* v : {&body_link_, &body_joint_, &body_parents_, &last_link_}) v->reserve(doc_.links.size() + 1);
+    for (std::vector<int>* v : {&body_link_, &last_link_}) v->reserve(doc_.links.size() + 1);
     next_link_.assign(doc_.links.size(), -1);
     for (const std::string& what : doc_.doubts) doubt(what);
     for (const std::string& what : doc_.warnings) warn(what);
@@ -115,15 +115,24 @@ class UrdfLoader {
     largest_trace_ = largestTrace();
     walkTree();
     checkBodyInertias();
-    checkMovingMass();
-    Model model = [&] {
+    builder_.acceptKinematicsOnly();
+    // M is checked below (up to kDenseCheckDofs coordinates): the builder is kept for a rebuild then.
+    const bool keep_builder = builder_.nbodies() <= kDenseCheckDofs + 1;
+    const auto build = [&](bool keep) {
       try {
-        return std::move(builder_).build();
+        return keep ? builder_.build() : std::move(builder_).build();
       } catch (const Error& e) {
         throw Error(source_ + ": " + e.what());
       }
-    }();
-    checkMassMatrix(model);
+    };
+    Model model = build(keep_builder);
+    if (!model.hasDynamics()) {
+      kinematicsOnly(model, model.masslessBodies(), "");
+    } else if (const std::vector<int> light = checkMassMatrix(model); !light.empty() || !model_singular_.empty()) {
+      builder_.markKinematicsOnly(light);
+      model = build(false);
+      kinematicsOnly(model, light, model_singular_);
+    }
     return model;
   }
 
@@ -217,7 +226,7 @@ class UrdfLoader {
       JointSpec spec;
       spec.type = JointType::Floating;
       spec.name = "root_joint";
-      root_body = addBody("link", root_link.name, 0, spec, Plx(), root_inertia, root, -1);
+      root_body = addBody("link", root_link.name, 0, spec, Plx(), root_inertia, root);
     } else if (root_link.name != "world") {
       builderCall("link", root_link.name, [&] { return builder_.addFrame(root_link.name, 0, Plx(), FrameType::Fixed); });
     }
@@ -257,7 +266,7 @@ class UrdfLoader {
         }
       } else {
         const JointSpec spec = jointSpec(joint);
-        body = addBody("joint", joint.name, item.parent_body, spec, X_joint_body, inertia, child_index, item.joint);
+        body = addBody("joint", joint.name, item.parent_body, spec, X_joint_body, inertia, child_index);
         if (joint.mimic) addMimic(joint);
       }
       addGeometries(child, body, X_link_body);
@@ -304,22 +313,16 @@ class UrdfLoader {
     for (const int* j = children.last; j != children.first; --j) stack.push_back(Pending{j[-1], body, X_link_body});
   }
 
-  // Adds the body of document link `link`, moved by document joint `joint` (-1: the floating root's
-  // joint); `kind` and `name` say which element an error is about.
+  // Adds the body of document link `link`; `kind` and `name` say which element an error is about.
   int addBody(const char* kind, const std::string& name, int parent, const JointSpec& spec, const Plx& X_tree,
-              const RigidBodyInertia& inertia, int link, int joint) {
+              const RigidBodyInertia& inertia, int link) {
     const int body = builderCall(kind, name, [&] { return builder_.addBody(parent, spec, X_tree, inertia, doc_.links[link].name); });
     body_link_.push_back(link);
-    body_joint_.push_back(joint);
-    body_parents_.push_back(parent);
     last_link_.push_back(link);
     return body;
   }
 
   const std::string& bodyName(int body) const { return body == 0 ? kWorld : doc_.links[body_link_[body]].name; }
-  const std::string& bodyJointName(int body) const {
-    return body_joint_[body] < 0 ? kRootJoint : doc_.joints[body_joint_[body]].name;
-  }
   // The names of the links merged into a body (its own first), in the order the walk met them.
   std::vector<std::string> bodyLinks(int body) const {
     std::vector<std::string> links;
@@ -353,6 +356,10 @@ class UrdfLoader {
         spec.type = JointType::Floating;
         has_axis = false;
         break;
+      case UrdfJointType::Spherical:
+        spec.type = JointType::Spherical;
+        has_axis = false;
+        break;
       case UrdfJointType::Fixed:
         fail(where + " has no moving joint type");
     }
@@ -373,19 +380,21 @@ class UrdfLoader {
 
     if (joint.limit) {
       const internal::UrdfLimit& l = *joint.limit;
-      if (!std::isfinite(l.lower) || !std::isfinite(l.upper) || !std::isfinite(l.effort) || !std::isfinite(l.velocity)) {
+      // Absent effort or velocity (the reader has warned): no limit.
+      const double effort = l.effort.value_or(spec.effort_limit), velocity = l.velocity.value_or(spec.velocity_limit);
+      if (!std::isfinite(l.lower) || !std::isfinite(l.upper) || std::isnan(effort) || std::isnan(velocity)) {
         fail(where + ": <limit> has a non-finite number");
       }
       // Some files write -1 for "not given": nothing is limited then.
-      if (l.effort < 0.0) {
-        doubt(fmt::format("{}: negative effort limit {} taken as no limit", where, l.effort));
+      if (effort < 0.0) {
+        doubt(fmt::format("{}: negative effort limit {} taken as no limit", where, effort));
       } else {
-        spec.effort_limit = l.effort;
+        spec.effort_limit = effort;
       }
-      if (l.velocity < 0.0) {
-        doubt(fmt::format("{}: negative velocity limit {} taken as no limit", where, l.velocity));
+      if (velocity < 0.0) {
+        doubt(fmt::format("{}: negative velocity limit {} taken as no limit", where, velocity));
       } else {
-        spec.velocity_limit = l.velocity;
+        spec.velocity_limit = velocity;
       }
       if (has_position_limits) {
         // Contradictory limits cannot be obeyed; like a negative effort they say nothing usable.
@@ -568,35 +577,21 @@ class UrdfLoader {
                    options_.bound_inertia);
   }
 
-  // A joint whose bodies all lack mass and inertia moves nothing: M would have a zero row. (The builder
-  // checks this too; here the message can name the links and the options.)
-  void checkMovingMass() const {
-    const int n = builder_.nbodies();
-    std::vector<double> weight(n, 0.0);
-    for (int i = n - 1; i >= 1; --i) {  // children after parents
-      const RigidBodyInertia& I = builder_.inertia(i);
-      weight[i] += I.mass() + I.inertiaAboutCom().cwiseAbs().sum();
-      weight[body_parents_[i]] += weight[i];
+  // A model whose mass matrix is singular loads as a kinematic description (Model::hasDynamics false),
+  // with one warning naming its massless bodies and the options that give them dynamics; `why` is the
+  // singular joint when the factorisation found it, empty when joints move only massless bodies.
+  void kinematicsOnly(const Model& model, const std::vector<int>& bodies, const std::string& why) {
+    const bool no_inertial = std::none_of(doc_.links.begin(), doc_.links.end(), [](const UrdfLink& l) { return l.inertial.has_value(); });
+    std::vector<std::string> names;
+    for (const int body : bodies) names.push_back(model.bodyName(body));
+    std::string what = no_inertial ? "no link has an <inertial>, so the mass matrix is singular"
+                                   : "the mass matrix is singular" + why;
+    if (!names.empty()) {
+      what += fmt::format("; {} of the {} moving bodies have no mass or inertia: {}", names.size(), model.nbodies() - 1,
+                          listNames(names));
     }
-    for (int i = 1; i < n; ++i) {
-      if (weight[i] != 0.0) continue;
-      fail(fmt::format("joint '{}' moves only massless bodies (body '{}' and its subtree, links {}, have no mass or "
-                       "inertia), so the mass matrix would be singular; {}",
-                       bodyJointName(i), bodyName(i), listNames(subtreeLinks(i)), kBoundAdvice));
-    }
-  }
-
-  // The links of body i and of the bodies it carries.
-  std::vector<std::string> subtreeLinks(int i) const {
-    std::vector<std::string> links;
-    for (int j = i; j < builder_.nbodies(); ++j) {
-      int a = j;
-      while (a > i) a = body_parents_[a];
-      if (a != i) continue;
-      const std::vector<std::string> own = bodyLinks(j);
-      links.insert(links.end(), own.begin(), own.end());
-    }
-    return links;
+    doubt(what + ". Loaded as a kinematic model: kinematics, Jacobians and frames work, dynamics calls (and abdyn "
+                 "simulate) refuse it; " + kBoundAdvice + ", which gives it dynamics");
   }
 
   // M(q) must be positive definite. Its sparse L^T D L factorisation (Featherstone RBDA sec. 6.5, leaves
@@ -611,9 +606,11 @@ class UrdfLoader {
   // skip it, so loading stays fast and O(n) in memory (a 1000-link chain took seconds, and minutes under
   // the sanitizers); their joints are still checked to move some mass. An O(n) check from ABA's pivots
   // would cover them too.
+  // Returns the bodies with degenerate inertia beyond a joint whose pivot vanishes (model_singular_ says
+  // which joint), empty if M is regular.
   static constexpr int kDenseCheckDofs = 256;
-  void checkMassMatrix(const Model& model) {
-    if (model.nv() == 0 || model.nv() > kDenseCheckDofs) return;
+  std::vector<int> checkMassMatrix(const Model& model) {
+    if (model.nv() == 0 || model.nv() > kDenseCheckDofs) return {};
     Data data(model);
     // A configuration in no special position: every coordinate moved by a different amount.
     Eigen::VectorXd v(model.nv());
@@ -621,17 +618,18 @@ class UrdfLoader {
     Eigen::VectorXd generic(model.nq());
     integrate(model, neutral(model), v, 1.0, generic);
     const int k = singularCoordinate(model, data, generic);
+    std::vector<int> light;
     if (k >= 0) {
-      fail(fmt::format("joint '{}': the mass matrix is singular (not positive definite){}; {}",
-                       model.joint(model.dofBody(k)).name,
-                       singularity(model, k), kBoundAdvice));
+      model_singular_ = fmt::format(" at joint '{}'{}", model.joint(model.dofBody(k)).name, singularity(model, k, light));
+      return light;
     }
     const int k0 = singularCoordinate(model, data, neutral(model));
     if (k0 >= 0) {
       warn(fmt::format("joint '{}': the mass matrix is singular at the neutral configuration (but not in general){}; "
                        "start simulations elsewhere",
-                       model.joint(model.dofBody(k0)).name, singularity(model, k0)));
+                       model.joint(model.dofBody(k0)).name, singularity(model, k0, light)));
     }
+    return {};
   }
 
   // The first coordinate (from the leaves) whose L^T D L pivot of M(q) vanishes, or -1.
@@ -651,9 +649,11 @@ class UrdfLoader {
   }
 
   // Which coordinate of the joint, and the links beyond it without mass or with a degenerate inertia.
-  std::string singularity(const Model& model, int k) const {
+  // `light_bodies` receives those bodies.
+  std::string singularity(const Model& model, int k, std::vector<int>& light_bodies) const {
     const int body = model.dofBody(k);
     std::vector<std::string> light;
+    light_bodies.clear();
     for (int j = body; j < model.nbodies(); ++j) {
       int a = j;
       while (a > body) a = model.parent(a);
@@ -662,6 +662,7 @@ class UrdfLoader {
       if (I.mass() == 0.0 || principal(I.inertiaAboutCom()).moments(0) <= tolerance(I.inertiaAboutCom().trace())) {
         const std::vector<std::string> own = bodyLinks(j);
         light.insert(light.end(), own.begin(), own.end());
+        light_bodies.push_back(j);
       }
     }
     return fmt::format(" (its coordinate {} has no inertia of its own: the bodies it carries follow its motion at no "
@@ -687,18 +688,16 @@ class UrdfLoader {
   ResourceSearch search_;  // where mesh files are found
   std::map<std::pair<std::string, std::array<double, 3>>, std::shared_ptr<const MeshShape>> meshes_;  // by file and scale
   ModelBuilder builder_;
-  // By body: its own link and joint (document indices; -1 for the world, and for the joint of a
-  // floating root), its parent body, and the last link merged into it; by link, the next link merged
+  // By body: its own link (document index; -1 for the world) and the last link merged into it; by link, the next link merged
   // into the same body (-1 after the last): each body's links as one list through next_link_, no
   // vector per body.
-  static inline const std::string kWorld = "world", kRootJoint = "root_joint";
+  static inline const std::string kWorld = "world";
   std::vector<int> body_link_;
-  std::vector<int> body_joint_;
-  std::vector<int> body_parents_;
   std::vector<int> last_link_;
   std::vector<int> next_link_;
   std::vector<bool> reached_;  // by link: added, as a body or a frame
   std::unordered_set<std::string> indefinite_links_;
+  std::string model_singular_;  // where the factorisation of M found it singular ("" if it did not)
   double largest_trace_ = 0.0;
   int warnings_ = 0;
 };
@@ -707,12 +706,21 @@ Model loadFromXml(const std::string& xml, const std::string& source, const UrdfO
                   ResourceSearch search) {
   internal::XmlOutline outline;
   internal::checkXmlLimits(xml, source, {}, &outline);  // before the XML parser sees the text
-  return internal::loadUrdfDocument(internal::readUrdfDocument(xml, source, outline), source, options);
+  // A xacro source fails somewhere (a ${...} where a number belongs, a link its macro would define): the
+  // message says what the file is.
+  try {
+    return internal::loadUrdfDocument(internal::readUrdfDocument(xml, source, outline), source, options, std::move(search));
+  } catch (const Error& e) {
+    if (!internal::looksLikeXacro(xml)) throw;
+    throw Error(std::string(e.what()) + "; the file holds xacro markup (<xacro:...>, ${...}): it is a xacro source, "
+                "not a URDF; expand it first: " + internal::kXacroAdvice);
+  }
 }
 
 }  // namespace
 
-Model internal::loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options) {
+Model internal::loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options,
+                                 ResourceSearch search) {
   const UrdfTree tree = internal::buildUrdfTree(doc, source);
   UrdfLoader loader(doc, tree, source, options, std::move(search));
   Model model = loader.load();

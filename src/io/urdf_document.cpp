@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <optional>
+#include <set>
 #include <unordered_set>
 #include <utility>
 
+#include <spdlog/fmt/fmt.h>
 #include <tinyxml2.h>
 
 #include "abdyn/error.hpp"
@@ -66,17 +68,20 @@ const XMLElement& requiredChild(const XMLElement& parent, const char* name) {
   return *c;
 }
 
-UrdfInertial inertial(const XMLElement& e) {
+// `point_mass` is set when the element has no <inertia> (the inertia is zero then); `missing` receives
+// the <inertia> attributes that are absent (read as 0, as urdfdom does).
+UrdfInertial inertial(const XMLElement& e, bool& point_mass, std::string& missing) {
   UrdfInertial in;
   in.origin = pose(e);
   in.mass = requiredNumber(requiredChild(e, "mass"), "value");
-  const XMLElement& I = requiredChild(e, "inertia");
-  in.ixx = requiredNumber(I, "ixx");
-  in.ixy = requiredNumber(I, "ixy");
-  in.ixz = requiredNumber(I, "ixz");
-  in.iyy = requiredNumber(I, "iyy");
-  in.iyz = requiredNumber(I, "iyz");
-  in.izz = requiredNumber(I, "izz");
+  const XMLElement* I = e.FirstChildElement("inertia");
+  point_mass = I == nullptr;
+  if (point_mass) return in;
+  const std::pair<const char*, double*> entries[] = {{"ixx", &in.ixx}, {"ixy", &in.ixy}, {"ixz", &in.ixz},
+                                                     {"iyy", &in.iyy}, {"iyz", &in.iyz}, {"izz", &in.izz}};
+  for (const auto& [name, value] : entries) {
+    if (!numbers(*I, name, value, 1)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  }
   return in;
 }
 
@@ -211,7 +216,9 @@ class Reader {
     if (std::strcmp(kind, "link") == 0) {
       d.links.push_back(link(e, d));
     } else if (std::strcmp(kind, "joint") == 0) {
-      d.joints.push_back(joint(e));
+      d.joints.push_back(joint(e, d));
+    } else if (std::strncmp(kind, "xacro:", 6) == 0) {
+      xacro_.insert(kind);
     } else if (std::strcmp(kind, "material") == 0) {
       if (const char* material = e.Attribute("name")) {
         materials_.insert(material);
@@ -223,6 +230,12 @@ class Reader {
 
   // What needs the whole document: materials named before or after their use.
   void finish(UrdfDocument& d) const {
+    if (!xacro_.empty()) {
+      std::string names;
+      for (const std::string& name : xacro_) names += (names.empty() ? "<" : ", <") + name + ">";
+      d.doubts.push_back("the file holds unexpanded xacro elements (" + names + "), which are ignored: it is a xacro "
+                         "source, not a URDF; expand it first: " + std::string(kXacroAdvice));
+    }
     if (d.links.empty()) fail("no <link> element");
     for (const auto& [where, material] : material_uses_) {
       if (materials_.count(material) == 0) {
@@ -238,10 +251,32 @@ class Reader {
     l.name = name;
     const std::string where = quoted("link", l.name);
     if (const XMLElement* in = e.FirstChildElement("inertial")) {
+      bool point_mass = false;
+      std::string missing;
       try {
-        l.inertial = inertial(*in);
+        l.inertial = inertial(*in, point_mass, missing);
       } catch (const Unreadable& u) {
         fail(where + ": <inertial>: " + u.what);
+      }
+      if (!missing.empty()) {
+        d.doubts.push_back(where + ": <inertia> has no " + missing + " attribute (URDF requires all six): read as 0");
+      }
+      if (point_mass) {
+        d.doubts.push_back(where + ": <inertial> has a <mass> but no <inertia>: read as a point mass (zero rotational "
+                                   "inertia about its centre of mass)");
+      }
+      // URDF allows one <inertial>; the first is used (as urdfdom does).
+      int count = 0;
+      std::string masses;
+      for (const XMLElement* other = in; other; other = other->NextSiblingElement("inertial"), ++count) {
+        const XMLElement* mass = other->FirstChildElement("mass");
+        const char* value = mass != nullptr ? mass->Attribute("value") : nullptr;
+        masses += std::string(count ? ", " : "") + "mass " + (value != nullptr ? value : "?");
+      }
+      if (count > 1) {
+        d.doubts.push_back(fmt::format("{} has {} <inertial> elements ({}), but URDF allows one: the first is used, the "
+                                       "others are ignored",
+                                       where, count, masses));
       }
     }
     int visuals = 0, collisions = 0;
@@ -278,7 +313,7 @@ class Reader {
     }
   }
 
-  UrdfJoint joint(const XMLElement& e) const {
+  UrdfJoint joint(const XMLElement& e, UrdfDocument& d) const {
     UrdfJoint j;
     const char* name = e.Attribute("name");
     if (name == nullptr) fail("a <joint> has no name attribute");
@@ -287,11 +322,17 @@ class Reader {
     const char* type = e.Attribute("type");
     if (type == nullptr) fail(where + " has no type attribute");
     j.type = jointType(type, where);
+    if (j.type == UrdfJointType::Spherical) {
+      d.doubts.push_back(where + " has type 'spherical', which is not a URDF joint type (some exporters write it): "
+                                 "read as a ball joint (3 rotational coordinates, q a unit quaternion); its <axis> and "
+                                 "position limits are ignored");
+    }
     try {
       j.origin = pose(e);
       j.parent = linkName(e, "parent");
       j.child = linkName(e, "child");
-      const bool moves_along_axis = j.type != UrdfJointType::Fixed && j.type != UrdfJointType::Floating;
+      const bool moves_along_axis =
+          j.type != UrdfJointType::Fixed && j.type != UrdfJointType::Floating && j.type != UrdfJointType::Spherical;
       if (const XMLElement* axis = e.FirstChildElement("axis"); axis != nullptr && moves_along_axis) {
         if (!numbers(*axis, "xyz", j.axis.data(), 3)) throw Unreadable{"<axis> has no xyz attribute"};
       }
@@ -299,8 +340,15 @@ class Reader {
         UrdfLimit l;
         optionalNumber(*limit, "lower", l.lower);
         optionalNumber(*limit, "upper", l.upper);
-        l.effort = requiredNumber(*limit, "effort");
-        l.velocity = requiredNumber(*limit, "velocity");
+        double x = 0.0;
+        if (numbers(*limit, "effort", &x, 1)) l.effort = x;
+        if (numbers(*limit, "velocity", &x, 1)) l.velocity = x;
+        if ((!l.effort || !l.velocity) && j.type != UrdfJointType::Fixed) {
+          const char* missing = !l.effort && !l.velocity ? "effort and velocity attributes" : !l.effort ? "effort attribute" : "velocity attribute";
+          d.doubts.push_back(fmt::format("{}: <limit> has no {}, which URDF requires: the joint's {} {} unlimited", where,
+                                        missing, !l.effort && !l.velocity ? "effort and velocity" : !l.effort ? "effort" : "velocity",
+                                        !l.effort && !l.velocity ? "are" : "is"));
+        }
         j.limit = l;
       } else if (j.type == UrdfJointType::Revolute || j.type == UrdfJointType::Prismatic) {
         throw Unreadable{std::string("a ") + type + " joint needs a <limit> element (effort and velocity, lower and upper)"};
@@ -314,6 +362,7 @@ class Reader {
         optionalNumber(*dynamics, "friction", d.friction);
         j.dynamics = d;
       }
+      unused(e, j, d);
       if (const XMLElement* mimic = e.FirstChildElement("mimic")) {
         UrdfMimic m;
         const char* leader = mimic->Attribute("joint");
@@ -329,6 +378,23 @@ class Reader {
     return j;
   }
 
+  // Elements and attributes of a joint that its type gives no meaning: one warning each (they are
+  // common in exported files, so not refused by strict mode). <mimic> on a fixed joint is the loader's.
+  static void unused(const XMLElement& e, const UrdfJoint& j, UrdfDocument& d) {
+    const std::string where = quoted("joint", j.name);
+    const bool fixed = j.type == UrdfJointType::Fixed;
+    const XMLElement* limit = e.FirstChildElement("limit");
+    if (limit != nullptr && fixed) {
+      d.warnings.push_back(where + " is fixed: its <limit> is ignored");
+    } else if (limit != nullptr && j.type != UrdfJointType::Revolute && j.type != UrdfJointType::Prismatic &&
+               (limit->Attribute("lower") != nullptr || limit->Attribute("upper") != nullptr)) {
+      d.warnings.push_back(where + ": <limit lower upper> are ignored: a joint of this type has no position limits");
+    }
+    if (fixed && e.FirstChildElement("dynamics") != nullptr) {
+      d.warnings.push_back(where + " is fixed: its <dynamics> is ignored");
+    }
+  }
+
   UrdfJointType jointType(const std::string& type, const std::string& where) const {
     if (type == "revolute") return UrdfJointType::Revolute;
     if (type == "continuous") return UrdfJointType::Continuous;
@@ -336,6 +402,7 @@ class Reader {
     if (type == "fixed") return UrdfJointType::Fixed;
     if (type == "floating") return UrdfJointType::Floating;
     if (type == "planar") return UrdfJointType::Planar;
+    if (type == "spherical") return UrdfJointType::Spherical;
     fail(where + " has unknown type '" + type + "'");
   }
 
@@ -348,10 +415,16 @@ class Reader {
 
   const std::string& source_;
   std::unordered_set<std::string> materials_;  // names of the top-level <material> elements
+  std::set<std::string> xacro_;  // names of the top-level xacro:* elements
   std::vector<std::pair<std::string, std::string>> material_uses_;  // (visual, material name) of references
 };
 
 }  // namespace
+
+bool looksLikeXacro(const std::string& xml) {
+  return xml.find("<xacro:") != std::string::npos || xml.find("${") != std::string::npos ||
+         xml.find("$(") != std::string::npos;
+}
 
 UrdfDocument readUrdfDocument(const std::string& xml, const std::string& source, const XmlOutline& outline) {
   return Reader(source).read(xml, outline);

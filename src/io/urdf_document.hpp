@@ -12,7 +12,7 @@
 //   - <axis xyz> is in the joint frame; it defaults to (1, 0, 0) and is kept as written (the loader
 //     normalises it).
 //   - A missing <inertial> is a massless link; the inertia tensor is about the centre of mass, in the
-//     axes of the <inertial> <origin> frame.
+//     axes of the <inertial> <origin> frame. An <inertial> without <inertia> is a point mass.
 //
 // Elements that cannot change the model never refuse a file: a <visual> or <collision> that cannot be
 // read keeps its reason in UrdfShape::problem (the loader drops it with a warning), and a <material>
@@ -61,11 +61,11 @@ struct UrdfLink {
   std::vector<UrdfShape> shapes;  // visuals and collisions, in file order
 };
 
-enum class UrdfJointType { Revolute, Continuous, Prismatic, Fixed, Floating, Planar };
+enum class UrdfJointType { Revolute, Continuous, Prismatic, Fixed, Floating, Planar, Spherical };
 
 struct UrdfLimit {
   double lower = 0.0, upper = 0.0;  // URDF's defaults when the attributes are missing
-  double effort = 0.0, velocity = 0.0;
+  std::optional<double> effort, velocity;  // absent (no limit) when the attribute is missing
 };
 
 struct UrdfDynamics {
@@ -95,6 +95,13 @@ struct UrdfDocument {
   std::vector<std::string> doubts;    // elements without effect that URDF calls invalid: warnings, errors under strict
   std::vector<std::string> warnings;  // other remarks about elements without effect
 };
+
+/// How to turn a xacro source into a URDF, for messages about files that are one.
+inline constexpr const char* kXacroAdvice = "xacro FILE.urdf.xacro > FILE.urdf (ROS's xacro package)";
+
+/// Whether the text holds xacro markup (<xacro:...> elements, ${...} or $(...) substitutions): a xacro
+/// source rather than a URDF.
+bool looksLikeXacro(const std::string& xml);
 
 /// Reads the first <robot> element of `xml`, parsed with tinyxml2 one child at a time where the
 /// pre-scan's `outline` (xml_limits.hpp) allows, else as a whole. Throws abdyn::Error

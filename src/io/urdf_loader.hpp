@@ -5,14 +5,16 @@
 
 #include <string>
 
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/model.hpp"
 #include "io/urdf_document.hpp"
 
 namespace abdyn::internal {
 
-/// The model of `doc`. Throws abdyn::Error "<source>: ..." naming the link or joint at fault; warnings
-/// go to abdyn::logger() prefixed by `source`.
-Model loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options);
+/// The model of `doc`; its mesh files are looked up in `search`. Throws abdyn::Error "<source>: ..." naming
+/// the link or joint at fault; warnings go to abdyn::logger() prefixed by `source`.
+Model loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options,
+                       ResourceSearch search);
 
 }  // namespace abdyn::internal

@@ -87,28 +87,49 @@ class LoopReader {
     return link;
   }
 
+  // The two ends: <predecessor>/<successor> (abdyn's form) or <link1>/<link2> (Drake's form; a second
+  // <link1> in place of <link2>, as some exporters write, is read as <link2>).
+  std::pair<const tinyxml2::XMLElement*, const tinyxml2::XMLElement*> ends(const tinyxml2::XMLElement& e,
+                                                                             const std::string& loop) const {
+    if (e.FirstChildElement("link1") == nullptr) return {&child(e, "predecessor", loop), &child(e, "successor", loop)};
+    const tinyxml2::XMLElement* first = e.FirstChildElement("link1");
+    const tinyxml2::XMLElement* second = e.FirstChildElement("link2");
+    if (second == nullptr && first->NextSiblingElement("link1") != nullptr) {
+      second = first->NextSiblingElement("link1");
+      if (second->NextSiblingElement("link1") != nullptr) fail(loop, "more than two <link1>");
+    } else {
+      first = &child(e, "link1", loop);
+      second = &child(e, "link2", loop);
+    }
+    return {first, second};
+  }
+
   LoopClosure loopJoint(const tinyxml2::XMLElement& e, std::size_t index) const {
     const char* name_attr = e.Attribute("name");
     const std::string name = name_attr && *name_attr ? name_attr : "#" + std::to_string(index);
     if (!name_attr || !*name_attr) fail(name, "<loop_joint> needs a name");
     const char* type_attr = e.Attribute("type");
-    const std::string type = type_attr ? type_attr : "";
+    std::string type = type_attr ? type_attr : "";
+    if (type == "continuous") type = "revolute";  // Drake's word: a revolute closure has no position limits
     if (type != "revolute" && type != "prismatic" && type != "spherical" && type != "fixed") {
-      fail(name, "type must be revolute, prismatic, spherical or fixed, got '" + type + "'");
+      fail(name, "type must be revolute, continuous, prismatic, spherical or fixed, got '" + (type_attr ? type : "") + "'");
     }
-    const tinyxml2::XMLElement& pred = child(e, "predecessor", name);
-    const tinyxml2::XMLElement& succ = child(e, "successor", name);
-    const std::string link_a = linkOf(pred, "link", name), link_b = linkOf(succ, "link", name);
-    if (link_a == link_b) fail(name, "predecessor and successor are the same link '" + link_a + "'");
-    const auto [body_a, X_a] = frame(name, link_a, vector(pred, "xyz", name, false), vector(pred, "rpy", name, false));
-    const auto [body_b, X_b] = frame(name, link_b, vector(succ, "xyz", name, false), vector(succ, "rpy", name, false));
+    const auto [pred, succ] = ends(e, name);
+    const bool drake_form = std::string(pred->Name()) == "link1";
+    const std::string link_a = linkOf(*pred, "link", name), link_b = linkOf(*succ, "link", name);
+    if (link_a == link_b) fail(name, "its two ends are the same link '" + link_a + "'");
+    const auto [body_a, X_a] = frame(name, link_a, vector(*pred, "xyz", name, false), vector(*pred, "rpy", name, false));
+    const auto [body_b, X_b] = frame(name, link_b, vector(*succ, "xyz", name, false), vector(*succ, "rpy", name, false));
     if (body_a == body_b) {
       fail(name, "links '" + link_a + "' and '" + link_b + "' are rigidly joined already (both on body '" +
                      model_.bodyName(body_a) + "'): the loop cannot close anything");
     }
     if (type == "fixed") return LoopClosure::fixed(name, body_a, X_a, body_b, X_b);
     if (type == "spherical") return LoopClosure::spherical(name, body_a, X_a, body_b, X_b);
-    const Vector3 axis = vector(child(e, "axis", name), "xyz", name, true);
+    // Drake's form defaults the axis to x, as URDF's <joint> does; abdyn's form asks for it.
+    const tinyxml2::XMLElement* axis_element = e.FirstChildElement("axis");
+    const Vector3 axis = drake_form && axis_element == nullptr ? Vector3::UnitX()
+                                                               : vector(child(e, "axis", name), "xyz", name, true);
     if (!(axis.norm() > 1e-12)) fail(name, "<axis xyz> must not be zero");
     return type == "revolute" ? LoopClosure::revolute(name, body_a, X_a, body_b, X_b, axis.normalized())
                               : LoopClosure::prismatic(name, body_a, X_a, body_b, X_b, axis.normalized());

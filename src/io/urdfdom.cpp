@@ -255,7 +255,9 @@ class Converter {
 
 Model buildModel(const urdf::ModelInterface& urdf, const UrdfOptions& options) {
   const Converter converter(urdf);
-  return internal::loadUrdfDocument(converter.convert(), converter.source(), options);
+  // urdfdom's model has no file: relative mesh names are relative to the current directory.
+  return internal::loadUrdfDocument(converter.convert(), converter.source(), options,
+                                    ResourceSearch::forFile("", options.package_dirs));
 }
 
 }  // namespace abdyn

@@ -211,8 +211,10 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
         const bool angular = j.type != JointType::PrismaticX && j.type != JointType::PrismaticY &&
                              j.type != JointType::PrismaticZ && j.type != JointType::Prismatic;
         const double span = angular ? M_PI : 1.0;
-        const double a = std::isfinite(lo) ? lo : (std::isfinite(hi) ? std::min(-span, hi - 2 * span) : -span);
-        const double b = std::isfinite(hi) ? hi : (std::isfinite(lo) ? std::max(span, lo + 2 * span) : span);
+        // Files write "unbounded" as a huge number (999999, 1e16): such a limit bounds nothing.
+        const bool has_lo = std::abs(lo) < kUnboundedLimit, has_hi = std::abs(hi) < kUnboundedLimit;
+        const double a = has_lo ? lo : (has_hi ? std::min(-span, hi - 2 * span) : -span);
+        const double b = has_hi ? hi : (has_lo ? std::max(span, lo + 2 * span) : span);
         qi[0] = std::uniform_real_distribution<double>(a, b)(rng);
         break;
       }

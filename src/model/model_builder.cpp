@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "abdyn/error.hpp"
 #include "model/huge_pages.hpp"
@@ -39,6 +40,11 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string world_name) {
   model_.body_names_.push_back(world_name);
   specs_.emplace_back();
   addFrame(world_name, 0, Plx(), FrameType::Body);
+}
+
+void ModelBuilder::markKinematicsOnly(std::vector<int> bodies) {
+  kinematics_only_ = true;
+  marked_massless_ = std::move(bodies);
 }
 
 void ModelBuilder::setGravity(const Vector3& g) {
@@ -284,13 +290,21 @@ void ModelBuilder::finish(Model& m) const {
     subtree_weight[i] += m.inertia_[i].mass() + m.inertia_[i].inertiaAboutCom().cwiseAbs().sum();
     subtree_weight[m.parent_[i]] += subtree_weight[i];
   }
+  m.has_dynamics_ = !kinematics_only_;
+  m.massless_bodies_ = marked_massless_;
   for (int i = 1; i < n; ++i) {
     const Joint& j = m.joints_[i];
     if (subtree_weight[i] == 0.0 && m.armature_.segment(j.idx_v, j.nv).minCoeff() <= 0.0) {
-      throw Error("model '" + m.name_ + "': joint '" + j.name + "' moves only massless bodies (body '" + m.body_names_[i] +
-                  "' and its subtree have no mass or inertia), so the mass matrix would be singular");
+      if (!accept_kinematics_only_) {
+        throw Error("model '" + m.name_ + "': joint '" + j.name + "' moves only massless bodies (body '" +
+                    m.body_names_[i] + "' and its subtree have no mass or inertia), so the mass matrix would be singular");
+      }
+      m.has_dynamics_ = false;
+      m.massless_bodies_.push_back(i);
     }
   }
+  std::sort(m.massless_bodies_.begin(), m.massless_bodies_.end());
+  m.massless_bodies_.erase(std::unique(m.massless_bodies_.begin(), m.massless_bodies_.end()), m.massless_bodies_.end());
 
   m.mimics_.clear();
   for (size_t k = 0; k < mimic_names_.size(); ++k) {

@@ -23,6 +23,7 @@
 /// in that plane, at most four points, each with its own gap between the two faces.
 
 #include <cstdint>
+#include <string>
 
 #include "abdyn/constraints/rows.hpp"
 
@@ -49,7 +50,6 @@ struct GroundContactSettings {
 /// Whether ground and body contacts collide shapes of g's kind: spheres, boxes, cylinders, capsules, and meshes
 /// whose convex hull is loaded (Geometry::mesh), whatever g's role and body (the contacts use collision shapes
 /// of moving bodies only; ContactGeometry::Primitives leaves meshes out). Ellipsoids and planes are not collided.
-bool isCollidable(const Geometry& g);
 bool isCollidable(const Geometry& g);
 
 /// Candidate points per geometry (row keys are key_base + 3 (8 geometry + point) + {0, 1, 2}).
@@ -80,5 +80,11 @@ GroundContactPoint groundContactPoint(const Model& model, const Data& data, std:
 /// Needs data.X_body_world and data.S_world, like addGroundContactRows.
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base);
+
+/// The model's collision shapes on moving bodies that contacts with these settings do not collide
+/// (isCollidable; meshes without a loaded hull; meshes under ContactGeometry::Primitives), in one sentence
+/// for a warning: how many of which kind, and the bodies left with no collidable shape at all (named); ""
+/// when every collision shape is collided. The Simulator logs it once when built with ground or body contacts.
+std::string uncollidedShapes(const Model& model, const GroundContactSettings& settings = {});
 
 }  // namespace abdyn

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/rows.hpp"
 
 namespace abdyn {
@@ -44,6 +45,12 @@ struct RowJoint {
   double twist_upper = std::numeric_limits<double>::infinity();   ///< rad, twist of B about z_A
   double limit_margin = 0.02;  ///< rad: limit rows are added this close to a bound
 };
+
+/// The row joint that holds what a loop closure holds (loop_closure.hpp): fixed, spherical (Ball), revolute
+/// (Hinge about the closure's axis, the joint frames' z) or prismatic (Slider along it), with the same
+/// frames on both bodies; so that the Simulator can close a model's loops alongside its limit and contact
+/// rows. Throws abdyn::InvalidArgument naming the closure if its rows are none of these four sets.
+RowJoint rowJointOf(const LoopClosure& loop);
 
 /// Row keys a joint uses: key_base + 0 .. kRowJointKeys - 1.
 constexpr int kRowJointKeys = 9;

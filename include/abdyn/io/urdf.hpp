@@ -23,14 +23,24 @@
 ///   - Joint types: revolute (position limits from `<limit>`), continuous (revolute without position
 ///     limits), prismatic, fixed (merged, see above), floating, planar (the `<axis>` is the plane normal; the
 ///     first in-plane direction is the coordinate axis least aligned with the normal, made orthogonal
-///     to it). Revolute and prismatic joints need a `<limit>` with effort and velocity (lower and upper
-///     default to 0), as URDF requires. `<limit effort velocity>` give the effort and velocity limits of every coordinate of the
-///     joint, as written: many files write 0 for "not given", which abdyn keeps as a zero limit; a
-///     negative limit (-1 is another "not given") is taken as absent (infinite), with a warning. Without
-///     `<limit>` (continuous, planar, floating joints) the limits are infinite. `<dynamics damping friction>`,
-///     `<mimic joint multiplier offset>` and `<visual>`/`<collision>` shapes are kept; `<safety_controller>`,
-///     `<calibration>`, materials, `<sensor>`, `<gazebo>` and `<transmission>` are ignored. Collision meshes
+///     to it). "spherical", which URDF does not define but some exporters write, is read as a ball joint
+///     (q a unit quaternion; `<axis>` and position limits ignored) with a warning. Revolute and prismatic
+///     joints need a `<limit>` (lower and upper default to 0). `<limit effort velocity>` give the effort
+///     and velocity limits of every coordinate of the joint, as written: many files write 0 for "not
+///     given", which abdyn keeps as a zero limit; a negative limit (-1 is another "not given") is taken as
+///     absent (infinite), with a warning; a missing effort or velocity attribute, which URDF requires, is
+///     absent (infinite) with a warning naming it. Without `<limit>` (continuous, planar, floating joints)
+///     the limits are infinite; `<limit lower upper>` on such a joint, and `<limit>` or `<dynamics>` on a
+///     fixed joint, are ignored with a warning. `<dynamics damping friction>`, `<mimic joint multiplier
+///     offset>` and `<visual>`/`<collision>` shapes are kept; `<safety_controller>`, `<calibration>`,
+///     materials, `<sensor>`, `<gazebo>` and `<transmission>` are ignored. Collision meshes
 ///     are read with their convex hulls (UrdfOptions::load_collision_meshes).
+///   - A link with several `<inertial>` elements (URDF allows one) uses the first, with a warning naming
+///     their masses. An `<inertial>` with `<mass>` but no `<inertia>` is a point mass, and a missing entry
+///     of `<inertia>` is 0 (as urdfdom reads them), each with a warning.
+///   - A xacro source (`<xacro:...>` elements, `${...}` substitutions) is not a URDF: top-level xacro
+///     elements are ignored with a warning, and any error in such a file says that it is a xacro source
+///     and how to expand it (xacro FILE.urdf.xacro > FILE.urdf).
 ///   - `<mimic>` on a fixed joint is ignored with a warning. A `<mimic>` whose leader is missing or fixed is
 ///     dropped with a warning (Model::mimics() does not hold it, so no algorithm uses it).
 ///   - Elements that cannot change the model's kinematics or dynamics never refuse a file. A `<visual>` or
@@ -65,14 +75,18 @@
 /// positive definite: every moving joint must move some mass or inertia, and the L^T D L factorisation of
 /// M at a generic configuration must have no pivot below 1e-10 of its diagonal entry (a massless body
 /// carrying a single one-DoF body under a floating joint, or a point mass on a free joint, fails this).
-/// A singular file is refused naming the joint, with the options that load it: bound_mass and
-/// bound_inertia. M singular only at the neutral configuration (two axes lined up across a point-mass
-/// link) is a warning. When T is 0 (no link of the file has rotational inertia), only exact zeros are
+/// A file whose M is singular (a file without any `<inertial>`, exported for visualisation or inverse
+/// kinematics, or one with massless moving links) is a valid kinematic description: it loads with one
+/// warning that names its massless bodies and the options that give them dynamics (bound_mass and
+/// bound_inertia), and Model::hasDynamics() is false, so that kinematics, Jacobians and frames work while
+/// every dynamics call refuses the model (abdyn::Error naming those bodies and options, never NaN).
+/// M singular only at the neutral configuration (two axes lined up across a point-mass link) is a
+/// warning. When T is 0 (no link of the file has rotational inertia), only exact zeros are
 /// zero.
 ///
 /// Every problem -- a missing or unreadable file, malformed XML, a missing element or attribute or a
 /// number that does not parse in an element that matters, a structure that is not one tree, a non-finite number, a negative mass, an indefinite body
-/// inertia, a singular mass matrix, a zero axis -- throws abdyn::Error. A lower position limit above the
+/// inertia, a zero axis -- throws abdyn::Error. A lower position limit above the
 /// upper one is a warning, and the joint's position limits are ignored (strict mode: an error).
 /// Its message starts with the source (the path, or "`<string>`") and names the link or joint at fault.
 /// Before any XML parser sees the text, a linear pre-scan refuses documents beyond abdyn's limits (512 MiB,
@@ -99,10 +113,12 @@ struct UrdfOptions {
   /// Gravity of the model, in world coordinates (URDF files do not specify it).
   Vector3 gravity = Vector3(0.0, 0.0, -9.81);
   /// Refuse what the loader otherwise repairs or ignores with a warning: link inertias that are
-  /// indefinite or break the triangle inequality (unless balance_inertia repairs them), negative
-  /// effort or velocity limits, a `<mimic>` on a fixed joint or naming a missing or fixed leader, and
-  /// unreadable `<visual>` or `<collision>` elements and nameless `<material>` elements. A non-unit axis is
-  /// still only a warning.
+  /// indefinite or break the triangle inequality (unless balance_inertia repairs them), negative or
+  /// missing effort or velocity limits, a `<mimic>` on a fixed joint or naming a missing or fixed leader,
+  /// unreadable `<visual>` or `<collision>` elements and nameless `<material>` elements, several
+  /// `<inertial>` in a link, an `<inertial>` without `<inertia>` or with missing entries, "spherical"
+  /// joints, xacro elements and a singular mass matrix (a kinematic description). A non-unit axis and the
+  /// unused joint elements above are still only warnings.
   bool strict = false;
   /// Replace the rotational inertia of each link that breaks the triangle inequality by the isotropic
   /// inertia with the same trace: every principal moment becomes (l1 + l2 + l3) / 3 (MuJoCo's
@@ -114,12 +130,12 @@ struct UrdfOptions {
   double bound_mass = 0.0;
   /// Lower bound on the principal moments of each moving body's rotational inertia about its centre of
   /// mass: smaller moments are raised to it, keeping the principal axes (MuJoCo's boundinertia). With
-  /// bound_mass, this loads files whose massless links make the mass matrix singular. 0: no bound.
+  /// bound_mass, this gives dynamics to files whose massless links make the mass matrix singular. 0: no
+  /// bound.
   double bound_inertia = 0.0;
   /// Load a moving body whose composite inertia is indefinite (beyond the tolerance above) with a
   /// warning instead of refusing the file, and, in strict mode, link inertias that are indefinite or
-  /// break the triangle inequality. Negative masses, non-finite numbers and singular mass matrices are
-  /// always refused. A point mass, a thin rod or a triangle violation loads without it (abdyn's
+  /// break the triangle inequality. Negative masses and non-finite numbers are always refused. A point mass, a thin rod or a triangle violation loads without it (abdyn's
   /// --accept-invalid-inertia is the same option).
   bool accept_invalid_inertia = false;
   /// Folders of ROS packages by name, for the file's package://NAME/... mesh names: searched before

@@ -34,10 +34,15 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0, const 
 void exponentialCoordinateRate(const Model& model, const Eigen::VectorXd& theta, const Eigen::VectorXd& v,
                                Eigen::VectorXd& out);
 
+/// Position limits at or beyond this magnitude (rad or m) count as absent in randomConfiguration: files
+/// write "unbounded" as 999999 or 1e16, and no joint's travel comes near 10^4 rad (1600 turns) or 10^4 m.
+inline constexpr double kUnboundedLimit = 1e4;
+
 /// A random configuration: uniform within position limits; unlimited angles in [-pi, pi], unlimited
 /// offsets and floating and planar positions in [-1, 1], uniformly distributed orientations. With one
 /// limit only, the interval runs from it over 2 pi (angles) or 2 (offsets) away from the limit, or up to
 /// pi / 1 on the other side of zero if that is farther: [lo, max(s, lo + 2 s)], [min(-s, hi - 2 s), hi].
+/// A limit of magnitude kUnboundedLimit or more counts as absent.
 Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng);
 
 /// Rescales every quaternion in q to unit length; throws abdyn::InvalidArgument on a zero quaternion.

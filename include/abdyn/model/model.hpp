@@ -150,6 +150,15 @@ class Model {
   /// True if some joint is floating (nq != nv).
   bool hasQuaternions() const { return nq_ != nv_; }
 
+  /// Whether the model's dynamics are defined: false for a kinematic description whose mass matrix is
+  /// singular (bodies without mass or inertia, e.g. a URDF file without <inertial>; see
+  /// ModelBuilder::acceptKinematicsOnly). Kinematics, Jacobians and frames work on such a model; every call
+  /// that needs its inertias (dynamics, mass matrix, energies, derivatives, constrained calls, integrators,
+  /// Simulator, batch calls) throws abdyn::Error naming masslessBodies().
+  bool hasDynamics() const { return has_dynamics_; }
+  /// The bodies whose lack of mass or inertia leaves the mass matrix singular (empty when hasDynamics()).
+  const std::vector<int>& masslessBodies() const { return massless_bodies_; }
+
  private:
   friend class ModelBuilder;
 
@@ -182,6 +191,8 @@ class Model {
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
   std::vector<MimicCoupling> mimics_;
   std::vector<Geometry> geometries_;
+  bool has_dynamics_ = true;
+  std::vector<int> massless_bodies_;
   /// Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
   /// the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
   /// slots over the names frames_ and joints_ hold already: no node and no

@@ -60,7 +60,15 @@ class ModelBuilder {
   /// The inertia accumulated on `body` so far, in body coordinates.
   const RigidBodyInertia& inertia(int body) const { return model_.inertia_[body]; }
 
-  /// Checks the whole model (every moving joint must move some mass or inertia) and returns it.
+  /// Lets build() return a kinematic description instead of refusing it: a model in which a moving joint
+  /// moves only bodies without mass or inertia gets Model::hasDynamics() false, with those bodies in
+  /// Model::masslessBodies(), rather than an abdyn::Error.
+  void acceptKinematicsOnly() { accept_kinematics_only_ = true; }
+  /// Marks the model to build as a kinematic description (Model::hasDynamics() false) whose mass matrix
+  /// is singular because of `bodies` (body indices): for loaders whose own test of M finds it singular.
+  void markKinematicsOnly(std::vector<int> bodies);
+  /// Checks the whole model (every moving joint must move some mass or inertia, unless
+  /// acceptKinematicsOnly) and returns it.
   Model build() const&;
   /// The same without copying the bodies: they move into the model (std::move(builder).build()), and the
   /// builder holds none afterwards.
@@ -74,6 +82,9 @@ class ModelBuilder {
   std::vector<JointSpec> specs_;
   std::vector<std::pair<std::string, std::string>> mimic_names_;
   std::vector<std::pair<double, double>> mimic_values_;
+  bool accept_kinematics_only_ = false;
+  bool kinematics_only_ = false;
+  std::vector<int> marked_massless_;
 };
 
 }  // namespace abdyn

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Loads and simulates every URDF of public robot-description collections: the table of
+docs/loading-robots.md ("Public collections").
+
+Each COLLECTION is a folder, or a git directory (bare or not) whose HEAD is read with `git archive`.
+The *.urdf files are copied to OUT/<collection name>/ (bullet3's thousand random shapes are left out),
+then, for each file and base (fixed, floating):
+  - `abdyn check FILE` says loaded, kinematic (loaded without dynamics), n/a (a floating base the file
+    was not written for) or refused;
+  - every model with dynamics is simulated one second with the program's defaults
+    (`abdyn simulate FILE [--floating] --duration 1`, 120 s time-out);
+  - urdfdom's parser (tools/collections/urdfdom_load.cpp, built here with g++ when liburdfdom-dev is
+    installed) says whether Pinocchio, which builds its models from urdfdom's output, would load it.
+Prints the per-collection table, the refusal reasons and the simulation outcomes as Markdown; the
+per-case lines go to OUT/cases.tsv.
+
+    python3 tools/collections/check_collections.py --abdyn build/app/abdyn --out /tmp/collections \
+        /path/to/example-robot-data /path/to/unitree_ros ...
+"""
+
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def collection_name(path):
+    path = os.path.abspath(path.rstrip("/"))
+    parts = [p for p in path.split(os.sep) if p not in ("repo", ".git", "")]
+    name = parts[-1]
+    return name.replace("+", "/")
+
+
+def copy_urdfs(source, dest):
+    """Copies the *.urdf files of a folder or a git directory's HEAD into dest; returns their paths."""
+    os.makedirs(dest, exist_ok=True)
+    git_dir = next((c for c in (source, os.path.join(source, ".git")) if os.path.isfile(os.path.join(c, "HEAD"))), None)
+    if git_dir is not None:
+        listing = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD"],
+                                 check=True, capture_output=True, text=True).stdout.split("\n")
+        names = [n for n in listing if n.lower().endswith(".urdf") and "random_urdfs" not in n]
+        for n in names:
+            blob = subprocess.run(["git", "--git-dir", git_dir, "show", "HEAD:" + n], capture_output=True).stdout
+            target = os.path.join(dest, n)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(blob)
+    else:
+        for root, _, files in os.walk(source):
+            for f in files:
+                if f.lower().endswith(".urdf") and "random_urdfs" not in root:
+                    rel = os.path.relpath(os.path.join(root, f), source)
+                    os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+                    shutil.copy(os.path.join(root, f), os.path.join(dest, rel))
+    found = []
+    for root, _, files in os.walk(dest):
+        found += [os.path.join(root, f) for f in files if f.lower().endswith(".urdf")]
+    return sorted(found)
+
+
+def check_lines(abdyn, files):
+    """abdyn check over the files: {(file, base): (outcome, text)}."""
+    out = subprocess.run([abdyn, "check"] + files, capture_output=True, text=True).stdout
+    result = {}
+    for line in out.split("\n"):
+        m = re.match(r"(fixed|floating)\s+(loaded|kinematic|n/a|refused)\s+(.*?): (.*)$", line)
+        if m:
+            result[(m.group(3), m.group(1))] = (m.group(2), m.group(4))
+    return result
+
+
+def simulate(abdyn, path, floating):
+    args = [abdyn, "simulate", path, "--duration", "1"] + (["--floating"] if floating else [])
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "time-out", ""
+    if r.returncode != 0:
+        return ("diverged" if "diverged" in r.stderr else "failed"), r.stderr.strip().split("\n")[-1]
+    energy = next((l for l in r.stdout.split("\n") if l.startswith("energy:")), "")
+    if "conserved" in energy:
+        return "conserved", energy
+    if "dissipated" in energy or "joint damping took" in energy:
+        return "dissipated", energy
+    return "step error", energy
+
+
+def urdfdom_verdicts(files, workdir):
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "urdfdom_load.cpp")
+    binary = os.path.join(workdir, "urdfdom_load")
+    built = subprocess.run(["g++", "-O1", "-std=c++17", source, "-lurdfdom_model", "-o", binary],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        return None
+    verdicts = {}
+    for k in range(0, len(files), 200):
+        out = subprocess.run([binary] + files[k:k + 200], capture_output=True, text=True).stdout
+        for line in out.split("\n"):
+            if line.startswith("loaded "):
+                verdicts[line[len("loaded "):]] = True
+            elif line.startswith("refused "):
+                verdicts[line[len("refused "):].split(": ")[0]] = False
+    return verdicts
+
+
+def reason_class(text):
+    rules = [
+        ("xacro source", "a xacro source (not expanded)"),
+        ("no <link> element", "no <link> element"),
+        ("which does not exist", "a joint names a link that does not exist"),
+        ("defined more than once", "a link or joint defined twice"),
+        ("<inertial>", "an <inertial> that cannot be read"),
+        ("invalid inertia", "a body with an indefinite inertia"),
+        ("malformed XML", "malformed XML"),
+        ("no <robot>", "no <robot> element"),
+        ("<robot> has no name", "<robot> without a name"),
+        ("unknown type", "an unknown joint type"),
+        ("negative mass", "a negative mass"),
+        ("loop joint", "a loop joint that cannot be read"),
+    ]
+    for key, label in rules:
+        if key in text:
+            return label
+    return "other: " + text[:80]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("collections", nargs="+")
+    parser.add_argument("--abdyn", required=True, help="the abdyn program")
+    parser.add_argument("--out", required=True, help="folder for the copied files and cases.tsv")
+    parser.add_argument("--no-simulate", action="store_true")
+    args = parser.parse_args()
+
+    rows = []
+    all_files = []
+    per_collection = collections.OrderedDict()
+    for source in args.collections:
+        name = collection_name(source)
+        files = copy_urdfs(source, os.path.join(args.out, name.replace("/", "+")))
+        per_collection[name] = files
+        all_files += files
+    with tempfile.TemporaryDirectory() as tmp:
+        urdfdom = urdfdom_verdicts(all_files, tmp)
+
+    totals = collections.Counter()
+    reasons = collections.Counter()
+    sims = collections.Counter()
+    table = []
+    cases = open(os.path.join(args.out, "cases.tsv"), "w")
+    for name, files in per_collection.items():
+        if not files:
+            continue
+        verdict = check_lines(args.abdyn, files)
+        c = collections.Counter()
+        for f in files:
+            for base in ("fixed", "floating"):
+                outcome, text = verdict.get((f, base), ("refused", "no line from abdyn check"))
+                c[base + " " + outcome] += 1
+                if outcome != "n/a":
+                    c["cases"] += 1
+                    if outcome in ("loaded", "kinematic"):
+                        c["model"] += 1
+                    if urdfdom is not None and urdfdom.get(f, False):
+                        c["urdfdom"] += 1
+                if outcome == "refused":
+                    reasons[(reason_class(text), base)] += 1
+                sim = ""
+                if outcome == "loaded" and not args.no_simulate:
+                    sim, detail = simulate(args.abdyn, f, base == "floating")
+                    sims[(base, sim)] += 1
+                cases.write("\t".join([name, f, base, outcome, sim, text]) + "\n")
+        totals.update(c)
+        table.append((name, len(files), c))
+    cases.close()
+
+    print("| collection | files | cases | model (loaded / kinematic) | urdfdom (Pinocchio's parser) | n/a floating | refused |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, n, c in table + [("all", sum(len(f) for f in per_collection.values()), totals)]:
+        model = f"{c['model']} ({c['fixed loaded'] + c['floating loaded']} / {c['fixed kinematic'] + c['floating kinematic']})"
+        pin = str(c["urdfdom"]) if urdfdom is not None else "-"
+        print(f"| {name} | {n} | {c['cases']} | {model} | {pin} | {c['floating n/a']} | "
+              f"{c['fixed refused'] + c['floating refused']} |")
+    if totals["cases"]:
+        print(f"\nmodel by default: {totals['model']} of {totals['cases']} cases "
+              f"({100.0 * totals['model'] / totals['cases']:.1f}%)" +
+              (f"; urdfdom parses {totals['urdfdom']} ({100.0 * totals['urdfdom'] / totals['cases']:.1f}%)"
+               if urdfdom is not None else ""))
+    print("\n| refusal | fixed | floating |\n| --- | ---: | ---: |")
+    for label in sorted({k[0] for k in reasons}, key=lambda l: -(reasons[(l, 'fixed')] + reasons[(l, 'floating')])):
+        print(f"| {label} | {reasons[(label, 'fixed')]} | {reasons[(label, 'floating')]} |")
+    if sims:
+        kinds = ["conserved", "dissipated", "step error", "diverged", "failed", "time-out"]
+        print("\n| base | runs | " + " | ".join(kinds) + " |\n| --- | ---: | " + " | ".join("---:" for _ in kinds) + " |")
+        for base in ("fixed", "floating"):
+            runs = sum(sims[(base, k)] for k in kinds)
+            print(f"| {base} | {runs} | " + " | ".join(str(sims[(base, k)]) for k in kinds) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
