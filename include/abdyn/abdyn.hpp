@@ -33,7 +33,8 @@
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
 
-// Reading models: URDF and the loop-joint extensions.
+// Reading models: URDF and the loop-joint extensions, MJCF (MuJoCo).
+#include "abdyn/io/mjcf.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 

@@ -27,6 +27,11 @@ struct JointSpec {
   double damping = 0.0;
   double friction = 0.0;
   double armature = 0.0;
+  /// Spring stiffness of every coordinate (Model::stiffness), toward spring_reference.
+  double stiffness = 0.0;
+  /// The joint's nq coordinates the spring pulls toward; empty: the neutral configuration (zero, identity
+  /// quaternion).
+  Eigen::VectorXd spring_reference;
 };
 
 class ModelBuilder {
@@ -47,6 +52,12 @@ class ModelBuilder {
   void addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
                 double offset);
   void addGeometry(const Geometry& geometry);
+  /// Adds a named configuration (nq numbers, checked by build()).
+  void addConfiguration(const NamedConfiguration& configuration);
+  /// Adds a joint actuator (its joint must have one velocity coordinate; checked by build()).
+  void addActuator(const Actuator& actuator);
+  /// The time step the description asks for (s, > 0 and finite).
+  void setTimestep(double timestep);
   /// Makes room for `bodies` bodies (the world included) and as many frames, so that adding them
   /// reallocates nothing (loaders that know the count call it first).
   void reserve(int bodies);
