@@ -1,6 +1,7 @@
 // abdyn check: what a user runs on a robot collection before using it.
 
 #include "check.hpp"
+#include "model_lookup.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -153,7 +154,7 @@ int check(CheckArguments args) {
       options.floating_base = floating;
       const char* const mode = floating ? "floating" : "fixed   ";
       try {
-        const abdyn::Model model = abdyn::loadUrdf(file, options);
+        const abdyn::Model model = loadModelFile(file, options);
         const std::vector<std::string> warnings = sink->take();
         ++loaded[floating];
         std::cout << mode << "  loaded   " << file << ": nq " << model.nq() << ", nv " << model.nv() << ", "

@@ -184,13 +184,14 @@ bool floatingRoot(const abdyn::Model& model) {
 abdyn::Model load(const Arguments& args) {
   abdyn::UrdfOptions options = args.urdf;
   options.floating_base = args.floating;
-  return abdyn::loadUrdf(args.model_path, options);
+  return loadModelFile(args.model_path, options);
 }
 
 // The loop joints of the file and the model's mimic couplings, which the loop path enforces as well.
 abdyn::ConstraintSet constraints(const Arguments& args, const abdyn::Model& model) {
-  abdyn::ConstraintSet set = abdyn::loadUrdfLoops(args.model_path, model);
-  set.couplings = abdyn::ConstraintSet::fromMimics(model).couplings;
+  abdyn::ConstraintSet set = loadModelConstraints(args.model_path, model);
+  const std::vector<abdyn::JointCoupling> mimics = abdyn::ConstraintSet::fromMimics(model).couplings;
+  set.couplings.insert(set.couplings.end(), mimics.begin(), mimics.end());
   return set;
 }
 
