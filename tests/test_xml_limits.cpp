@@ -12,7 +12,7 @@
 #include "test_helpers.hpp"
 
 // Hostile URDF files are refused by a linear pre-scan before urdfdom's or tinyxml2's parser sees them
-// (src/internal/xml_limits.hpp): 40,000 levels of nesting used to overflow the stack inside urdfdom (the
+// (src/io/xml_limits.hpp): 40,000 levels of nesting used to overflow the stack inside urdfdom (the
 // process died), and millions of attributes on one element kept the parsers busy for minutes. These tests
 // build such files and check that every entry point refuses them with abdyn::Error naming the source and
 // the limit. That they are refused by the pre-scan is what keeps them fast: a parser would crash on the

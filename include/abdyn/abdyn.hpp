@@ -1,5 +1,6 @@
 #pragma once
-// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
+/// @file
+/// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
 
 // Errors, the library logger and checked mode: what every layer reports through.
 #include "abdyn/checked_mode.hpp"
@@ -85,3 +86,8 @@
 #include "abdyn/conventions/rbdl.hpp"
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/conventions/tds.hpp"
+
+/// Articulated-body dynamics on Featherstone's spatial vector algebra: the spatial types, Model and Data,
+/// the loaders, the algorithms, constraints, integrators and the Simulator. Spatial vectors are
+/// [angular; linear]; a Plx named X_B_A maps A coordinates to B coordinates.
+namespace abdyn {}

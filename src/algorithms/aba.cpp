@@ -1,10 +1,10 @@
 #include "abdyn/algorithms/aba.hpp"
 
-#include "internal/articulated_step.hpp"
+#include "algorithms/articulated_step.hpp"
+#include "algorithms/joint_ops.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/joint_ops.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 //   U, D   U = IA S, D = S^T IA S (+ armature, + h damping);  u = tau - S^T pA (- damping qd + springs)
 //   Ia, pa what the parent feels through joint i: IA - U D^-1 U^T and pA + Ia c + U D^-1 u
 //   a      body acceleration, from a_0 = -gravity so that gravity needs no other term
-// The per-joint steps (U, D, u, Ia, pa, qdd) are internal/articulated_step.hpp's, shared with the row
+// The per-joint steps (U, D, u, Ia, pa, qdd) are articulated_step.hpp's, shared with the row
 // response and inverseMassMatrix.
 ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
          const std::vector<Force>* f_ext, const DynamicsOptions& options, const char* caller) {
@@ -108,11 +108,15 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
   return data.qdd;
 }
 
-const Eigen::VectorXd& internal::forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                                          const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-                                                          const DynamicsOptions& options, const char* caller) {
+namespace internal {
+
+const Eigen::VectorXd& forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                                const DynamicsOptions& options, const char* caller) {
   aba(model, data, q, v, tau, nullptr, options, caller);
   return data.qdd;
 }
+
+}  // namespace internal
 
 }  // namespace abdyn

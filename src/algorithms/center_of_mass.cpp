@@ -1,8 +1,8 @@
 #include "abdyn/algorithms/center_of_mass.hpp"
 
 #include "abdyn/error.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

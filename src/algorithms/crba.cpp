@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/shared_passes.hpp"
+#include "model/data_workspace.hpp"
 
 namespace abdyn {
 namespace {
@@ -173,7 +174,9 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
   internal::factorizeAtMassMatrix(model, data);
 }
 
-ABDYN_FLATTEN void internal::factorizeAtMassMatrix(const Model& model, Data& data) {
+namespace internal {
+
+ABDYN_FLATTEN void factorizeAtMassMatrix(const Model& model, Data& data) {
   double* __restrict L = data.factor_L.data();
   double* __restrict D = data.factor_D.data();
   for (int k = 0; k < model.nv(); ++k) {
@@ -203,7 +206,7 @@ ABDYN_FLATTEN void internal::factorizeAtMassMatrix(const Model& model, Data& dat
 }
 
 // The products with L and the solves: checked at their public doors, unchecked (internal::) inside the solvers.
-void internal::multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = model.nv() - 1; k >= 0; --k) {
     const double* lk = data.factor_L.data() + model.ancestorOffset(k);
     const int* A = ancestors(model, data, k);
@@ -211,7 +214,7 @@ void internal::multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eige
   }
 }
 
-void internal::multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   for (int k = 0; k < model.nv(); ++k) {
     const double* lk = data.factor_L.data() + model.ancestorOffset(k);
     const int* A = ancestors(model, data, k);
@@ -219,7 +222,7 @@ void internal::multiplyByLTransposed(const Model& model, const Data& data, Eigen
   }
 }
 
-ABDYN_FLATTEN void internal::solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+ABDYN_FLATTEN void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   double* __restrict xs = x.data();
   for (int k = 0; k < model.nv(); ++k) {  // coordinate k gathers from its ancestors
     const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
@@ -230,7 +233,7 @@ ABDYN_FLATTEN void internal::solveL(const Model& model, const Data& data, Eigen:
   }
 }
 
-ABDYN_FLATTEN void internal::solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   double* __restrict xs = x.data();
   for (int k = model.nv() - 1; k >= 0; --k) {  // coordinate k feeds its ancestors
     const double xk = xs[k];
@@ -241,12 +244,14 @@ ABDYN_FLATTEN void internal::solveLTransposed(const Model& model, const Data& da
   }
 }
 
-void internal::solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
+void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   // M^-1 = L^-1 D^-1 L^-T.
   internal::solveLTransposed(model, data, x);
   x.array() /= data.factor_D.array();
   internal::solveL(model, data, x);
 }
+
+}  // namespace internal
 
 namespace {
 void checkFactorArguments(const Model& model, const Data& data, const Eigen::Ref<Eigen::VectorXd>& x,

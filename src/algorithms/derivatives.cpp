@@ -2,12 +2,13 @@
 
 #include <algorithm>
 
-#include "internal/articulated_step.hpp"
+#include "algorithms/articulated_step.hpp"
+#include "algorithms/inverse_mass_steps.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/inverse_mass_steps.hpp"
-#include "internal/joint_ops.hpp"
-#include "internal/shared_passes.hpp"
+#include "algorithms/joint_ops.hpp"
+#include "model/data_workspace.hpp"
 
 namespace abdyn {
 namespace {
@@ -316,7 +317,7 @@ void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
   for (int k = 0; k < model.nv(); ++k) tauDerivativeColumn(model, data, k, with_mass_matrix, depth_first);
 }
 
-// The floating joints' armature products a (w x v) (internal/joint_ops.hpp) in d tau / d v: on a joint's
+// The floating joints' armature products a (w x v) (algorithms/joint_ops.hpp) in d tau / d v: on a joint's
 // linear rows, -a [v]x in its angular columns and a [w]x in its linear ones. Calls add(k, J) with the
 // joint's first coordinate k and the 3 x 6 block J of its linear rows.
 template <class Add>

@@ -2,10 +2,11 @@
 
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/algorithms/rnea.hpp"
-#include "internal/articulated_step.hpp"
+#include "algorithms/articulated_step.hpp"
+#include "algorithms/inverse_mass_steps.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/inverse_mass_steps.hpp"
-#include "internal/shared_passes.hpp"
+#include "model/data_workspace.hpp"
 
 namespace abdyn {
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
@@ -17,7 +18,7 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - nonlinearEffects(model, data, q, v, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   internal::factorizeAtMassMatrix(model, data);
-  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
+  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see algorithms/passes.hpp
   return data.qdd;
 }
 
@@ -31,12 +32,14 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
   data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
   internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
   internal::factorizeAtMassMatrix(model, data);
-  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see shared_passes.hpp
+  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see algorithms/passes.hpp
   return data.qdd;
 }
 
-void internal::inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world) {
-  // ABA with one right-hand side per coordinate (internal/inverse_mass_steps.hpp), in world coordinates:
+namespace internal {
+
+void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world) {
+  // ABA with one right-hand side per coordinate (inverse_mass_steps.hpp), in world coordinates:
   // only U (one column per coordinate) is moved there, into data.Minv_tmp.
   const int n = model.nbodies();
   Matrix6X& U_world = data.Minv_tmp;
@@ -60,6 +63,8 @@ void internal::inverseMassMatrixAtFactors(const Model& model, Data& data, const 
   internal::symmetrizeInverseMass(data);
 }
 
+}  // namespace internal
+
 const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                          const DynamicsOptions& options) {
   internal::checkData(model, data, "abdyn::inverseMassMatrix");
@@ -76,7 +81,7 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
   ++data.X_body_world_stamp;
   for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
   data.S_world_stamp = data.X_body_world_stamp;
-  // ABA's factors (internal/articulated_step.hpp): U, D^-1 and the articulated inertias, leaves to root.
+  // ABA's factors (articulated_step.hpp): U, D^-1 and the articulated inertias, leaves to root.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
     internal::visitJointDofs(j, [&](auto dofs) {

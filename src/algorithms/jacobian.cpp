@@ -1,8 +1,8 @@
 #include "abdyn/algorithms/jacobian.hpp"
 
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

@@ -1,9 +1,9 @@
 #include "abdyn/algorithms/kinematics.hpp"
 
+#include "algorithms/joint_ops.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/joint_ops.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -75,12 +75,14 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
   internal::forwardKinematicsUnchecked(model, data, q, v, qdd);
 }
 
-void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q) {
+namespace internal {
+
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q) {
   positions(model, data, q);
 }
 
-void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                          const Eigen::VectorXd& v, const Eigen::VectorXd& qdd) {
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& v, const Eigen::VectorXd& qdd) {
   positions(model, data, q);
   data.v[0] = Motion::Zero();
   data.a[0] = Motion::Zero();
@@ -93,13 +95,15 @@ void internal::forwardKinematicsUnchecked(const Model& model, Data& data, const 
   }
 }
 
-void internal::worldTransformsAtTransforms(const Model& model, Data& data) {
+void worldTransformsAtTransforms(const Model& model, Data& data) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent(i);
     data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
   }
   ++data.X_body_world_stamp;
 }
+
+}  // namespace internal
 
 Plx frameTransform(const Model& model, const Data& data, int frame) {
   internal::checkData(model, data, "abdyn::frameTransform");

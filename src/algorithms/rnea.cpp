@@ -1,9 +1,9 @@
 #include "abdyn/algorithms/rnea.hpp"
 
+#include "algorithms/joint_ops.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/joint_ops.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -89,11 +89,15 @@ const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Ei
   return internal::nonlinearEffectsUnchecked(model, data, q, v, options);
 }
 
-const Eigen::VectorXd& internal::nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                                           const Eigen::VectorXd& v, const DynamicsOptions& options) {
+namespace internal {
+
+const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                 const Eigen::VectorXd& v, const DynamicsOptions& options) {
   rnea(model, data, q, &v, nullptr, nullptr, options);
   return data.tau;
 }
+
+}  // namespace internal
 
 const Eigen::VectorXd& gravityTorques(const Model& model, Data& data, const Eigen::VectorXd& q) {
   internal::checkData(model, data, "abdyn::gravityTorques");

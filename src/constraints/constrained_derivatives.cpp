@@ -4,11 +4,10 @@
 
 #include "abdyn/algorithms/derivatives.hpp"
 #include "abdyn/error.hpp"
+#include "algorithms/passes.hpp"
+#include "constraints/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/constraint_solve.hpp"
 #include "internal/dense_solve.hpp"
-#include "internal/constraint_passes.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

@@ -8,17 +8,18 @@
 
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
+#include "algorithms/passes.hpp"
+#include "constraints/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/constraint_passes.hpp"
-#include "internal/constraint_solve.hpp"
 #include "internal/dense_solve.hpp"
 #include "internal/flatten.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 
+namespace internal {
+
 // (a, b) of rhs = gamma - a G v - b C for the chosen stabilisation (formulas in the header).
-std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSettings& s) {
+std::pair<double, double> feedbackGains(const ConstrainedDynamicsSettings& s) {
   const double h = s.time_step;
   switch (s.stabilisation) {
     case Stabilisation::ErrorReduction: {
@@ -33,6 +34,8 @@ std::pair<double, double> internal::feedbackGains(const ConstrainedDynamicsSetti
   return {2.0 * s.baumgarte_alpha, s.baumgarte_beta * s.baumgarte_beta};
 }
 
+}  // namespace internal
+
 namespace {
 
 std::string number(double x) {
@@ -43,7 +46,9 @@ std::string number(double x) {
 
 }  // namespace
 
-void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
+namespace internal {
+
+void checkConstrainedSettings(const ConstrainedDynamicsSettings& s, const char* fn) {
   const auto fail = [fn](const char* name, double value, const char* what) {
     throw InvalidArgument(std::string(fn) + ": settings." + name + " = " + number(value) + " " + what);
   };
@@ -63,12 +68,14 @@ void internal::checkConstrainedSettings(const ConstrainedDynamicsSettings& s, co
   }
 }
 
-void internal::checkConstrainedWorkspace(const ConstrainedDynamicsData& cd, const Model& model,
-                                         const ConstraintSet& constraints, const char* fn) {
+void checkConstrainedWorkspace(const ConstrainedDynamicsData& cd, const Model& model,
+                               const ConstraintSet& constraints, const char* fn) {
   if (cd.lambda.size() != constraints.rows() || cd.qdd.size() != model.nv()) {
     throw InvalidArgument(std::string(fn) + ": 'cd' was built for other constraints or another model");
   }
 }
+
+}  // namespace internal
 
 namespace {
 
@@ -332,12 +339,14 @@ const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data
   return internal::forwardDynamicsConstrainedUnchecked(model, data, cd, constraints, q, v, tau, settings);
 }
 
-const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model& model, Data& data,
-                                                                     ConstrainedDynamicsData& cd,
-                                                                     const ConstraintSet& constraints,
-                                                                     const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                                                     const Eigen::VectorXd& tau,
-                                                                     const ConstrainedDynamicsSettings& settings) {
+namespace internal {
+
+const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, Data& data,
+                                                           ConstrainedDynamicsData& cd,
+                                                           const ConstraintSet& constraints,
+                                                           const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                                           const Eigen::VectorXd& tau,
+                                                           const ConstrainedDynamicsSettings& settings) {
   const ConstraintKinematics& k = cd.kinematics;
   const int nv = model.nv();
   const ConstrainedSolver solver = chooseSolver(cd, settings.solver);
@@ -391,6 +400,8 @@ const Eigen::VectorXd& internal::forwardDynamicsConstrainedUnchecked(const Model
   closureWrenches(constraints, cd);
   return cd.qdd;
 }
+
+}  // namespace internal
 
 const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, ConstrainedDynamicsData& cd,
                                          const ConstraintSet& constraints, const Eigen::VectorXd& q,

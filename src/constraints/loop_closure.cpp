@@ -5,10 +5,10 @@
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/rotation.hpp"
+#include "algorithms/passes.hpp"
+#include "constraints/orthonormal_complement.hpp"
+#include "constraints/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/constraint_passes.hpp"
-#include "internal/orthonormal_complement.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -95,15 +95,17 @@ void addBodyColumns(const Model& model, const Matrix6X& S_world, int body, doubl
 
 }  // namespace
 
-void internal::markPathCoordinates(const Model& model, int body, std::vector<bool>& mask) {
+namespace internal {
+
+void markPathCoordinates(const Model& model, int body, std::vector<bool>& mask) {
   for (int i = body; i > 0; i = model.parent(i)) {
     for (int k = model.joint(i).idx_v; k < model.joint(i).idx_v + model.joint(i).nv; ++k) mask[k] = true;
   }
 }
 
-void internal::evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
-                                   ConstraintKinematics& ck, const Eigen::VectorXd& q, const std::vector<Motion>* a_bias,
-                                   bool exact_jacobian) {
+void evaluateConstraints(const Model& model, const Data& data, const ConstraintSet& constraints,
+                         ConstraintKinematics& ck, const Eigen::VectorXd& q, const std::vector<Motion>* a_bias,
+                         bool exact_jacobian) {
   const bool with_bias = a_bias != nullptr;
   for (const int k : ck.moved_coordinates) ck.S_world.col(k) = worldMotionColumn(model, data, k).vector();
   int row = 0;
@@ -158,6 +160,8 @@ void internal::evaluateConstraints(const Model& model, const Data& data, const C
     ++row;
   }
 }
+
+}  // namespace internal
 
 namespace {
 

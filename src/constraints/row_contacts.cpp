@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "constraints/shape_distance.hpp"
 #include "internal/checks.hpp"
-#include "internal/shape_distance.hpp"
 
 namespace abdyn {
 namespace {
@@ -56,7 +56,7 @@ int candidatePoints(const Geometry& g, const Plx& X_shape_world, const Vector3& 
 }
 
 // Signed distance from world point p to shape g (negative inside) and the outward unit normal there
-// (internal/shape_distance.hpp); false for meshes.
+// (shape_distance.hpp); false for meshes.
 bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& p, double& distance, Vector3& normal) {
   Vector3 normal_local;
   if (!internal::localSignedDistance(g, X_shape_world.applyToPoint(p), distance, normal_local)) return false;

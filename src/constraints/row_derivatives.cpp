@@ -1,4 +1,4 @@
-#include "internal/row_derivatives.hpp"
+#include "constraints/row_derivatives.hpp"
 
 #include <cmath>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/rotation.hpp"
-#include "internal/shape_distance.hpp"
+#include "constraints/shape_distance.hpp"
 
 // Glossary (docs/derivatives.md, section 8): s_j = [w_j; v_j] coordinate j's world column (about the world
 // origin); chi_X(j) = 1 when j is on the path of body X (root to X); a point p fixed on body X moves by

@@ -8,8 +8,8 @@
 #include "abdyn/algorithms/crba.hpp"
 #include "abdyn/error.hpp"
 #include "abdyn/logging.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

@@ -1,10 +1,10 @@
 #include "abdyn/constraints/row_response.hpp"
 
 #include "abdyn/algorithms/crba.hpp"
-#include "internal/articulated_step.hpp"
+#include "algorithms/articulated_step.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 RowResponse::RowResponse(const Model& model)
@@ -31,7 +31,7 @@ ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data&
                                    Eigen::VectorXd& out) {
   checkModel(model, data, "abdyn::RowResponse::applyInverseMass");
   // ABA's passes 2 and 3 at v = 0 without gravity and with tau = x, reusing ABA's factors U, D^-1 and
-  // X_up (internal/articulated_step.hpp): p_ are the bias forces, a_ the body accelerations.
+  // X_up (algorithms/articulated_step.hpp): p_ are the bias forces, a_ the body accelerations.
   const int n = model.nbodies();
   for (int i = 0; i < n; ++i) p_[i] = Force::Zero();
   for (int i = n - 1; i >= 1; --i) {

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "abdyn/error.hpp"
+#include "constraints/orthonormal_complement.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "internal/orthonormal_complement.hpp"
 
 namespace abdyn {
 

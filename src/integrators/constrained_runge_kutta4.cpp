@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "constraints/passes.hpp"
+#include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
-#include "internal/constraint_solve.hpp"
-#include "internal/runge_kutta4_stages.hpp"
 
 namespace abdyn {
 

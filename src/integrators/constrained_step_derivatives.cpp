@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
-#include "internal/runge_kutta4_stages.hpp"
 
 namespace abdyn {
 

@@ -1,8 +1,8 @@
 #include "abdyn/integrators/runge_kutta4.hpp"
 
 #include "abdyn/algorithms/aba.hpp"
+#include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
-#include "internal/runge_kutta4_stages.hpp"
 
 namespace abdyn {
 

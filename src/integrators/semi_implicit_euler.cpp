@@ -1,7 +1,7 @@
 #include "abdyn/integrators/semi_implicit_euler.hpp"
 
+#include "integrators/euler_step.hpp"
 #include "internal/checks.hpp"
-#include "internal/euler_step.hpp"
 
 namespace abdyn {
 

@@ -11,8 +11,8 @@
 #include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/model/configuration.hpp"
+#include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "internal/shared_passes.hpp"
 
 namespace abdyn {
 namespace {

@@ -9,9 +9,9 @@
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
+#include "constraints/row_derivatives.hpp"
 #include "internal/checks.hpp"
 #include "internal/dense_solve.hpp"
-#include "internal/row_derivatives.hpp"
 
 namespace abdyn {
 namespace {

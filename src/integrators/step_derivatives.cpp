@@ -4,8 +4,8 @@
 #include "abdyn/algorithms/derivatives.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
+#include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
-#include "internal/runge_kutta4_stages.hpp"
 
 namespace abdyn {
 

@@ -1,9 +1,9 @@
 #pragma once
-// Argument checks shared by the algorithms (see checked_mode.hpp for the policy).
+// Argument checks shared by the layers above the model (see checked_mode.hpp for the policy): those that need
+// a Data, a time step or options, beside the Model-only checks of model/argument_checks.hpp.
 
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include <Eigen/Core>
 
@@ -12,34 +12,9 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model.hpp"
+#include "model/argument_checks.hpp"
 
 namespace abdyn::internal {
-
-[[noreturn]] void throwSizeError(const char* function, const char* argument, Eigen::Index actual, Eigen::Index expected);
-[[noreturn]] void throwNonFinite(const char* function, const char* argument, Eigen::Index index);
-/// Checks that q's quaternions have unit norm (within 1e-6); throws naming the joint otherwise.
-void checkQuaternions(const Model& model, const Eigen::VectorXd& q, const char* function);
-
-/// Size check (always) and, in checked mode, a finiteness check.
-template <class Derived>
-inline void checkVector(const Eigen::MatrixBase<Derived>& x, Eigen::Index expected, const char* function,
-                        const char* argument) {
-  if (x.size() != expected) throwSizeError(function, argument, x.size(), expected);
-  if (checkedMode()) {
-    for (Eigen::Index k = 0; k < x.size(); ++k) {
-      if (!std::isfinite(x[k])) throwNonFinite(function, argument, k);
-    }
-  }
-}
-
-/// Checks an external-force vector: one entry per body (and finite entries in checked mode).
-void checkForces(const Model& model, const std::vector<Force>& f_ext, const char* function);
-
-/// Checks q: size nq, and in checked mode finite entries and unit quaternions.
-inline void checkConfiguration(const Model& model, const Eigen::VectorXd& q, const char* function) {
-  checkVector(q, model.nq(), function, "q");
-  if (checkedMode() && model.hasQuaternions()) checkQuaternions(model, q, function);
-}
 
 [[noreturn]] void throwForeignData(const Model& model, const Data& data, const char* function);
 
@@ -50,17 +25,11 @@ inline void checkData(const Model& model, const Data& data, const char* function
 }
 
 [[noreturn]] void throwStaleWorldColumns(const Data& data, const char* function);
-[[noreturn]] void throwBodyError(const Model& model, int body, const char* function, const char* argument);
 
 /// Checks that data.S_world belongs to the current data.X_body_world (jointJacobians after the last
 /// forwardKinematics): the row builders read it, and a stale one would give a wrong J without a sign.
 inline void checkWorldColumns(const Data& data, const char* function) {
   if (data.S_world_stamp != data.X_body_world_stamp) throwStaleWorldColumns(data, function);
-}
-
-/// Checks that `body` is a body of the model.
-inline void checkBody(const Model& model, int body, const char* function, const char* argument) {
-  if (body < 0 || body >= model.nbodies()) throwBodyError(model, body, function, argument);
 }
 
 /// The checks at the door of an integrator's step: data and the integrator's workspace (whose velocity

@@ -16,7 +16,7 @@
 #include "abdyn/logging.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
-#include "internal/xml_limits.hpp"
+#include "io/xml_limits.hpp"
 #include "io/mjcf_document.hpp"
 
 namespace abdyn {

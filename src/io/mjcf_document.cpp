@@ -17,8 +17,8 @@
 #include <tinyxml2.h>
 
 #include "abdyn/error.hpp"
-#include "internal/xml_limits.hpp"
-#include "internal/xml_numbers.hpp"
+#include "io/xml_limits.hpp"
+#include "io/xml_numbers.hpp"
 
 namespace abdyn::internal {
 namespace {

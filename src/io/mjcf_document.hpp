@@ -163,7 +163,7 @@ struct MjcfDocument {
 
 /// Reads the MJCF document `xml` (named `source` in messages); relative <include> and asset files are
 /// found in `base_dir`. The main text and every included file pass abdyn's XML limits
-/// (internal/xml_limits.hpp); includes nest at most 16 deep and bring at most 1000 files. Throws
+/// (io/xml_limits.hpp); includes nest at most 16 deep and bring at most 1000 files. Throws
 /// abdyn::Error "<file>:<line>: <element>: ..." naming what is wrong.
 MjcfDocument readMjcfDocument(const std::string& xml, const std::string& source, const std::string& base_dir);
 

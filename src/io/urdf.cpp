@@ -15,16 +15,16 @@
 #include <Eigen/Eigenvalues>
 #include <spdlog/fmt/fmt.h>
 
-#include "abdyn/error.hpp"
 #include "abdyn/algorithms/crba.hpp"
+#include "abdyn/error.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/euler.hpp"
-#include "internal/xml_limits.hpp"
 #include "io/urdf_document.hpp"
 #include "io/urdf_tree.hpp"
+#include "io/xml_limits.hpp"
 
 namespace abdyn {
 namespace {

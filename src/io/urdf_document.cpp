@@ -8,9 +8,9 @@
 #include <tinyxml2.h>
 
 #include "abdyn/error.hpp"
-#include "internal/huge_pages.hpp"
-#include "internal/xml_limits.hpp"
-#include "internal/xml_numbers.hpp"
+#include "io/xml_limits.hpp"
+#include "io/xml_numbers.hpp"
+#include "model/huge_pages.hpp"
 
 namespace abdyn::internal {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "abdyn/model/geometry.hpp"
 #include "abdyn/spatial/types.hpp"
-#include "internal/xml_limits.hpp"
+#include "io/xml_limits.hpp"
 
 namespace abdyn::internal {
 
@@ -93,7 +93,7 @@ struct UrdfDocument {
 };
 
 /// Reads the first <robot> element of `xml`, parsed with tinyxml2 one child at a time where the
-/// pre-scan's `outline` (internal/xml_limits.hpp) allows, else as a whole. Throws abdyn::Error
+/// pre-scan's `outline` (xml_limits.hpp) allows, else as a whole. Throws abdyn::Error
 /// "<source>: ..." naming the element, attribute and value at fault.
 UrdfDocument readUrdfDocument(const std::string& xml, const std::string& source, const XmlOutline& outline);
 

@@ -8,8 +8,8 @@
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/euler.hpp"
-#include "internal/xml_limits.hpp"
-#include "internal/xml_numbers.hpp"
+#include "io/xml_limits.hpp"
+#include "io/xml_numbers.hpp"
 
 namespace abdyn {
 namespace {

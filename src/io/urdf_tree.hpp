@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "internal/name_index.hpp"
 #include "io/urdf_document.hpp"
+#include "model/name_index.hpp"
 
 namespace abdyn::internal {
 
@@ -21,7 +21,7 @@ struct UrdfTree {
   // By link l: the joints whose parent it is, by name (see urdf.hpp), are
   // child_joint_list[child_offset[l] .. child_offset[l + 1]) (one array for all links: no vector per link).
   std::vector<int> child_offset, child_joint_list;
-  NameSlots link_index, joint_index;  // names -> positions in the document (internal/name_index.hpp)
+  NameSlots link_index, joint_index;  // names -> positions in the document (model/name_index.hpp)
 
   struct Joints {
     const int* first;

@@ -1,4 +1,4 @@
-#include "internal/xml_limits.hpp"
+#include "io/xml_limits.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -7,14 +7,14 @@
 #include <system_error>
 
 #include "abdyn/error.hpp"
-#include "internal/xml_numbers.hpp"
+#include "io/xml_numbers.hpp"
 
 namespace abdyn::internal {
 namespace {
 
 [[noreturn]] void refuse(const std::string& source, const std::string& what, std::uint64_t line) {
   throw Error(source + ": refused before parsing: " + what + (line ? " (line " + std::to_string(line) + ")" : "") +
-              "; abdyn does not hand such files to its XML parsers (limits in src/internal/xml_limits.hpp)");
+              "; abdyn does not hand such files to its XML parsers (limits in src/io/xml_limits.hpp)");
 }
 
 }  // namespace

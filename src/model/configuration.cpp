@@ -5,7 +5,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/se3.hpp"
-#include "internal/checks.hpp"
+#include "model/argument_checks.hpp"
 
 namespace abdyn {
 namespace {

@@ -7,7 +7,7 @@
 #include "abdyn/spatial/plx.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/se3.hpp"
-#include "internal/checks.hpp"
+#include "model/argument_checks.hpp"
 
 namespace abdyn {
 namespace {

@@ -1,13 +1,13 @@
 #include "abdyn/model/data.hpp"
 
-#include "internal/huge_pages.hpp"
-#include "internal/shared_passes.hpp"
+#include "model/data_workspace.hpp"
+#include "model/huge_pages.hpp"
 
 namespace abdyn {
 namespace {
 
 // Every array starts as `value`, its memory advised for huge pages before it is first written
-// (internal/huge_pages.hpp: on a 10^5-body model the page faults were half of building a Data).
+// (model/huge_pages.hpp: on a 10^5-body model the page faults were half of building a Data).
 template <class T, class Allocator>
 void fill(std::vector<T, Allocator>& v, std::size_t n, const T& value) {
   v.reserve(n);
@@ -58,9 +58,11 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   }
 }
 
+namespace internal {
+
 // The derivatives' O(n) recursion workspace (about half of a Data's per-body bytes) comes with their
 // nv x nv results, so that a Data for ABA alone stays small.
-void internal::reserveDerivatives(const Model& model, Data& data) {
+void reserveDerivatives(const Model& model, Data& data) {
   const int n = model.nbodies();
   const int nv = model.nv();
   if (data.dtau_dq.rows() == nv && static_cast<int>(data.deriv.v.size()) == n) return;
@@ -79,7 +81,7 @@ void internal::reserveDerivatives(const Model& model, Data& data) {
   for (Matrix6X* m : {&w.P, &w.Q, &w.alpha, &w.u, &w.w, &w.Gq, &w.Gv}) m->setZero(6, nv);
 }
 
-void internal::reserveMassMatrix(const Model& model, Data& data) {
+void reserveMassMatrix(const Model& model, Data& data) {
   const int nv = model.nv();
   if (data.M.rows() == nv && data.factor_L.size() == model.ancestorPairs()) return;
   data.M.setZero(nv, nv);
@@ -99,5 +101,7 @@ void internal::reserveMassMatrix(const Model& model, Data& data) {
     row[parent_count] = p;
   }
 }
+
+}  // namespace internal
 
 }  // namespace abdyn

@@ -1,7 +1,7 @@
 #include "abdyn/model/model.hpp"
 
 #include "abdyn/error.hpp"
-#include "internal/name_index.hpp"
+#include "model/name_index.hpp"
 
 namespace abdyn {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "abdyn/error.hpp"
-#include "internal/huge_pages.hpp"
-#include "internal/name_index.hpp"
+#include "model/huge_pages.hpp"
+#include "model/name_index.hpp"
 
 namespace abdyn {
 namespace {

@@ -1,8 +1,9 @@
 #pragma once
-// Explicit (forward) Euler on the configuration manifold, first order:
-//   q[t+h] = q[t] (+) h v[t],   v[t+h] = v[t] + h a(q[t], v[t]),
-// with (+) the exponential map of configuration.hpp. It adds energy to every oscillation (for a
-// harmonic oscillator, by the factor 1 + (h w)^2 per step); kept as the baseline of the comparisons.
+/// @file
+/// Explicit (forward) Euler on the configuration manifold, first order:
+///   q[t+h] = q[t] (+) h v[t],   v[t+h] = v[t] + h a(q[t], v[t]),
+/// with (+) the exponential map of configuration.hpp. It adds energy to every oscillation (for a
+/// harmonic oscillator, by the factor 1 + (h w)^2 per step); kept as the baseline of the comparisons.
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/integrators/joint_force.hpp"
@@ -10,6 +11,7 @@
 
 namespace abdyn {
 
+/// Explicit Euler on the configuration manifold (see the file comment).
 class ExplicitEuler {
  public:
   /// Allocates the workspace for this model; step() allocates nothing.

@@ -1,8 +1,9 @@
 #pragma once
-// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
-// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
-// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
-// For unconstrained models: the accelerations come from forwardDynamics (ABA).
+/// @file
+/// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
+/// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
+/// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
+/// For unconstrained models: the accelerations come from forwardDynamics (ABA).
 
 #include <Eigen/Core>
 
@@ -12,14 +13,14 @@
 namespace abdyn {
 
 namespace detail {
-/// The stage vectors of one Runge-Kutta-Munthe-Kaas step, allocated once by the integrator that owns them
-/// (src/internal/runge_kutta4_stages.hpp runs the stages).
+/// The stage vectors of one Runge-Kutta-Munthe-Kaas step, allocated once by the integrator that owns them.
 struct RungeKutta4Stages {
   explicit RungeKutta4Stages(const Model& model);
   Eigen::VectorXd q_stage, v_stage, theta, k_sum, a_sum, k, a;
 };
 }  // namespace detail
 
+/// The classical RK4 step on the configuration manifold, accelerations from forwardDynamics (see the file comment).
 class RungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.

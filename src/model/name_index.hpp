@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "internal/huge_pages.hpp"
+#include "model/huge_pages.hpp"
 
 namespace abdyn::internal {
 

@@ -1,4 +1,4 @@
-#include "internal/xml_numbers.hpp"
+#include "io/xml_numbers.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "internal/shape_distance.hpp"
+#include "constraints/shape_distance.hpp"
 
 #include <algorithm>
 #include <cmath>

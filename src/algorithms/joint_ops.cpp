@@ -1,4 +1,4 @@
-#include "internal/joint_ops.hpp"
+#include "algorithms/joint_ops.hpp"
 
 #include <cmath>
 

@@ -1,22 +1,15 @@
 #pragma once
-// Pieces of the algorithms shared between them: later passes for callers that already hold the joint
-// transforms data.X_up at q (from RNEA, say), so that one kinematics pass serves several algorithms, and
-// the helpers the constraint solvers share. The passes here check no arguments: a public function checks
-// its arguments once, at its door, and then calls them.
-
-#include <vector>
+// The algorithms layer's unchecked passes: later passes for callers that already hold the joint transforms
+// data.X_up at q (from RNEA, say), so that one kinematics pass serves several algorithms. They check no
+// arguments: a public function checks its arguments once, at its door, and then calls them. Each group
+// names the file (src/algorithms/) that defines it.
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/model/data.hpp"
 
 namespace abdyn::internal {
 
-/// Allocates data's mass-matrix workspace (M, M^-1 and its scratch, the factor and its pattern) unless it
-/// is there already: at construction for small models, else on the first call that needs it (data.hpp).
-void reserveMassMatrix(const Model& model, Data& data);
-// The nv x nv derivative matrices of Data (dtau_dq, ...), allocated by the first derivative call when Data
-// did not allocate them (nv > Data::kEagerMassMatrixDofs).
-void reserveDerivatives(const Model& model, Data& data);
+// kinematics.cpp
 
 /// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_body_world at q, and
 /// with v and qdd data.v and data.a (without gravity).
@@ -24,10 +17,17 @@ void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::Vec
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd);
 
+/// data.X_body_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
+void worldTransformsAtTransforms(const Model& model, Data& data);
+
+// rnea.cpp
+
 /// nonlinearEffects (rnea.hpp) without its argument checks: h in data.tau, and data.X_up, data.v and
 /// data.a_with_gravity (a[0] = -gravity) at (q, v) for the passes that follow.
 const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                  const Eigen::VectorXd& v, const DynamicsOptions& options);
+
+// aba.cpp
 
 /// forwardDynamics (aba.hpp) without its argument checks: qdd in data.qdd, and data.X_up, data.IA, data.pA
 /// at (q, v) for the row responses that follow. A singular joint's error names `caller`.
@@ -35,16 +35,10 @@ const Eigen::VectorXd& forwardDynamicsUnchecked(const Model& model, Data& data, 
                                                 const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                                 const DynamicsOptions& options, const char* caller);
 
+// crba.cpp
+
 /// massMatrix (crba.hpp) with data.X_up already at q.
 const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, const DynamicsOptions& options);
-
-/// inverseMassMatrix (forward_dynamics_crba.hpp) after ABA's backward pass at q: M^-1 into data.Minv from
-/// the factors data.U and data.Dinv, the transforms data.X_body_world and the motion-subspace columns in
-/// world coordinates S_world (6 x nv, as Data::S_world), without recomputing them.
-void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world);
-
-/// data.X_body_world from data.X_up (forwardKinematics' positions without recomputing the joint transforms).
-void worldTransformsAtTransforms(const Model& model, Data& data);
 
 /// factorizeMassMatrix and the products and solves with L (crba.hpp) without their argument checks, for
 /// the solvers that call them on their own, already checked, Data.
@@ -58,13 +52,19 @@ void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::Ve
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 
+// forward_dynamics_crba.cpp
+
+/// inverseMassMatrix (forward_dynamics_crba.hpp) after ABA's backward pass at q: M^-1 into data.Minv from
+/// the factors data.U and data.Dinv, the transforms data.X_body_world and the motion-subspace columns in
+/// world coordinates S_world (6 x nv, as Data::S_world), without recomputing them.
+void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world);
+
+// Here, inline: used by jacobian.cpp, center_of_mass.cpp and the constraints layer.
+
 /// Velocity coordinate k's motion-subspace column in world coordinates about the world origin:
 /// X_body_world[i]^-1 S_k for the body i that k moves (needs data.X_body_world).
 inline Motion worldMotionColumn(const Model& model, const Data& data, int k) {
   return data.X_body_world[model.dofBody(k)].applyInverse(Motion(model.motionSubspace().col(k)));
 }
-
-/// Sets mask[k] for every velocity coordinate that moves `body` (its joint's and its ancestors' joints').
-void markPathCoordinates(const Model& model, int body, std::vector<bool>& mask);
 
 }  // namespace abdyn::internal

@@ -1,0 +1,123 @@
+#include "stepper.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "check.hpp"
+
+namespace abdyn_app {
+
+Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& set)
+    : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
+      implicit_damping_(model), adaptive_(model), constrained_rk_(model), set_(set) {
+  if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
+    if (!set.loops.empty() && args.rows()) {
+      throw UsageError("--ground and --limits are not available for models with loop joints");
+    }
+    if (args.integrator != "rk4" && args.integrator != "implicit-damping") {
+      throw UsageError("models with loop joints or mimic couplings step with rk4 or implicit-damping and "
+                       "post-stabilisation");
+    }
+    constrained_ = std::make_unique<abdyn::ConstrainedDynamicsData>(model, set);
+  }
+  if (args.rows()) {
+    abdyn::SimulatorSettings settings;
+    settings.substeps = args.substeps;
+    settings.joint_limits = args.limits;
+    settings.ground = args.ground;
+    settings.contact.height = args.ground_height;
+    settings.implicit_damping = args.integrator == "implicit-damping";
+    simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
+  }
+}
+
+void Stepper::assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {
+  if (!constrained_) return;
+  try {
+    abdyn::projectPositions(model_, data_, *constrained_, set_, q, 1e-12, 100);
+  } catch (const abdyn::Error& e) {
+    throw std::runtime_error(std::string(e.what()) + "; give a configuration near a closed one with --q0");
+  }
+  abdyn::projectVelocities(model_, data_, *constrained_, set_, q, v);
+}
+
+double Stepper::closureError(const Eigen::VectorXd& q) {
+  abdyn::constraintJacobian(model_, data_, set_, constrained_->kinematics, q);
+  const Eigen::VectorXd& C = constrained_->kinematics.C;
+  return C.size() ? C.cwiseAbs().maxCoeff() : 0.0;
+}
+
+bool Stepper::dynamicsDefined(const Eigen::VectorXd& q, const Eigen::VectorXd& tau) {
+  if (!q.allFinite()) return false;
+  try {
+    abdyn::forwardDynamics(model_, data_, q, Eigen::VectorXd::Zero(model_.nv()), tau);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void Stepper::step(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h) {
+  if (constrained_) {
+    loopStep(q, v, tau, h);
+    return;
+  }
+  if (simulator_) {
+    simulator_->q = q;
+    simulator_->v = v;
+    simulator_->tau = tau;
+    try {
+      simulator_->step(h);
+    } catch (const std::exception&) {
+      q = simulator_->q;
+      v = simulator_->v;
+      throw;
+    }
+    q = simulator_->q;
+    v = simulator_->v;
+    return;
+  }
+  const abdyn::DynamicsOptions options;
+  const std::string& name = args_.integrator;
+  if (name == "explicit-euler") {
+    abdyn::stepWithSubsteps(explicit_, model_, data_, q, v, tau, h, args_.substeps, options);
+  } else if (name == "semi-implicit-euler") {
+    abdyn::stepWithSubsteps(semi_implicit_, model_, data_, q, v, tau, h, args_.substeps, options);
+  } else if (name == "implicit-midpoint") {
+    abdyn::stepWithSubsteps(midpoint_, model_, data_, q, v, tau, h, args_.substeps, options);
+  } else if (name == "implicit-damping") {
+    abdyn::stepWithSubsteps(implicit_damping_, model_, data_, q, v, tau, h, args_.substeps, options);
+  } else if (name == "adaptive-rk4") {
+    const double sub = h / args_.substeps;
+    for (int s = 0; s < args_.substeps; ++s) {
+      adaptive_.step(model_, data_, q, v, tau, sub, options);
+      adaptive_substeps_ += adaptive_.lastAccepted();
+      smallest_substep_ = std::min(smallest_substep_, adaptive_.lastSmallestStep());
+    }
+  } else {
+    abdyn::stepWithSubsteps(rk_, model_, data_, q, v, tau, h, args_.substeps, options);
+  }
+}
+
+// The constrained accelerations integrated by RK4 (constrained_runge_kutta4.hpp, with its
+// post-stabilisation) or by the implicit-damping step (implicit_damping_euler.hpp, with M + h D in the
+// constrained system) followed by the same post-stabilisation: q projected onto C(q) = 0 and v onto G v = 0.
+void Stepper::loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double step) {
+  const double h = step / args_.substeps;
+  for (int s = 0; s < args_.substeps; ++s) {
+    if (args_.integrator == "implicit-damping") {
+      abdyn::ConstrainedDynamicsSettings settings;
+      settings.dynamics.implicit_damping_step = h;
+      v += h * abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, q, v, tau, settings);
+      abdyn::integrate(model_, q, v, h, q);
+      if (!q.allFinite() || !v.allFinite()) return;
+      assemble(q, v);
+    } else {
+      constrained_rk_.step(model_, data_, *constrained_, set_, q, v, tau, h);
+      if (!q.allFinite() || !v.allFinite()) return;
+    }
+  }
+}
+
+}  // namespace abdyn_app
