@@ -20,7 +20,8 @@
 #include "io/mjcf_document.hpp"
 
 namespace abdyn {
-namespace {
+// A named namespace rather than an anonymous one: the unity build merges the files' anonymous namespaces.
+namespace mjcf_loader {
 
 using internal::MjcfBody;
 using internal::MjcfDocument;
@@ -560,15 +561,15 @@ std::string readFile(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-}  // namespace
+}  // namespace mjcf_loader
 
 MjcfModel loadMjcfModel(const std::string& path, const MjcfOptions& options) {
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return loadFromText(readFile(path), path, dir, options);
+  return mjcf_loader::loadFromText(mjcf_loader::readFile(path), path, dir, options);
 }
 
 MjcfModel loadMjcfModelString(const std::string& xml, const MjcfOptions& options, const std::string& base_dir) {
-  return loadFromText(xml, "<string>", base_dir, options);
+  return mjcf_loader::loadFromText(xml, "<string>", base_dir, options);
 }
 
 Model loadMjcf(const std::string& path, const MjcfOptions& options) { return loadMjcfModel(path, options).model; }

@@ -21,7 +21,8 @@
 #include "io/xml_numbers.hpp"
 
 namespace abdyn::internal {
-namespace {
+// A named namespace rather than an anonymous one: the unity build merges the files' anonymous namespaces.
+namespace mjcf_document {
 
 using tinyxml2::XMLElement;
 
@@ -45,6 +46,18 @@ struct Node {
 struct DefaultClass {
   std::map<std::string, std::map<std::string, std::pair<std::string, MjcfWhere>>> values;
 };
+
+// The number of white-space separated words in `text`.
+int countWords(const char* text) {
+  int words = 0;
+  for (const char* p = text; *p != '\0';) {
+    while (*p != '\0' && isXmlSpace(*p)) ++p;
+    if (*p == '\0') break;
+    ++words;
+    while (*p != '\0' && !isXmlSpace(*p)) ++p;
+  }
+  return words;
+}
 
 std::string describe(const Node& n) {
   std::string d = *n.file + ":" + std::to_string(n.e->GetLineNum()) + ": <" + n.kind();
@@ -274,13 +287,7 @@ class Reader {
       std::string from;
       const char* v = get(name, &from);
       if (v == nullptr) return 0;
-      int words = 0;
-      for (const char* p = v; *p != '\0';) {
-        while (*p != '\0' && isXmlSpace(*p)) ++p;
-        if (*p == '\0') break;
-        ++words;
-        while (*p != '\0' && !isXmlSpace(*p)) ++p;
-      }
+      const int words = countWords(v);
       if (words == 0 || words > most) {
         bad(name, v, "expected 1 to " + std::to_string(most) + " numbers, found " + std::to_string(words), from);
       }
@@ -720,13 +727,7 @@ class Reader {
     k.where = MjcfWhere{describe(n)};
     k.name = a.text("name");
     if (const char* q = n.attribute("qpos")) {
-      int words = 0;
-      for (const char* p = q; *p != '\0';) {
-        while (*p != '\0' && isXmlSpace(*p)) ++p;
-        if (*p == '\0') break;
-        ++words;
-        while (*p != '\0' && !isXmlSpace(*p)) ++p;
-      }
+      const int words = countWords(q);
       k.qpos.resize(static_cast<std::size_t>(words));
       const std::string why = parseNumbers(q, k.qpos.data(), words);
       if (!why.empty()) fail(n, "qpos: " + why);
@@ -746,10 +747,10 @@ class Reader {
   std::vector<std::string> notes_;
 };
 
-}  // namespace
+}  // namespace mjcf_document
 
 MjcfDocument readMjcfDocument(const std::string& xml, const std::string& source, const std::string& base_dir) {
-  return Reader(source, base_dir).read(xml);
+  return mjcf_document::Reader(source, base_dir).read(xml);
 }
 
 }  // namespace abdyn::internal
