@@ -153,6 +153,12 @@ BOOST_AUTO_TEST_CASE(defaults_cascade) {
   BOOST_TEST(std::isinf(model.upperPositionLimit()[model.joint("waist").idx_q]));
 }
 
+BOOST_AUTO_TEST_CASE(a_site_named_like_a_body_is_renamed) {
+  // MuJoCo names sites apart from bodies (dm_control's ball_in_cup has both a body and a site 'cup').
+  const Model model = loadMjcfString(pendulum("<geom size='0.1'/><site name='b' pos='0 0 0.5'/>"));
+  BOOST_TEST(model.frame(model.frameId("site/b")).body == model.bodyId("b"));
+}
+
 BOOST_AUTO_TEST_CASE(includes) {
   const Model model = loadMjcf(kModels + "include.xml");
   BOOST_TEST(model.nv() == 3);

@@ -129,6 +129,7 @@ class MjcfLoader {
     for (std::size_t b = 1; b < n; ++b) inertias_[b] = bodyInertia(doc_.bodies[b]);
     scaleTotalMass();
     placed_.resize(n);
+    for (std::size_t b = 0; b < n; ++b) body_names_.push_back(bodyName(static_cast<int>(b)));
     for (std::size_t b = 1; b < n; ++b) addBody(static_cast<int>(b));
     addGeometryAndSites();
     addActuators();
@@ -403,8 +404,11 @@ class MjcfLoader {
       for (std::size_t k = 0; k < body.sites.size(); ++k) {
         const internal::MjcfSite& s = body.sites[k];
         const std::string name = s.name.empty() ? bodyName(static_cast<int>(b)) + "/site" + std::to_string(k) : s.name;
+        // MuJoCo names sites apart from bodies; abdyn's frames share one namespace with them.
+        const bool taken = std::count(body_names_.begin(), body_names_.end(), name) > 0;
+        if (taken) logger()->warn("{}: a body has this name too; the site's frame is named 'site/{}'", s.where.text, name);
         try {
-          builder_.addFrame(name, p.body, plxOf(s.pose) * p.X_frame_body, FrameType::User);
+          builder_.addFrame(taken ? "site/" + name : name, p.body, plxOf(s.pose) * p.X_frame_body, FrameType::User);
         } catch (const Error& e) {
           fail(s.where, e.what());
         }
@@ -546,6 +550,7 @@ class MjcfLoader {
   int joint_count_ = 0;
   std::vector<double> qpos0_;  // MuJoCo's qpos0: ref, identity quaternions, the free bodies' drawn poses
   std::vector<std::string> warned_;
+  std::vector<std::string> body_names_;  // every MuJoCo body's name, by index
 };
 
 MjcfModel loadFromText(const std::string& xml, const std::string& source, const std::string& base_dir,

@@ -444,6 +444,9 @@ class Reader {
     if (!(o.timestep > 0.0)) fail(n, "timestep must be positive");
     o.gravity = a.vector3("gravity", o.gravity);
     if (a.keyword("integrator", {"Euler", "RK4", "implicit"}, -1) >= 0) o.integrator = n.attribute("integrator");
+    if (a.number("density", 0.0) > 0.0 || a.number("viscosity", 0.0) > 0.0) {
+      note("<option density/viscosity>: fluid forces are not modelled (MuJoCo adds them to qfrc_passive)");
+    }
     for (const Node& f : n.children) {
       if (f.kind() != "flag") continue;
       const Attrs fa{*this, f, nullptr};

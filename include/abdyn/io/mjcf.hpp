@@ -26,7 +26,8 @@
 //     files).
 //   - A body without joints (static, or mocap) is fused into its parent, as MuJoCo's fusestatic does: its
 //     inertia is added to the parent's body (dropped on the world), and it becomes a Fixed frame there.
-//   - Sites become User frames (named after the site, or "<body>/site<k>"); geoms become the model's
+//   - Sites become User frames (named after the site, "site/<name>" when a body has the name too, or
+//     "<body>/site<k>" when unnamed); geoms become the model's
 //     geometry (collision when contype or conaffinity is nonzero, visual otherwise).
 //   - <inertial> gives a body's mass, centre of mass and inertia (diaginertia in the frame of its
 //     orientation, or fullinertia, used as written: MuJoCo's diagonalisation of fullinertia and of
