@@ -1,6 +1,7 @@
 // abdyn check: what a user runs on a robot collection before using it.
 
 #include "check.hpp"
+#include "model_lookup.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -175,8 +176,8 @@ std::string bodyList(const abdyn::Model& model) {
 ModeResult loadMode(const std::string& file, const abdyn::UrdfOptions& options, WarningSink& sink) {
   ModeResult r;
   try {
-    const abdyn::Model model = abdyn::loadUrdf(file, options);
-    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(file, model);
+    const abdyn::Model model = loadModelFile(file, options);
+    const abdyn::ConstraintSet loops = loadModelConstraints(file, model);
     r.warnings = sink.take();
     std::ostringstream s;
     s << "nq " << model.nq() << ", nv " << model.nv() << ", " << model.nbodies() - 1 << " bodies";
@@ -218,7 +219,10 @@ int check(CheckArguments args) {
     // A floating base applies to a file whose root link can fly: not to one that holds its robot from
     // 'world' itself, nor to one whose root link is massless (a pendulum's support) when its fixed base
     // gives dynamics.
-    if (floating.outcome == Outcome::Refused && floating.text.find("UrdfOptions::floating_base") != std::string::npos) {
+    if (isMjcfFile(file)) {
+      floating.outcome = Outcome::NotApplicable;
+      floating.text = "an MJCF file declares its own free joints";
+    } else if (floating.outcome == Outcome::Refused && floating.text.find("UrdfOptions::floating_base") != std::string::npos) {
       floating.outcome = Outcome::NotApplicable;
     } else if (floating.outcome == Outcome::Kinematic && floating.root_massless && fixed.outcome == Outcome::Loaded) {
       floating.outcome = Outcome::NotApplicable;

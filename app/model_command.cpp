@@ -6,12 +6,13 @@
 #include <stdexcept>
 
 #include "check.hpp"
+#include "model_lookup.hpp"
 
 namespace abdyn_app {
 
 CLI::App* addModelCommand(CLI::App& app, const std::string& name, const std::string& description, Arguments& args) {
   CLI::App* command = app.add_subcommand(name, description)->allow_extras();
-  command->add_option("MODEL.urdf", args.model_path, "a URDF file, or the name of a bundled model")->required();
+  command->add_option("MODEL.urdf", args.model_path, "a URDF or MJCF (.xml) file, or the name of a bundled model")->required();
   command->add_flag("--floating", args.floating, "attach the root link to the world by a 6-DoF floating joint");
   abdyn_app::addUrdfOptions(*command, args.urdf);
   return command;
@@ -20,12 +21,13 @@ CLI::App* addModelCommand(CLI::App& app, const std::string& name, const std::str
 abdyn::Model load(const Arguments& args) {
   abdyn::UrdfOptions options = args.urdf;
   options.floating_base = args.floating;
-  return abdyn::loadUrdf(args.model_path, options);
+  return loadModelFile(args.model_path, options);
 }
 
 abdyn::ConstraintSet constraints(const Arguments& args, const abdyn::Model& model) {
-  abdyn::ConstraintSet set = abdyn::loadUrdfLoops(args.model_path, model);
-  set.couplings = abdyn::ConstraintSet::fromMimics(model).couplings;
+  abdyn::ConstraintSet set = loadModelConstraints(args.model_path, model);
+  const std::vector<abdyn::JointCoupling> mimics = abdyn::ConstraintSet::fromMimics(model).couplings;
+  set.couplings.insert(set.couplings.end(), mimics.begin(), mimics.end());
   return set;
 }
 

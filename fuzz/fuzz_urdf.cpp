@@ -1,6 +1,7 @@
-// libFuzzer target: the URDF loader, the loop-joint extensions and the dynamics on whatever loads.
+// libFuzzer target: the URDF loader, the loop-joint extensions, the MJCF loader and the dynamics on
+// whatever loads.
 //
-// The contract under test (include/abdyn/io/urdf.hpp, urdf_loops.hpp, checks): any input either loads or
+// The contract under test (include/abdyn/io/urdf.hpp, urdf_loops.hpp, mjcf.hpp, checks): any input either loads or
 // throws abdyn::Error (of which abdyn::InvalidArgument is a kind); nothing crashes, hangs, reads
 // out of bounds (AddressSanitizer), overflows or divides by zero (UndefinedBehaviorSanitizer), or throws
 // anything else. An exception of another type escapes and libFuzzer reports it as a crash.
@@ -68,6 +69,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     } catch (const abdyn::Error&) {
     }
     dynamics(model, loops);
+  }
+  if (xml.find("<mujoco") == std::string::npos) return 0;
+  try {
+    const abdyn::MjcfModel mjcf = abdyn::loadMjcfModelString(xml);
+    dynamics(mjcf.model, mjcf.constraints);
+  } catch (const abdyn::Error&) {
   }
   return 0;
 }

@@ -38,8 +38,9 @@
 #include "abdyn/model/reduced_model.hpp"
 #include "abdyn/model/triangle_mesh.hpp"
 
-// Reading models: URDF, the loop-joint extensions, the files a description names and meshes.
+// Reading models: URDF, the loop-joint extensions, MJCF (MuJoCo), the files a description names and meshes.
 #include "abdyn/io/mesh.hpp"
+#include "abdyn/io/mjcf.hpp"
 #include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_export.hpp"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <pybind11/stl.h>
 
@@ -195,6 +196,28 @@ void bindModel(py::module_& m) {
         py::arg("gravity") = std::vector<double>{0.0, 0.0, -9.81}, py::arg("strict") = false,
         py::arg("balance_inertia") = false, py::arg("bound_mass") = 0.0, py::arg("bound_inertia") = 0.0,
         py::arg("accept_invalid_inertia") = false, load_doc.c_str());
+  m.def("load_mjcf",
+        [](py::handle path, bool balance_inertia, double bound_mass, double bound_inertia) {
+          MjcfOptions options;
+          options.balance_inertia = balance_inertia;
+          for (const auto& [name, value, field] : {std::make_tuple("bound_mass", bound_mass, &options.bound_mass),
+                                                   std::make_tuple("bound_inertia", bound_inertia, &options.bound_inertia)}) {
+            if (!std::isfinite(value) || value < 0.0) {
+              throw InvalidArgument(argumentPrefix("load_mjcf", name) + "is " + std::to_string(value) +
+                                    ", expected finite and >= 0");
+            }
+            *field = value;
+          }
+          const std::string file = fspath(path);
+          py::gil_scoped_release release;
+          return std::make_shared<Model>(loadMjcf(file, options));
+        },
+        py::arg("path"), py::kw_only(), py::arg("balance_inertia") = false, py::arg("bound_mass") = 0.0,
+        py::arg("bound_inertia") = 0.0,
+        "Loads an MJCF (MuJoCo XML) file as MuJoCo 2.2.2 compiles it (C++ abdyn::loadMjcf): q is MuJoCo's qpos,\n"
+        "joints keep their names and MuJoCo's order, and forward_dynamics is MuJoCo's qacc_smooth with\n"
+        "qfrc_applied = tau (include/abdyn/io/mjcf.hpp). balance_inertia, bound_mass, bound_inertia: as\n"
+        "load_urdf's, added to the file's <compiler> settings. Raises abdyn.Error naming the file, line and element.");
   m.def("load_urdf_string",
         [](const std::string& xml, bool floating_base, py::handle gravity, bool strict, bool balance_inertia,
                         double bound_mass, double bound_inertia, bool accept_invalid_inertia) {

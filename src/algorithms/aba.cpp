@@ -14,7 +14,7 @@ namespace {
 //   X_up   X_i_lambda(i): parent-body coordinates to body-i coordinates      S   motion subspace of joint i
 //   v, c   body velocity; velocity-product acceleration c = v x vJ (vJ = S qd)
 //   IA, pA articulated-body inertia and bias force of the subtree at body i
-//   U, D   U = IA S, D = S^T IA S (+ armature, + h damping);  u = tau - S^T pA
+//   U, D   U = IA S, D = S^T IA S (+ armature, + h damping);  u = tau - S^T pA (- damping qd + springs)
 //   Ia, pa what the parent feels through joint i: IA - U D^-1 U^T and pA + Ia c + U D^-1 u
 //   a      body acceleration, from a_0 = -gravity so that gravity needs no other term
 // The per-joint steps (U, D, u, Ia, pa, qdd) are articulated_step.hpp's, shared with the row
@@ -50,6 +50,8 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       auto u = Step::rows(data.u, j);
       step.bias(Step::rows(tau, j), data.pA[i].vector(), u);                 // u = tau - S^T pA
       if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));  // - damping qd
+      if (options.springs && model.hasSprings()) internal::addJointSpringForce(model, j, q, 1.0, u.data());  // + springs
+      if (options.armature) internal::addFloatingArmatureProduct(model, j, v, -1.0, u.data());  // - a (w x v)
       auto qdd = Step::rows(data.qdd, j);
       step.solve(u, qdd);                                                    // qdd = D^-1 u, for now
       if (p == 0) return;

@@ -7,6 +7,7 @@
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
+#include "algorithms/joint_ops.hpp"
 #include "model/data_workspace.hpp"
 
 namespace abdyn {
@@ -182,6 +183,7 @@ ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, co
       auto u = Step::rows(data.u, j);
       step.bias(Step::rows(tau, j), w.pA[i].vector(), u);  // u = tau - S^T pA
       if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));
+      if (options.armature) internal::addFloatingArmatureProduct(model, j, v, -1.0, u.data());
       auto qdd = Step::rows(data.qdd, j);
       step.solve(u, qdd);  // qdd = D^-1 u, for now
       internal::inverseMassBackwardStep<N>(model, data, i, w.S, U_world);
@@ -315,6 +317,22 @@ void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
   for (int k = 0; k < model.nv(); ++k) tauDerivativeColumn(model, data, k, with_mass_matrix, depth_first);
 }
 
+// The floating joints' armature products a (w x v) (algorithms/joint_ops.hpp) in d tau / d v: on a joint's
+// linear rows, -a [v]x in its angular columns and a [w]x in its linear ones. Calls add(k, J) with the
+// joint's first coordinate k and the 3 x 6 block J of its linear rows.
+template <class Add>
+void floatingArmatureDerivative(const Model& model, const Eigen::VectorXd& v, Add add) {
+  if (!model.hasQuaternions()) return;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const Joint& j = model.joint(i);
+    if (j.type != JointType::Floating || model.armature()[j.idx_v + 3] == 0.0) continue;
+    const double a = model.armature()[j.idx_v + 3];
+    Eigen::Matrix<double, 3, 6> J;
+    J << -a * skew(v.segment<3>(j.idx_v + 3)), a * skew(v.segment<3>(j.idx_v));
+    add(j.idx_v, J);
+  }
+}
+
 // d tau / d q, d tau / d v and M (inverseDynamicsDerivatives) from the coordinate terms, with the options.
 void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                         const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
@@ -326,6 +344,13 @@ void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
   if (options.armature) {
     data.M.diagonal() += model.armature();
     data.tau += model.armature().cwiseProduct(qdd);
+    for (int i = 1; i < model.nbodies() && model.hasQuaternions(); ++i) {
+      const Joint& j = model.joint(i);
+      internal::addFloatingArmatureProduct(model, j, v, 1.0, data.tau.data() + j.idx_v);
+    }
+    floatingArmatureDerivative(model, v, [&](int k, const Eigen::Matrix<double, 3, 6>& J) {
+      data.dtau_dv.block<3, 6>(k + 3, k) += J;
+    });
   }
   if (options.damping) {
     data.dtau_dv.diagonal() += model.damping();
@@ -333,6 +358,17 @@ void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
     // Implicit damping (dynamics_options.hpp) adds h D qdd to tau, as RNEA does, so h D to d tau / d qdd.
     data.M.diagonal() += options.implicit_damping_step * model.damping();
     data.tau += options.implicit_damping_step * model.damping().cwiseProduct(qdd);
+  }
+}
+
+// The derivatives of the joint springs (Model::stiffness) are not formed: a model with springs is
+// differentiated only with DynamicsOptions::springs off, so that no call returns a derivative that
+// silently leaves them out.
+void checkSprings(const Model& model, const DynamicsOptions& options, const char* function) {
+  if (options.springs && model.hasSprings()) {
+    throw InvalidArgument(std::string(function) +
+                          ": the model has joint springs (Model::stiffness), whose derivatives abdyn does not form; "
+                          "pass DynamicsOptions with springs = false to differentiate the dynamics without them");
   }
 }
 
@@ -518,6 +554,11 @@ void forwardDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
       minusInverseMassTimesPatternColumn(model, data, c);
     }
   }
+  if (options.armature) {
+    floatingArmatureDerivative(model, v, [&](int k, const Eigen::Matrix<double, 3, 6>& J) {
+      data.dqdd_dv.middleCols<6>(k).noalias() -= data.Minv.middleCols<3>(k + 3) * J;
+    });
+  }
   data.dqdd_dtau = data.Minv;
 }
 
@@ -526,6 +567,7 @@ void forwardDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
+  checkSprings(model, options, "abdyn::inverseDynamicsDerivatives");
   inverseDerivatives(model, data, q, v, qdd, nullptr, options);
 }
 
@@ -533,6 +575,7 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
                                 const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
                                 const DynamicsOptions& options) {
   checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
+  checkSprings(model, options, "abdyn::inverseDynamicsDerivatives");
   internal::checkForces(model, f_ext, "abdyn::inverseDynamicsDerivatives");
   inverseDerivatives(model, data, q, v, qdd, &f_ext, options);
 }
@@ -540,6 +583,7 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
+  checkSprings(model, options, "abdyn::forwardDynamicsDerivatives");
   internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
   forwardDerivatives(model, data, q, v, tau, nullptr, options);
 }
@@ -548,6 +592,7 @@ void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
                                 const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                 const DynamicsOptions& options) {
   checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
+  checkSprings(model, options, "abdyn::forwardDynamicsDerivatives");
   internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
   internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
   forwardDerivatives(model, data, q, v, tau, &f_ext, options);

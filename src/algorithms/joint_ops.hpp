@@ -25,4 +25,23 @@ inline void projectForce(const Model& model, const Joint& j, const Force& f, Eig
   }
 }
 
+/// Adds sign times the velocity product of a floating joint's armature, a (w x v) on its linear rows, to
+/// tau_joint (the joint's nv entries); nothing for other joints. Armature a on all six coordinates of a
+/// floating joint is the spatial inertia a 1 carried by the child at its origin (kinetic energy
+/// a (|w|^2 + |v|^2) / 2, whatever frame v is expressed in), whose bias force v x* (a 1 v) is
+/// [0; a w x v]: MuJoCo's free-joint armature, which acts on the world-frame velocity of the origin.
+inline void addFloatingArmatureProduct(const Model& model, const Joint& j, const Eigen::VectorXd& v, double sign,
+                                       double* tau_joint) {
+  if (j.type != JointType::Floating) return;
+  const double a = sign * model.armature()[j.idx_v + 3];
+  if (a == 0.0) return;
+  const Vector3 w = v.segment<3>(j.idx_v), vl = v.segment<3>(j.idx_v + 3);
+  const Vector3 f = a * w.cross(vl);
+  for (int c = 0; c < 3; ++c) tau_joint[3 + c] += f[c];
+}
+
+/// Adds sign times joint j's spring force (Model::stiffness toward Model::springReference, the law in
+/// model.hpp) to tau_joint, the joint's nv entries of a force vector. Allocates nothing.
+void addJointSpringForce(const Model& model, const Joint& j, const Eigen::VectorXd& q, double sign, double* tau_joint);
+
 }  // namespace abdyn::internal

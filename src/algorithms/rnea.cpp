@@ -39,8 +39,20 @@ ABDYN_FLATTEN void rnea(const Model& model, Data& data, const Eigen::VectorXd& q
     if (p > 0) data.f[p] += data.X_up[i].applyInverse(data.f[i]);
   }
   if (options.armature && qdd) data.tau += model.armature().cwiseProduct(*qdd);
+  if (options.armature && v && model.hasQuaternions()) {  // floating joints' armature products
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const Joint& j = model.joint(i);
+      internal::addFloatingArmatureProduct(model, j, *v, 1.0, data.tau.data() + j.idx_v);
+    }
+  }
   if (options.damping && v) data.tau += model.damping().cwiseProduct(*v);
   if (options.damping && qdd) data.tau += options.implicit_damping_step * model.damping().cwiseProduct(*qdd);
+  if (options.springs && v && model.hasSprings()) {
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const Joint& j = model.joint(i);
+      internal::addJointSpringForce(model, j, q, -1.0, data.tau.data() + j.idx_v);  // overcome the springs
+    }
+  }
 }
 
 void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const char* function) {

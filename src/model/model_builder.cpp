@@ -93,7 +93,7 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
   joint.setAxisPick();
 
   const double numbers[] = {spec.lower, spec.upper, spec.velocity_limit, spec.effort_limit,
-                            spec.damping, spec.friction, spec.armature};
+                            spec.damping, spec.friction, spec.armature, spec.stiffness};
   for (double x : numbers) {
     if (!isFiniteOrInf(x)) throw Error(where() + "joint '" + joint_name + "' has a NaN limit or dynamics value");
   }
@@ -101,8 +101,18 @@ int ModelBuilder::addBody(int parent, const JointSpec& spec, const Plx& X_tree, 
     throw Error(where() + "joint '" + joint_name + "': lower limit " + std::to_string(spec.lower) +
                 " is above upper limit " + std::to_string(spec.upper));
   }
-  if (spec.velocity_limit < 0 || spec.effort_limit < 0 || spec.damping < 0 || spec.friction < 0 || spec.armature < 0) {
-    throw Error(where() + "joint '" + joint_name + "': velocity/effort limits, damping, friction and armature must be >= 0");
+  if (spec.velocity_limit < 0 || spec.effort_limit < 0 || spec.damping < 0 || spec.friction < 0 || spec.armature < 0 ||
+      !(spec.stiffness >= 0 && spec.stiffness < std::numeric_limits<double>::infinity())) {
+    throw Error(where() + "joint '" + joint_name +
+                "': velocity/effort limits, damping, friction and armature must be >= 0, stiffness finite and >= 0");
+  }
+  if (spec.stiffness > 0.0 && joint.type == JointType::Planar) {
+    throw Error(where() + "joint '" + joint_name + "': abdyn has no spring law for planar joints");
+  }
+  if (spec.spring_reference.size() != 0 &&
+      (spec.spring_reference.size() != joint.nq || !spec.spring_reference.allFinite())) {
+    throw Error(where() + "joint '" + joint_name + "': the spring reference must hold " + std::to_string(joint.nq) +
+                " finite numbers");
   }
 
   const int id = model_.nbodies();
@@ -155,6 +165,25 @@ void ModelBuilder::addGeometry(const Geometry& geometry) {
     throw Error("abdyn::ModelBuilder::addGeometry('" + geometry.name + "'): body does not exist");
   }
   model_.geometries_.push_back(geometry);
+}
+
+void ModelBuilder::addConfiguration(const NamedConfiguration& configuration) {
+  model_.configurations_.push_back(configuration);
+}
+
+void ModelBuilder::addActuator(const Actuator& actuator) {
+  if (!std::isfinite(actuator.gear) || std::isnan(actuator.ctrl_lower) || std::isnan(actuator.ctrl_upper) ||
+      actuator.ctrl_lower > actuator.ctrl_upper) {
+    throw Error("abdyn::ModelBuilder::addActuator('" + actuator.name + "'): non-finite gear or empty control range");
+  }
+  model_.actuators_.push_back(actuator);
+}
+
+void ModelBuilder::setTimestep(double timestep) {
+  if (!std::isfinite(timestep) || timestep <= 0.0) {
+    throw Error("abdyn::ModelBuilder::setTimestep: the time step must be positive and finite, not " + std::to_string(timestep));
+  }
+  model_.timestep_ = timestep;
 }
 
 void ModelBuilder::reserve(int bodies) {
@@ -216,6 +245,8 @@ void ModelBuilder::finish(Model& m) const {
   m.damping_.setZero(m.nv_);
   m.friction_.setZero(m.nv_);
   m.armature_.setZero(m.nv_);
+  m.stiffness_.setZero(m.nv_);
+  m.spring_reference_.setZero(m.nq_);
   for (int i = 1; i < n; ++i) {
     const Joint& j = m.joints_[i];
     const JointSpec& spec = specs_[i];
@@ -239,7 +270,14 @@ void ModelBuilder::finish(Model& m) const {
     m.damping_.segment(j.idx_v, j.nv).setConstant(spec.damping);
     m.friction_.segment(j.idx_v, j.nv).setConstant(spec.friction);
     m.armature_.segment(j.idx_v, j.nv).setConstant(spec.armature);
+    m.stiffness_.segment(j.idx_v, j.nv).setConstant(spec.stiffness);
+    if (spec.spring_reference.size() == j.nq) {
+      m.spring_reference_.segment(j.idx_q, j.nq) = spec.spring_reference;
+    } else if (j.hasQuaternion()) {
+      m.spring_reference_[j.quaternionIndex()] = 1.0;
+    }
   }
+  m.has_springs_ = m.nv_ > 0 && m.stiffness_.maxCoeff() > 0.0;
 
   m.inertia_matrix_.reserve(m.inertia_.size());
   internal::adviseHugePages(m.inertia_matrix_);
@@ -319,6 +357,18 @@ void ModelBuilder::finish(Model& m) const {
       throw Error("model '" + m.name_ + "': mimic coupling '" + follower + "' -> '" + leader + "' needs two one-DoF joints");
     }
     m.mimics_.push_back(MimicCoupling{f, l, mimic_values_[k].first, mimic_values_[k].second});
+  }
+
+  for (const NamedConfiguration& c : m.configurations_) {
+    if (c.q.size() != m.nq_ || !c.q.allFinite()) {
+      throw Error("model '" + m.name_ + "': configuration '" + c.name + "' has " + std::to_string(c.q.size()) +
+                  " coordinates (or a non-finite one); the model has nq = " + std::to_string(m.nq_));
+    }
+  }
+  for (const Actuator& a : m.actuators_) {
+    if (a.joint < 1 || a.joint >= n || m.joints_[a.joint].nv != 1) {
+      throw Error("model '" + m.name_ + "': actuator '" + a.name + "' needs a joint with one velocity coordinate");
+    }
   }
 }
 

@@ -12,6 +12,11 @@ struct DynamicsOptions {
   /// Viscous damping (Model::damping): a passive joint force -damping(k) v(k). Inverse dynamics
   /// returns the torque that overcomes it; forward dynamics applies it.
   bool damping = true;
+  /// Joint springs (Model::stiffness toward Model::springReference, the law in model.hpp): a passive
+  /// joint force, as MuJoCo's qfrc_passive. Inverse dynamics returns the torque that overcomes it;
+  /// forward dynamics applies it. Models without stiffness skip it at no cost. The derivatives
+  /// (derivatives.hpp) refuse a model with springs unless this is off.
+  bool springs = true;
   /// Implicit damping (integrators/implicit_damping_euler.hpp): a time step h >= 0 (s). With damping on,
   /// the joint-space inertia becomes M + h diag(damping), so that forward dynamics returns
   /// (M + h D)^-1 (tau - C v - g - D v), the acceleration of a velocity step that takes the damping force

@@ -39,6 +39,24 @@ struct MimicCoupling {
   double offset = 0.0;  ///<rad or m
 };
 
+/// A named configuration of the model (an MJCF <key>): q in the model's layout (nq numbers).
+struct NamedConfiguration {
+  std::string name;   ///< the key's name
+  Eigen::VectorXd q;  ///< nq coordinates
+};
+
+/// A force source on one joint with one velocity coordinate (an MJCF <motor>, <general>, <position>, ...
+/// whose transmission is a joint). A motor applies tau = gear * ctrl to the joint's coordinate; the other
+/// kinds add gains and biases that abdyn does not model (`kind` names the element).
+struct Actuator {
+  std::string name;  ///< the actuator's name ("actuator<k>" when unnamed)
+  std::string kind;  ///< the element that declared it: "motor", "general", "position", "velocity", ...
+  int joint = 0;     ///< joint (= body) index
+  double gear = 1.0;  ///< joint force per unit of control (motor)
+  double ctrl_lower = -std::numeric_limits<double>::infinity();  ///< control range, lower end (-inf: none)
+  double ctrl_upper = std::numeric_limits<double>::infinity();   ///< control range, upper end (+inf: none)
+};
+
 /// The immutable description of a kinematic tree: bodies, joints, inertias, frames, limits and
 /// geometry (see the file comment). Built by ModelBuilder or the loaders; shared read-only by any number
 /// of Data and threads.
@@ -137,8 +155,27 @@ class Model {
   const Eigen::VectorXd& damping() const { return damping_; }
   /// Coulomb friction per v coordinate (N m or N).
   const Eigen::VectorXd& friction() const { return friction_; }
-  /// Armature per v coordinate: rotor inertia reflected to the joint (kg m^2 or kg).
+  /// Armature per v coordinate: rotor inertia reflected to the joint (kg m^2 or kg). On a floating joint
+  /// it is the spatial inertia armature * 1 at the child's origin, with its velocity product (MuJoCo's
+  /// free-joint armature; DynamicsOptions::armature).
   const Eigen::VectorXd& armature() const { return armature_; }
+  /// Per v coordinate: joint spring stiffness (N m / rad or N / m; 0 where none). The spring force pulls
+  /// each joint toward springReference(), as MuJoCo's qfrc_passive does: -stiffness (q - q_spring) for
+  /// one-coordinate joints; for spherical and floating joints -stiffness times the rotation vector of
+  /// q_spring^-1 q (in the child frame) and, for a floating joint's position, -stiffness (p - p_spring)
+  /// in the parent frame, rotated into the child frame (abdyn's force coordinates).
+  const Eigen::VectorXd& stiffness() const { return stiffness_; }
+  /// Per q coordinate: the configuration the springs pull toward (MJCF springref; qpos0 for quaternion joints).
+  const Eigen::VectorXd& springReference() const { return spring_reference_; }
+  /// Whether some stiffness is nonzero (the dynamics skip the springs otherwise).
+  bool hasSprings() const { return has_springs_; }
+
+  /// Named configurations (MJCF keyframes), in file order.
+  const std::vector<NamedConfiguration>& configurations() const { return configurations_; }
+  /// Joint actuators (MJCF <actuator>), in file order.
+  const std::vector<Actuator>& actuators() const { return actuators_; }
+  /// The time step the description asks for (MJCF <option timestep>), in seconds; 0 when it gives none.
+  double timestep() const { return timestep_; }
 
   /// The declared mimic couplings (enforced by the constraint solvers, not by the tree algorithms).
   const std::vector<MimicCoupling>& mimics() const { return mimics_; }
@@ -188,7 +225,12 @@ class Model {
   std::vector<std::int64_t> ancestor_offset_{0};
   std::vector<int> last_subtree_dof_;
   Eigen::VectorXd lower_, upper_;
-  Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
+  Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_, stiffness_;
+  Eigen::VectorXd spring_reference_;
+  bool has_springs_ = false;
+  std::vector<NamedConfiguration> configurations_;
+  std::vector<Actuator> actuators_;
+  double timestep_ = 0.0;
   std::vector<MimicCoupling> mimics_;
   std::vector<Geometry> geometries_;
   bool has_dynamics_ = true;

@@ -28,6 +28,10 @@ struct JointSpec {
   double damping = 0.0;  ///<viscous damping, N m s / rad or N s / m
   double friction = 0.0;  ///<Coulomb friction, N m or N
   double armature = 0.0;  ///<rotor inertia reflected to the joint, kg m^2 or kg
+  double stiffness = 0.0;  ///< spring stiffness of every coordinate (Model::stiffness), toward spring_reference
+  /// The joint's nq coordinates the spring pulls toward; empty: the neutral configuration (zero, identity
+  /// quaternion).
+  Eigen::VectorXd spring_reference;
 };
 
 /// Assembles a Model body by body, parents before children; build() checks it and returns the Model.
@@ -52,6 +56,12 @@ class ModelBuilder {
                 double offset);
   /// Adds a visual or collision shape on geometry.body.
   void addGeometry(const Geometry& geometry);
+  /// Adds a named configuration (nq numbers, checked by build()).
+  void addConfiguration(const NamedConfiguration& configuration);
+  /// Adds a joint actuator (its joint must have one velocity coordinate; checked by build()).
+  void addActuator(const Actuator& actuator);
+  /// The time step the description asks for (s, > 0 and finite).
+  void setTimestep(double timestep);
   /// Makes room for `bodies` bodies (the world included) and as many frames, so that adding them
   /// reallocates nothing (loaders that know the count call it first).
   void reserve(int bodies);
