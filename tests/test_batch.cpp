@@ -396,3 +396,27 @@ BOOST_AUTO_TEST_CASE(a_failing_state_is_named) {
   }
   abdyn::setCheckedMode(checked);
 }
+
+// Joint springs (MJCF's stiffness) are not in the kernels: a model with springs is refused while
+// DynamicsOptions::springs is on, and with it off the batch agrees with the single-state calls without them.
+BOOST_AUTO_TEST_CASE(springs_are_refused_unless_turned_off) {
+  abdyn::ModelBuilder builder("spring_pendulum");
+  abdyn::JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = abdyn::Vector3(0.0, 1.0, 0.0);
+  hinge.stiffness = 3.0;
+  builder.addBody(0, hinge, abdyn::Plx(), abdyn::RigidBodyInertia(1.0, abdyn::Vector3(0.0, 0.0, -0.5),
+                                                                   abdyn::Matrix3::Identity() * 0.01), "link");
+  const abdyn::Model model = std::move(builder).build();
+  BOOST_TEST_REQUIRE(model.hasSprings());
+  const States s = randomStates(model, 5, 3);
+  abdyn::RowMatrixXd out(5, model.nv());
+  BOOST_CHECK_EXCEPTION(abdyn::forwardDynamicsBatch(model, s.Q, s.V, s.W, out), abdyn::InvalidArgument,
+                        [](const abdyn::InvalidArgument& e) { return std::string(e.what()).find("joint springs") != std::string::npos; });
+  BOOST_CHECK_THROW(abdyn::inverseDynamicsBatch(model, s.Q, s.V, s.W, out), abdyn::InvalidArgument);
+  abdyn::DynamicsOptions no_springs;
+  no_springs.springs = false;
+  const Results single = serialLoop(model, s, no_springs), batch = batched(model, s, 1, no_springs);
+  checkAgreement(batch.qdd, single.qdd, 1e-13);
+  checkAgreement(batch.tau, single.tau, 1e-13);
+}

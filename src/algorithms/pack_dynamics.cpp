@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <new>
+#include <string>
+
+#include "abdyn/error.hpp"
 
 namespace abdyn::internal {
 
@@ -59,6 +62,14 @@ PackModel::PackModel(const Model& model)
       for (int r = 0; r < 6; ++r) B.S[6 * k + r] = s[r];
       B.pick[k] = unitColumn(s, B.pick_sign[k]);
     }
+  }
+}
+
+void checkPackOptions(const Model& model, const DynamicsOptions& options, const char* function) {
+  if (options.springs && model.hasSprings()) {
+    throw InvalidArgument(std::string("abdyn::") + function + ": model '" + model.name() +
+                          "' has joint springs (Model::stiffness), which the batched kernels do not model; pass "
+                          "DynamicsOptions::springs = false, or call the single-state functions per state");
   }
 }
 

@@ -75,6 +75,10 @@ const PackKernels& packKernels();
 /// Doubles of kernel workspace per lane for a model: per body and per DoF scratch of the three kernels.
 std::size_t packWorkDoublesPerLane(const PackModel& model);
 
+/// Refuses (abdyn::InvalidArgument naming `function`) options the kernels do not model: joint springs
+/// (Model::stiffness) with DynamicsOptions::springs on.
+void checkPackOptions(const Model& model, const DynamicsOptions& options, const char* function);
+
 /// The kernels' workspace, allocated once (like Data): the flattened model, the 64-byte aligned scratch and
 /// one pack of inputs and outputs.
 class PackWorkspace {

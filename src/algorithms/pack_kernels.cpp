@@ -263,6 +263,19 @@ HWY_INLINE void quaternionRotationTransposed(V w, V x, V y, V z, V* E) {
 }
 
 HWY_INLINE V input(const double* x, int j) { return hn::Load(D(), x + static_cast<size_t>(j) * hn::Lanes(D())); }
+
+// The velocity product of a floating joint's armature a, [0; a (w x v)] over its six coordinates (v = [w; v]
+// in the child frame; joint_ops.hpp derives it), into out[0 .. B.nv - 1]; zeros for other joints.
+HWY_INLINE void floatingArmatureProduct(const PackModel& model, const PackBody& B, const DynamicsOptions& options,
+                                        const double* v, V* out) {
+  for (int k = 0; k < B.nv; ++k) out[k] = zero();
+  if (!options.armature || B.type != JointType::Floating || model.armature[B.idx_v + 3] == 0.0) return;
+  const V w[3] = {input(v, B.idx_v), input(v, B.idx_v + 1), input(v, B.idx_v + 2)};
+  const V l[3] = {input(v, B.idx_v + 3), input(v, B.idx_v + 4), input(v, B.idx_v + 5)};
+  V wxl[3];
+  cross(w, l, wxl);
+  for (int c = 0; c < 3; ++c) out[3 + c] = bc(model.armature[B.idx_v + 3]) * wxl[c];
+}
 HWY_INLINE void output(V value, double* x, int j) { hn::Store(value, D(), x + static_cast<size_t>(j) * hn::Lanes(D())); }
 
 // X_up = X_J(q) X_tree (jointTransformTimes): axis-aligned revolute joints mix two rows of E_tree, axis-aligned
@@ -403,10 +416,12 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
   }
   for (int i = n - 1; i >= 1; --i) {
     const PackBody& B = model.bodies[i];
+    V armature_product[6];                                            // a (w x v): a floating joint's armature
+    floatingArmatureProduct(model, B, options, v, armature_product);
     for (int k = 0; k < B.nv; ++k) {
       const int dof = B.idx_v + k;
       V t = columnDot(B, k, body[i].f);                               // tau_i = S^T f_i
-      if (options.armature) t = t + bc(model.armature[dof]) * input(qdd, dof);
+      if (options.armature) t = t + bc(model.armature[dof]) * input(qdd, dof) + armature_product[k];
       if (options.damping) {
         t = t + bc(model.damping[dof]) * input(v, dof);
         t = t + bc(options.implicit_damping_step * model.damping[dof]) * input(qdd, dof);
@@ -518,9 +533,11 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
     } else {
       invertSymmetric(B.nv, Dm, Dinv, i, failure);
     }
+    V armature_product[6];                                            // a (w x v): a floating joint's armature
+    floatingArmatureProduct(model, B, options, v, armature_product);
     for (int k = 0; k < B.nv; ++k) {                                  // u = tau - S^T pA (- damping qd)
       const int d = B.idx_v + k;
-      V u = input(tau, d) - columnDot(B, k, b.f);
+      V u = input(tau, d) - columnDot(B, k, b.f) - armature_product[k];
       if (options.damping) u = u - bc(model.damping[d]) * input(v, d);
       J[k].u = u;
       for (int c = 0; c < B.nv; ++c) J[k].Dinv[c] = Dinv[k][c];
