@@ -27,10 +27,10 @@ namespace abdyn {
 
 /// Two shapes' signed distance, their normal and their nearest (or deepest) points, in world coordinates.
 struct ConvexDistance {
-  double distance = 0.0;                 // > 0 apart, < 0 overlapping by -distance
-  Vector3 normal = Vector3::UnitZ();     // unit, from A toward B
-  Vector3 point_a = Vector3::Zero();     // on A's surface
-  Vector3 point_b = Vector3::Zero();     // on B's surface; point_b - point_a = distance * normal
+  double distance = 0.0;                 ///< > 0 apart, < 0 overlapping by -distance
+  Vector3 normal = Vector3::UnitZ();     ///< unit, from A toward B
+  Vector3 point_a = Vector3::Zero();     ///< on A's surface
+  Vector3 point_b = Vector3::Zero();     ///< on B's surface; point_b - point_a = distance * normal
 };
 
 /// Whether convexDistance takes shapes of g's kind: every kind but a mesh whose hull is not loaded.

@@ -31,9 +31,9 @@ namespace abdyn {
 /// Bounds on the files the readers accept; far above any robot's collision or visual mesh (MuJoCo's
 /// largest bundled meshes have some 10^5 triangles).
 struct MeshLimits {
-  std::uint64_t max_bytes = 512ull << 20;      // file size, 512 MiB
-  std::uint64_t max_vertices = 16'000'000;     // distinct vertices kept
-  std::uint64_t max_triangles = 16'000'000;    // triangles kept (after OBJ polygons are split)
+  std::uint64_t max_bytes = 512ull << 20;      ///< file size, 512 MiB
+  std::uint64_t max_vertices = 16'000'000;     ///< distinct vertices kept
+  std::uint64_t max_triangles = 16'000'000;    ///< triangles kept (after OBJ polygons are split)
 };
 
 /// Reads an STL file, binary or ASCII.

@@ -1,6 +1,6 @@
 #pragma once
 // Loading a Model from an MJCF file (MuJoCo's XML format), read by abdyn itself on tinyxml2 with the
-// URDF reader's limits (src/io/mjcf_document.hpp). The model is the one MuJoCo 2.2.2 compiles from the
+// URDF reader's limits. The model is the one MuJoCo 2.2.2 compiles from the
 // file, for the dynamics: for a model loaded from MJCF, forwardDynamics(model, data, q, v, tau) with
 // default DynamicsOptions is MuJoCo's qacc_smooth with qfrc_applied = tau (contacts, constraints,
 // limits, friction loss and actuators aside), and M(q) is mj_fullM's (tests/test_reference_mujoco_mjcf.cpp
@@ -65,20 +65,21 @@
 
 namespace abdyn {
 
+/// Repairs loadMjcf applies on top of what the file's `<compiler>` asks for (MuJoCo's own compiler options).
 struct MjcfOptions {
   /// Replace each body inertia that breaks the triangle inequality by the isotropic one with the same
-  /// trace (as <compiler balanceinertia="true"/>, which also turns it on).
+  /// trace (as `<compiler balanceinertia="true"/>`, which also turns it on).
   bool balance_inertia = false;
-  /// Lower bound on every body's mass; the larger of this and <compiler boundmass> applies. 0: none.
+  /// Lower bound on every body's mass; the larger of this and `<compiler boundmass>` applies. 0: none.
   double bound_mass = 0.0;
-  /// Lower bound on every body's principal moments; the larger of this and <compiler boundinertia>
+  /// Lower bound on every body's principal moments; the larger of this and `<compiler boundinertia>`
   /// applies. 0: none.
   double bound_inertia = 0.0;
 };
 
 /// A model loaded from MJCF with what lies outside the tree.
 struct MjcfModel {
-  Model model;
+  Model model;  ///< the tree, as loadMjcf returns it
   /// The file's connect and weld equalities (loop closures) and linear joint equalities (couplings),
   /// active ones only.
   ConstraintSet constraints;
@@ -89,7 +90,7 @@ struct MjcfModel {
 /// Loads the MJCF file at `path` (includes and mesh files relative to its folder). Throws abdyn::Error.
 Model loadMjcf(const std::string& path, const MjcfOptions& options = {});
 /// Loads an MJCF document held in memory; relative includes and meshes are looked up in `base_dir`
-/// (the working directory when empty). Errors start with "<string>".
+/// (the working directory when empty). Errors start with "`<string>`".
 Model loadMjcfString(const std::string& xml, const MjcfOptions& options = {}, const std::string& base_dir = "");
 
 /// loadMjcf with the equality constraints and the list of what is not modelled.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Loading a Model from a URDF robot description (read by abdyn itself, on tinyxml2: src/io/urdf_document.hpp).
+/// Loading a Model from a URDF robot description (read by abdyn itself, on tinyxml2).
 ///
 /// How the file maps onto the model:
 ///   - The model is named after `<robot name>`. Body 0 is the world, named "world"; when the URDF's root
@@ -142,7 +142,7 @@ struct UrdfOptions {
   /// ROS_PACKAGE_PATH and AMENT_PREFIX_PATH (abdyn/io/resource_resolver.hpp). The model keeps mesh names
   /// as written; whoever reads the meshes finds them with ResourceSearch::forFile(path, package_dirs).
   std::map<std::string, std::string> package_dirs;
-  /// Read the mesh file of every <collision> mesh at load (abdyn/io/mesh.hpp: STL, OBJ, and DAE when built
+  /// Read the mesh file of every `<collision>` mesh at load (abdyn/io/mesh.hpp: STL, OBJ, and DAE when built
   /// with assimp), found as package_dirs says, with its scale applied, and compute its convex hull
   /// (Geometry::mesh, shared by the shapes naming one file at one scale). A mesh that cannot be found or
   /// read is a warning naming it (strict mode too): the shape keeps no mesh data, so contacts skip it, and

@@ -4,17 +4,17 @@
 /// elements that URDF readers ignore (docs/urdf-extensions.md):
 ///
 /// ```xml
-///   <loop_joint name="N" type="revolute|continuous|prismatic|spherical|fixed">
-///     <predecessor link="A" xyz="x y z" rpy="r p y"/>   <!-- frame Fa, in link A's frame -->
-///     <successor link="B" xyz="x y z" rpy="r p y"/>     <!-- frame Fb, in link B's frame -->
-///     <axis xyz="x y z"/>                               <!-- revolute, prismatic: in Fa -->
-///   </loop_joint>
+///   `<loop_joint name="N" type="revolute|continuous|prismatic|spherical|fixed">`
+///     `<predecessor link="A" xyz="x y z" rpy="r p y"/>`   <!-- frame Fa, in link A's frame -->
+///     `<successor link="B" xyz="x y z" rpy="r p y"/>`     <!-- frame Fb, in link B's frame -->
+///     `<axis xyz="x y z"/>`                               <!-- revolute, prismatic: in Fa -->
+///   `</loop_joint>`
 /// ```
 ///
-/// Drake's form of the same element is read too: <link1 link xyz rpy> and <link2 link xyz rpy> in place of
-/// <predecessor> and <successor>, type "continuous" for a revolute closure, and <axis> (in link1's frame
-/// F1) defaulting to (1, 0, 0) as a URDF joint's does; a second <link1> in place of <link2> (which some
-/// exporters write) is read as <link2>.
+/// Drake's form of the same element is read too: `<link1 link xyz rpy>` and `<link2 link xyz rpy>` in place of
+/// `<predecessor>` and `<successor>`, type "continuous" for a revolute closure, and `<axis>` (in link1's frame
+/// F1) defaulting to (1, 0, 0) as a URDF joint's does; a second `<link1>` in place of `<link2>` (which some
+/// exporters write) is read as `<link2>`.
 ///
 /// And Drake's ball constraint, so that files written for Drake load unchanged:
 ///

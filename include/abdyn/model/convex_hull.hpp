@@ -11,10 +11,10 @@ namespace abdyn {
 
 /// A convex polytope: vertices, and faces as polygons with their outward planes n . x = offset.
 struct ConvexHull {
-  std::vector<Vector3> vertices;        // the hull's vertices (a subset of the input points)
-  std::vector<std::vector<int>> faces;  // indices into vertices, counterclockwise seen from outside
-  std::vector<Vector3> normals;         // per face, outward unit normal
-  std::vector<double> offsets;          // per face: n . x = offset on the face, n . x <= offset inside
+  std::vector<Vector3> vertices;        ///< the hull's vertices (a subset of the input points)
+  std::vector<std::vector<int>> faces;  ///< indices into vertices, counterclockwise seen from outside
+  std::vector<Vector3> normals;         ///< per face, outward unit normal
+  std::vector<double> offsets;          ///< per face: n . x = offset on the face, n . x <= offset inside
   /// The number of vertices (MuJoCo's maxhullvert bounds it).
   int vertexCount() const { return static_cast<int>(vertices.size()); }
 };

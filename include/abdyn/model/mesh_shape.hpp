@@ -11,9 +11,9 @@ namespace abdyn {
 
 /// A mesh file loaded for a Geometry, in the shape's coordinates (mesh_scale applied).
 struct MeshShape {
-  std::string path;        // the file it was read from (resolved)
-  TriangleMesh triangles;  // the surface as the file gives it
-  ConvexHull hull;         // the convex hull of the vertices (contacts of moving bodies use it)
+  std::string path;        ///< the file it was read from (resolved)
+  TriangleMesh triangles;  ///< the surface as the file gives it
+  ConvexHull hull;         ///< the convex hull of the vertices (contacts of moving bodies use it)
 };
 
 /// The shape of `mesh` scaled per axis by `scale` (URDF's mesh_scale; a negative factor mirrors the mesh

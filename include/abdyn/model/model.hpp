@@ -39,13 +39,13 @@ struct MimicCoupling {
   double offset = 0.0;  ///<rad or m
 };
 
-/// A named configuration of the model (an MJCF <key>): q in the model's layout (nq numbers).
+/// A named configuration of the model (an MJCF `<key>`): q in the model's layout (nq numbers).
 struct NamedConfiguration {
   std::string name;   ///< the key's name
   Eigen::VectorXd q;  ///< nq coordinates
 };
 
-/// A force source on one joint with one velocity coordinate (an MJCF <motor>, <general>, <position>, ...
+/// A force source on one joint with one velocity coordinate (an MJCF `<motor>`, `<general>`, `<position>`, ...
 /// whose transmission is a joint). A motor applies tau = gear * ctrl to the joint's coordinate; the other
 /// kinds add gains and biases that abdyn does not model (`kind` names the element).
 struct Actuator {
@@ -172,9 +172,9 @@ class Model {
 
   /// Named configurations (MJCF keyframes), in file order.
   const std::vector<NamedConfiguration>& configurations() const { return configurations_; }
-  /// Joint actuators (MJCF <actuator>), in file order.
+  /// Joint actuators (MJCF `<actuator>`), in file order.
   const std::vector<Actuator>& actuators() const { return actuators_; }
-  /// The time step the description asks for (MJCF <option timestep>), in seconds; 0 when it gives none.
+  /// The time step the description asks for (MJCF `<option timestep>`), in seconds; 0 when it gives none.
   double timestep() const { return timestep_; }
 
   /// The declared mimic couplings (enforced by the constraint solvers, not by the tree algorithms).
@@ -188,7 +188,7 @@ class Model {
   bool hasQuaternions() const { return nq_ != nv_; }
 
   /// Whether the model's dynamics are defined: false for a kinematic description whose mass matrix is
-  /// singular (bodies without mass or inertia, e.g. a URDF file without <inertial>; see
+  /// singular (bodies without mass or inertia, e.g. a URDF file without `<inertial>`; see
   /// ModelBuilder::acceptKinematicsOnly). Kinematics, Jacobians and frames work on such a model; every call
   /// that needs its inertias (dynamics, mass matrix, energies, derivatives, constrained calls, integrators,
   /// Simulator, batch calls) throws abdyn::Error naming masslessBodies().
