@@ -15,6 +15,7 @@
 #include <spdlog/sinks/base_sink.h>
 
 #include "abdyn/error.hpp"
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/logging.hpp"
 
 namespace abdyn_app {
@@ -126,6 +127,20 @@ void addUrdfOptions(CLI::App& command, abdyn::UrdfOptions& options) {
             "raise each moving body's principal moments to at least I kg m^2")->group(group);
   command.add_flag("--accept-invalid-inertia", options.accept_invalid_inertia,
                    "load bodies whose inertia is indefinite (with a warning) instead of refusing the file")->group(group);
+  command.add_option_function<std::vector<std::string>>(
+             "--package",
+             [&options](const std::vector<std::string>& dirs) {
+               for (const std::string& dir : dirs) {
+                 try {
+                   abdyn::addPackageDir(options.package_dirs, dir);
+                 } catch (const abdyn::InvalidArgument& e) {
+                   throw UsageError(std::string("--package: ") + e.what());
+                 }
+               }
+             },
+             "NAME=DIR: the folder of ROS package NAME, for package://NAME/... mesh names (searched before "
+             "ROS_PACKAGE_PATH, AMENT_PREFIX_PATH and the URDF's folder and its parents; repeatable)")
+      ->type_name("NAME=DIR")->group(group);
 }
 
 namespace {

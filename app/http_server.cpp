@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,9 +104,14 @@ std::string answer(const std::string& request, const fs::path& root) {
   return response(200, "OK", contentType(real), body.str(), method == "HEAD");
 }
 
+// The signal that stops the server, 0 while it runs.
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void stopServing(int received) { stop_signal = received; }
+
 }  // namespace
 
-[[noreturn]] void serve(const std::string& dir, int port) {
+int serve(const std::string& dir, int port) {
+  for (const int stopping : {SIGINT, SIGTERM, SIGHUP}) std::signal(stopping, stopServing);
   const fs::path root = fs::canonical(dir);
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   if (listener < 0) throw std::runtime_error(std::string("cannot open a socket: ") + std::strerror(errno));
@@ -135,11 +141,12 @@ std::string answer(const std::string& request, const fs::path& root) {
   std::vector<Client> clients;
   constexpr int kTick = 250;
   constexpr std::size_t kMaxRequest = 16384;
-  for (;;) {
+  while (stop_signal == 0) {
     std::vector<pollfd> fds{{listener, POLLIN, 0}};
     for (const Client& c : clients) fds.push_back({c.fd, POLLIN, 0});
     const int ready = ::poll(fds.data(), fds.size(), kTick);
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
+    if (ready < 0) continue;  // a signal: the loop's test says whether it stops the server
     std::vector<Client> next;
     for (std::size_t k = 0; k < clients.size(); ++k) {
       Client c = clients[k];
@@ -176,6 +183,9 @@ std::string answer(const std::string& request, const fs::path& root) {
       if (fd >= 0) clients.push_back({fd, std::string(), 0});
     }
   }
+  for (const Client& c : clients) ::close(c.fd);
+  ::close(listener);
+  return stop_signal;
 }
 
 }  // namespace abdyn_app

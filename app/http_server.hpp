@@ -6,8 +6,9 @@
 
 namespace abdyn_app {
 
-/// Serves the files under `dir` on 127.0.0.1:port (0 picks a free port, which is printed) until the
-/// process ends. Throws std::runtime_error when it cannot listen.
-[[noreturn]] void serve(const std::string& dir, int port);
+/// Serves the files under `dir` on 127.0.0.1:port (0 picks a free port, which is printed) until SIGINT,
+/// SIGTERM or SIGHUP arrives (it installs their handlers), and returns that signal. Throws
+/// std::runtime_error when it cannot listen.
+int serve(const std::string& dir, int port);
 
 }  // namespace abdyn_app

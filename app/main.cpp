@@ -9,6 +9,7 @@
 #include "check.hpp"
 #include "info.hpp"
 #include "model_lookup.hpp"
+#include "reduce.hpp"
 #include "simulate.hpp"
 #include "view.hpp"
 
@@ -22,6 +23,7 @@ constexpr const char* kCommands =
     "  abdyn simulate MODEL.urdf [--floating] [URDF options] [--duration S] [--dt H] [--q0 LIST] [--height Z]\n"
     "                 [--csv FILE] [--integrator NAME] [--substeps N] [--ground Z] [--limits] [--html DIR]\n"
     "  abdyn view MODEL.urdf [--csv FILE] [--floating] [URDF options] [--ground Z] [--port P] [--out DIR]\n"
+    "  abdyn reduce MODEL.urdf --lock J1,J2 [--q LIST] [--floating] [URDF options] --out FILE\n"
     "  abdyn help, abdyn --help   print this text\n"
     "  abdyn --version            print the version\n"
     "  abdyn COMMAND --help       print a command's options\n";
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   });
   abdyn_app::addCheck(app, status);
   abdyn_app::addView(app);
+  abdyn_app::addReduce(app, status);
   app.add_subcommand("help", "print this text")->callback([&app] {
     std::cout << app.get_formatter()->make_help(&app, "abdyn", CLI::AppFormatMode::Normal);
   });

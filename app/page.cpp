@@ -1,9 +1,12 @@
 #include "page.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -77,48 +80,6 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-// ---- meshes
-
-// The file a URDF mesh filename names, if it exists: package://PKG/REST is looked up in the
-// directories of ROS_PACKAGE_PATH and in the URDF's folder and its ancestors (a folder named PKG, or
-// one holding PKG); file://PATH is PATH; other names are relative to the URDF's folder.
-std::optional<fs::path> resolveMesh(const std::string& filename, const fs::path& urdf_dir) {
-  std::vector<fs::path> candidates;
-  const std::string package = "package://";
-  const std::string file = "file://";
-  if (filename.compare(0, package.size(), package) == 0) {
-    const std::string rest = filename.substr(package.size());
-    const std::size_t slash = rest.find('/');
-    if (slash == std::string::npos || slash == 0) return std::nullopt;
-    const std::string pkg = rest.substr(0, slash);
-    const std::string path = rest.substr(slash + 1);
-    std::vector<fs::path> roots;
-    if (const char* env = std::getenv("ROS_PACKAGE_PATH")) {
-      std::stringstream list(env);
-      for (std::string dir; std::getline(list, dir, ':');) {
-        if (!dir.empty()) roots.emplace_back(dir);
-      }
-    }
-    for (fs::path dir = fs::absolute(urdf_dir); !dir.empty(); dir = dir.parent_path()) {
-      roots.push_back(dir);
-      if (dir == dir.parent_path()) break;
-    }
-    for (const fs::path& root : roots) {
-      if (root.filename() == pkg) candidates.push_back(root / path);
-      candidates.push_back(root / pkg / path);
-    }
-  } else if (filename.compare(0, file.size(), file) == 0) {
-    candidates.emplace_back(filename.substr(file.size()));
-  } else {
-    candidates.push_back(fs::path(filename).is_absolute() ? fs::path(filename) : urdf_dir / filename);
-  }
-  for (const fs::path& p : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p;
-  }
-  return std::nullopt;
-}
-
 // ---- the built viewer files
 
 // The folder holding the built page (index.html, viewer.js, viewer.css): $ABDYN_VIEWER_DIR, the build
@@ -138,10 +99,73 @@ fs::path viewerAssets() {
   for (const fs::path& dir : candidates) {
     if (fs::is_regular_file(dir / "index.html", ec) && fs::is_regular_file(dir / "viewer.js", ec)) return dir;
   }
-  throw std::runtime_error(
-      "the viewer's page is not built: configure abdyn with Node.js and npm present (CMake option "
-      "ABDYN_BUILD_VIEWER, target abdyn_viewer), or point ABDYN_VIEWER_DIR at a folder holding index.html and viewer.js");
+  // ABDYN_VIEWER_HINT (viewer/CMakeLists.txt) says what this build lacks: the target abdyn_viewer, or
+  // what kept CMake from making it.
+  throw std::runtime_error(std::string("the viewer's page is not built: ") + ABDYN_VIEWER_HINT +
+                           "; or point ABDYN_VIEWER_DIR at a folder holding index.html and viewer.js");
 }
+
+// ---- the trajectory CSV
+
+// Throws unless `text` is a trajectory of `model` in the layout of `abdyn simulate --csv`: a header
+// starting with t and holding every q:<joint> and v:<joint> column of the model (<joint>[k] for a joint
+// with several coordinates), kinetic and potential, then at least one row of as many finite numbers.
+// The page checks the same and more (viewer/src/trajectory.js); this check makes a bad file an error
+// of the command rather than a note on a page.
+void checkTrajectory(const std::string& text, const abdyn::Model& model, const std::string& name) {
+  std::istringstream lines(text);
+  std::string line;
+  const auto fail = [&](int at, const std::string& what) {
+    throw std::runtime_error("trajectory '" + name + "' line " + std::to_string(at) + ": " + what);
+  };
+  const auto fields = [](const std::string& row) {
+    std::vector<std::string> out;
+    std::stringstream cells(row.empty() || row.back() != '\r' ? row : row.substr(0, row.size() - 1));
+    for (std::string cell; std::getline(cells, cell, ',');) out.push_back(cell);
+    if (!row.empty() && row.back() == ',') out.emplace_back();
+    return out;
+  };
+  if (!std::getline(lines, line)) fail(1, "the file is empty (expected a header line starting with t)");
+  const std::vector<std::string> header = fields(line);
+  if (header.empty() || header[0] != "t") fail(1, "the first column is not 't' (not a CSV of abdyn simulate --csv)");
+  std::vector<std::string> required;
+  for (const char* kind : {"q:", "v:"}) {
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const abdyn::Joint& j = model.joint(i);
+      const int n = kind[0] == 'q' ? j.nq : j.nv;
+      for (int k = 0; k < n; ++k) required.push_back(kind + (n == 1 ? j.name : j.name + "[" + std::to_string(k) + "]"));
+    }
+  }
+  required.insert(required.end(), {"kinetic", "potential"});
+  for (const std::string& column : required) {
+    if (std::find(header.begin(), header.end(), column) == header.end()) {
+      fail(1, "no column '" + column + "': model '" + model.name() + "' (nq = " + std::to_string(model.nq()) +
+                  ", nv = " + std::to_string(model.nv()) + ") needs t, its q: and v: columns, kinetic and potential" +
+                  " (a run of simulate --floating needs --floating here too)");
+    }
+  }
+  int at = 1;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++at;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::vector<std::string> row = fields(line);
+    if (row.size() != header.size()) {
+      fail(at, std::to_string(row.size()) + " values, but the header has " + std::to_string(header.size()) + " columns");
+    }
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      char* end = nullptr;
+      const double x = std::strtod(row[c].c_str(), &end);
+      if (end == row[c].c_str() || row[c].find_first_not_of(" \t", static_cast<std::size_t>(end - row[c].c_str())) != std::string::npos ||
+          !std::isfinite(x)) {
+        fail(at, "column '" + header[c] + "' holds '" + row[c] + "', which is not a finite number");
+      }
+    }
+    ++rows;
+  }
+  if (rows == 0) fail(1, "the header is not followed by any rows");
+}
+
 
 // data.js: window.ABDYN_DATA (see viewer/src/main.js for its fields).
 std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing) {
@@ -176,13 +200,13 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
        << ", \"p_b\": " << jsonArray(loop.p_b) << "}";
   }
   js << "],\n\"meshes\": {";
-  const fs::path urdf_dir = fs::path(inputs.model_path).parent_path();
+  const abdyn::ResourceSearch resources = abdyn::ResourceSearch::forFile(inputs.model_path, inputs.urdf.package_dirs);
   std::set<std::string> seen;
   bool first = true;
   for (const abdyn::Geometry& g : model.geometries()) {
     if (g.role != abdyn::GeometryRole::Visual || g.shape != abdyn::ShapeType::Mesh) continue;
     if (!seen.insert(g.mesh_filename).second) continue;
-    const std::optional<fs::path> file = resolveMesh(g.mesh_filename, urdf_dir);
+    const std::optional<std::string> file = abdyn::resolveResource(g.mesh_filename, resources, inputs.model_path);
     if (!file) {
       missing.push_back(g.mesh_filename);
       continue;
@@ -197,9 +221,10 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
   if (inputs.csv_path.empty()) {
     js << "null";
   } else {
-    // Checked by the page against the model, which names the offending line.
-    js << "{\"name\": " << jsonString(fs::path(inputs.csv_path).filename().string())
-       << ", \"text\": " << jsonString(readFile(inputs.csv_path, "trajectory")) << "}";
+    const std::string csv = readFile(inputs.csv_path, "trajectory");
+    checkTrajectory(csv, model, inputs.csv_path);
+    js << "{\"name\": " << jsonString(fs::path(inputs.csv_path).filename().string()) << ", \"text\": " << jsonString(csv)
+       << "}";
   }
   js << "};\n";
   return js.str();

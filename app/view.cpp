@@ -3,10 +3,12 @@
 #include "view.hpp"
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -37,18 +39,45 @@ struct ViewArguments {
   int port = 8765;
 };
 
-// Writes the page (see addView) and serves it unless only --out was given.
-void view(ViewArguments& args, bool port_given) {
-  const bool out_given = !args.out.empty();
-  if (!out_given) {
+// A new folder under the temporary directory, removed with everything in it when this goes out of scope.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
     std::string pattern = (fs::temp_directory_path() / "abdyn-view-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a folder under " + fs::temp_directory_path().string());
-    args.out = pattern;
+    path_ = pattern;
   }
-  writePage(args.inputs, args.out);
-  if (out_given && !port_given) return;  // --out alone: the page is written, nothing is served
-  std::cout.flush();
-  serve(args.out, args.port);
+  ~TemporaryFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Writes the page (see addView) and serves it unless only --out was given. Without --out the page goes
+// to a temporary folder that is removed when the server stops (Ctrl-C, SIGTERM, SIGHUP) or on an error;
+// a stopping signal then ends the program as it would have without the handler.
+void view(ViewArguments& args, bool port_given) {
+  const bool out_given = !args.out.empty();
+  if (out_given && !port_given) {  // --out alone: the page is written, nothing is served
+    writePage(args.inputs, args.out);
+    return;
+  }
+  int stopped_by = 0;
+  {
+    std::optional<TemporaryFolder> temporary;
+    if (!out_given) args.out = temporary.emplace().path();
+    writePage(args.inputs, args.out);
+    std::cout.flush();
+    stopped_by = serve(args.out, args.port);
+  }
+  std::signal(stopped_by, SIG_DFL);
+  std::raise(stopped_by);
 }
 
 }  // namespace

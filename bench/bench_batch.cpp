@@ -1,7 +1,9 @@
-// Batched forward dynamics (batch.hpp) against the serial loop over the same states, one Data:
+// Batched dynamics (batch.hpp) against the loop of single-state calls over the same states:
 //   bench_batch [--source DIR] [Google Benchmark flags]
-// Each iteration computes ABA for all kStates states (rows of one N x nq array), so items/s is states/s.
-// BM_Loop is the C++ loop the batched call must match with one thread; Batch/threads:2 shows the split.
+// Each iteration computes one algorithm for all kStates states (rows of one N x nq array), so items/s is
+// states/s (CPU time of the calling thread). Single/ALG/MODEL is the loop over one Data; Batch/ALG/MODEL/simd:S
+// the batched call on one thread with the instruction set capped at S (0 widest, 1 AVX2, 2 SSE4, 3 portable;
+// setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time.
 
 #include <random>
 
@@ -12,46 +14,72 @@
 
 namespace {
 
-constexpr Eigen::Index kStates = 100000;
+constexpr Eigen::Index kStates = 1024;  // a few hundred kB of states: in cache, as an MPC or RL batch is
+
+enum class Algorithm { Aba, Rnea, Crba };
 
 struct Batch {
   abdyn::Model model;
-  abdyn::RowMatrixXd Q, V, TAU, QDD;
+  abdyn::RowMatrixXd Q, V, W, OUT, M;
 };
 
 Batch makeBatch(const abdyn::Model& model) {
   std::mt19937 rng(42);
   Batch b{model, abdyn::RowMatrixXd(kStates, model.nq()), abdyn::RowMatrixXd(kStates, model.nv()),
-          abdyn::RowMatrixXd(kStates, model.nv()), abdyn::RowMatrixXd(kStates, model.nv())};
+          abdyn::RowMatrixXd(kStates, model.nv()), abdyn::RowMatrixXd(kStates, model.nv()),
+          abdyn::RowMatrixXd(kStates, model.nv() * model.nv())};
   for (Eigen::Index k = 0; k < kStates; ++k) {
     b.Q.row(k) = abdyn::randomConfiguration(model, rng).transpose();
     b.V.row(k) = abdyn_bench::randomVector(rng, model.nv()).transpose();
-    b.TAU.row(k) = abdyn_bench::randomVector(rng, model.nv()).transpose();
+    b.W.row(k) = abdyn_bench::randomVector(rng, model.nv()).transpose();
   }
   return b;
 }
 
-void loop(benchmark::State& state, Batch* b) {
+void single(benchmark::State& state, Batch* b, Algorithm algorithm) {
   abdyn::Data data(b->model);
-  Eigen::VectorXd q(b->model.nq()), v(b->model.nv()), tau(b->model.nv());
+  Eigen::VectorXd q(b->model.nq()), v(b->model.nv()), w(b->model.nv());
   for (auto _ : state) {
     for (Eigen::Index k = 0; k < kStates; ++k) {
       q = b->Q.row(k).transpose();
       v = b->V.row(k).transpose();
-      tau = b->TAU.row(k).transpose();
-      b->QDD.row(k) = abdyn::forwardDynamics(b->model, data, q, v, tau).transpose();
+      w = b->W.row(k).transpose();
+      switch (algorithm) {
+        case Algorithm::Aba:
+          b->OUT.row(k) = abdyn::forwardDynamics(b->model, data, q, v, w).transpose();
+          break;
+        case Algorithm::Rnea:
+          b->OUT.row(k) = abdyn::inverseDynamics(b->model, data, q, v, w).transpose();
+          break;
+        case Algorithm::Crba:
+          benchmark::DoNotOptimize(abdyn::massMatrix(b->model, data, q).data());
+          break;
+      }
     }
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * kStates);
 }
 
-void batch(benchmark::State& state, Batch* b) {
-  const int threads = static_cast<int>(state.range(0));
+void batch(benchmark::State& state, Batch* b, Algorithm algorithm) {
+  abdyn::setBatchSimd(static_cast<abdyn::BatchSimd>(state.range(0)));
+  state.SetLabel(abdyn::batchSimdName());
+  const int threads = static_cast<int>(state.range(1));
   for (auto _ : state) {
-    abdyn::forwardDynamicsBatch(b->model, b->Q, b->V, b->TAU, b->QDD, threads);
+    switch (algorithm) {
+      case Algorithm::Aba:
+        abdyn::forwardDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+        break;
+      case Algorithm::Rnea:
+        abdyn::inverseDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+        break;
+      case Algorithm::Crba:
+        abdyn::massMatrixBatch(b->model, b->Q, b->M, threads);
+        break;
+    }
     benchmark::ClobberMemory();
   }
+  abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
   state.SetItemsProcessed(state.iterations() * kStates);
 }
 
@@ -63,15 +91,36 @@ int main(int argc, char** argv) {
   int rest_argc = static_cast<int>(rest.size());
   abdyn::logger()->set_level(spdlog::level::err);
   abdyn::UrdfOptions fixed, floating;
-  fixed.accept_invalid_inertia = true;
+  fixed.accept_invalid_inertia = floating.accept_invalid_inertia = true;
   floating.floating_base = true;
+  const std::string peers = dir + "/bench/models/", ours = dir + "/models/";
   static std::vector<std::pair<std::string, Batch>> batches;
-  batches.emplace_back("iiwa", makeBatch(abdyn::loadUrdf(dir + "/bench/models/kuka_iiwa.urdf", fixed)));
-  batches.emplace_back("humanoid_floating", makeBatch(abdyn::loadUrdf(dir + "/models/humanoid.urdf", floating)));
+  batches.emplace_back("iiwa", makeBatch(abdyn::loadUrdf(peers + "kuka_iiwa.urdf", fixed)));
+  batches.emplace_back("panda", makeBatch(abdyn::loadUrdf(peers + "panda.urdf", fixed)));
+  batches.emplace_back("quadruped_floating", makeBatch(abdyn::loadUrdf(ours + "quadruped.urdf", floating)));
+  batches.emplace_back("humanoid_floating", makeBatch(abdyn::loadUrdf(ours + "humanoid.urdf", floating)));
+  batches.emplace_back("talos_floating", makeBatch(abdyn::loadUrdf(peers + "talos_reduced.urdf", floating)));
+  batches.emplace_back("chain_100", makeBatch(abdyn::loadUrdf(peers + "chain_100.urdf", fixed)));
+  batches.emplace_back("tree_100", makeBatch(abdyn::loadUrdf(peers + "tree_100.urdf", fixed)));
+  const std::pair<const char*, Algorithm> algorithms[] = {
+      {"ABA", Algorithm::Aba}, {"RNEA", Algorithm::Rnea}, {"CRBA", Algorithm::Crba}};
   for (auto& [label, b] : batches) {
-    benchmark::RegisterBenchmark(("Loop/" + label).c_str(), loop, &b)->Unit(benchmark::kMillisecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("Batch/" + label).c_str(), batch, &b)
-        ->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const auto& [name, algorithm] : algorithms) {
+      const std::string suffix = std::string(name) + "/" + label;
+      benchmark::RegisterBenchmark(("Single/" + suffix).c_str(), single, &b, algorithm)->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(("Batch/" + suffix).c_str(), batch, &b, algorithm)
+          ->ArgNames({"simd", "threads"})
+          ->Args({0, 1})
+          ->Args({1, 1})
+          ->Unit(benchmark::kMicrosecond);
+      // Threads against one: wall-clock time, the measure of a parallel speed-up.
+      benchmark::RegisterBenchmark(("Threads/" + suffix).c_str(), batch, &b, algorithm)
+          ->ArgNames({"simd", "threads"})
+          ->Args({0, 1})
+          ->Args({0, 2})
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    }
   }
   benchmark::Initialize(&rest_argc, rest.data());
   benchmark::RunSpecifiedBenchmarks();

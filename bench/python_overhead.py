@@ -3,7 +3,7 @@
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--build build]
 
 Runs build/bench/bench_dynamics (ABA on the 7-DoF arm and the floating humanoid) and build/bench/bench_batch
-(the C++ loop and forwardDynamicsBatch over 1e5 states), then times from Python abdyn.forward_dynamics
+(the C++ loop and forwardDynamicsBatch over its states), then times from Python abdyn.forward_dynamics
 on the same models and states and abdyn.forward_dynamics_batch with 1 and 2 threads. Per-call times are
 the best of several repeats of timeit (the least-disturbed estimate on a shared machine), as Google
 Benchmark's are its mean over an adaptive run; docs/performance.md records the figures.
@@ -50,7 +50,7 @@ def main():
     args = parser.parse_args()
     bench = pathlib.Path(args.build) / "bench"
     cxx = google_benchmark(bench / "bench_dynamics", "^ABA/(iiwa|humanoid_floating)$")
-    cxx_batch = google_benchmark(bench / "bench_batch", ".")
+    cxx_batch = google_benchmark(bench / "bench_batch", "^(Single|Threads)/ABA/(iiwa|humanoid_floating)")
 
     print(f"{'model':20s} {'C++ ABA':>10s} {'Python':>10s} {'added':>10s}")
     for label, (path, options) in MODELS.items():
@@ -64,15 +64,15 @@ def main():
         print(f"{label:20s} {native * 1e6:8.3f} us {python * 1e6:8.3f} us {(python - native) * 1e6:8.3f} us")
 
     print(f"\n{'model':20s} {'C++ loop':>12s} {'C++ batch 1':>12s} {'C++ batch 2':>12s} {'Py batch 1':>12s} "
-          f"{'Py batch 2':>12s}   (states per second, 1e5 states)")
+          f"{'Py batch 2':>12s}   (states per second; C++ from bench_batch, Python 1e5 states)")
     for label, (path, options) in MODELS.items():
         model = abdyn.load_urdf(path, **options)
         n = 100000
         rng = np.random.default_rng(1)
         Q = np.array([abdyn.random_configuration(model, k) for k in range(n)])
         V, TAU = rng.standard_normal((n, model.nv)), rng.standard_normal((n, model.nv))
-        rates = [n / seconds(cxx_batch[f"Loop/{label}"]), n / seconds(cxx_batch[f"Batch/{label}/threads:1"]),
-                 n / seconds(cxx_batch[f"Batch/{label}/threads:2"])]
+        rates = [cxx_batch[run]["items_per_second"] for run in
+                 (f"Single/ABA/{label}", f"Threads/ABA/{label}/simd:0/threads:1", f"Threads/ABA/{label}/simd:0/threads:2")]
         for threads in (1, 2):
             rates.append(n / best_per_call(lambda: abdyn.forward_dynamics_batch(model, Q, V, TAU, threads), 1, 5))
         print(f"{label:20s} " + " ".join(f"{r / 1e6:9.3f} M/s" for r in rates) +

@@ -251,6 +251,29 @@ BOOST_AUTO_TEST_CASE(rollout_does_not_allocate_per_step) {
   BOOST_TEST(counts[1][1] <= 2 * 2, counts[1][1] << " allocations for launching two threads");
 }
 
+// The batched kernels with a workspace built once: ABA, RNEA and CRBA over packs (a tail included, 13 states)
+// allocate nothing, on every instruction set the machine has.
+BOOST_AUTO_TEST_CASE(batched_kernels_do_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  std::mt19937 rng(3);
+  const abdyn::Model model = abdyn::randomTree({10, false, true, true, true}, rng);
+  const Eigen::Index n = 13;
+  abdyn::RowMatrixXd Q(n, model.nq()), V = abdyn::RowMatrixXd::Random(n, model.nv()), W = abdyn::RowMatrixXd::Random(n, model.nv());
+  for (Eigen::Index k = 0; k < n; ++k) Q.row(k) = abdyn::randomConfiguration(model, rng).transpose();
+  abdyn::RowMatrixXd out(n, model.nv()), M(n, model.nv() * model.nv());
+  for (const abdyn::BatchSimd simd : {abdyn::BatchSimd::Widest, abdyn::BatchSimd::Avx2, abdyn::BatchSimd::Portable}) {
+    abdyn::setBatchSimd(simd);
+    abdyn::BatchWorkspace workspace(model);
+    const long count = countAllocations([&] {
+      abdyn::forwardDynamicsBatch(model, workspace, Q, V, W, out);
+      abdyn::inverseDynamicsBatch(model, workspace, Q, V, W, out);
+      abdyn::massMatrixBatch(model, workspace, Q, M);
+    });
+    BOOST_TEST(count == 0, count << " heap allocations with " << abdyn::batchSimdName());
+  }
+  abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
+}
+
 // The counter works: a deliberate allocation is seen.
 BOOST_AUTO_TEST_CASE(counter_sees_allocations) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;

@@ -743,3 +743,36 @@ BOOST_AUTO_TEST_CASE(every_model_in_every_mode) {
     }
   }
 }
+
+// abdyn reduce: the written file is buildReducedModel's model (read back), and mistakes are usage errors.
+BOOST_AUTO_TEST_CASE(reduce_writes_the_reduced_model) {
+  const fs::path out = scratch() / "reduced.urdf";
+  const Run r = run({"reduce", model("humanoid"), "--floating", "--lock", "left_elbow,right_elbow", "--lock", "waist_yaw",
+                     "--q", "0.5,-0.25,0.1", "--out", out.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(contains(r.out, "3 joint(s) locked"));
+  abdyn::UrdfOptions floating;
+  floating.floating_base = true;
+  const abdyn::Model full = abdyn::loadUrdf(model("humanoid"), floating);
+  Eigen::VectorXd q = abdyn::neutral(full);
+  q[full.joint("left_elbow").idx_q] = 0.5;
+  q[full.joint("right_elbow").idx_q] = -0.25;
+  q[full.joint("waist_yaw").idx_q] = 0.1;
+  const abdyn::Model expected = abdyn::buildReducedModel(full, {"left_elbow", "right_elbow", "waist_yaw"}, q);
+  const abdyn::Model written = abdyn::loadUrdf(out.string());
+  BOOST_TEST(written.nv() == expected.nv());
+  BOOST_TEST(written.totalMass() == expected.totalMass(), boost::test_tools::tolerance(1e-12));
+  for (int i = 1; i < expected.nbodies(); ++i) BOOST_TEST(written.joint(i).name == expected.joint(i).name);
+
+  const Run unknown = run({"reduce", model("humanoid"), "--lock", "no_such_joint", "--out", out.string()});
+  BOOST_TEST(unknown.status == 2);
+  BOOST_TEST(contains(unknown.err, "--lock: model 'humanoid': no joint named 'no_such_joint'"));
+  const Run count = run({"reduce", model("humanoid"), "--lock", "left_elbow", "--q", "1,2", "--out", out.string()});
+  BOOST_TEST(count.status == 2);
+  BOOST_TEST(contains(count.err, "--q has 2 values, but the locked joints have 1 coordinates"));
+  const Run no_out = run({"reduce", model("humanoid"), "--lock", "left_elbow"});
+  BOOST_TEST(no_out.status == 2);
+  // A file with loop joints: the tree is written, with a warning that the loops are not.
+  const Run loops = run({"reduce", model("four_bar"), "--lock", "crank", "--out", (scratch() / "four_bar.urdf").string()});
+  BOOST_TEST(contains(loops.err, "loop joint(s), which the written URDF does not hold"), loops.err);
+}

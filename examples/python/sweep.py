@@ -9,7 +9,7 @@ final height of the pelvis and the mean time to rest (the last time any joint or
 faster than 0.05 rad/s or m/s). Writes a table to stdout and two heat maps to a PNG; a cell in which a
 drop diverges (abdyn.Error) is reported and left blank.
 
-    /usr/bin/python3 examples/python/sweep.py                              # LocalCluster, one worker per core
+    /usr/bin/python3 examples/python/sweep.py                              # LocalCluster on 127.0.0.1, one worker per core
     /usr/bin/python3 examples/python/sweep.py --scheduler tcp://HOST:8786  # an existing Dask cluster
     /usr/bin/python3 examples/python/sweep.py --small                      # 2 x 2 grid, 3 short drops (tests)
 
@@ -63,6 +63,8 @@ def time_to_rest(V):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a LocalCluster)")
+    parser.add_argument("--dashboard", metavar="ADDRESS",
+                        help="LocalCluster's dashboard address (default: a free port on 127.0.0.1, this machine only)")
     parser.add_argument("--workers", type=int, default=os.cpu_count(), help="LocalCluster worker processes")
     parser.add_argument("--small", action="store_true", help="2 x 2 grid, 3 drops of 0.2 s (for tests)")
     parser.add_argument("--out", default="sweep.png", help="PNG file for the heat maps")
@@ -74,13 +76,14 @@ def main():
     settings = {"ground": True, "joint_limits": True, "contact": {"height": GROUND}, "solver": {"max_iterations": 20}}
     text = (SOURCE / "models" / "humanoid.urdf").read_text()
 
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     if args.scheduler:
         client, cluster = Client(args.scheduler), None
     else:
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=":0",
-                               silence_logs=logging.ERROR)
+        cluster = abdyn.distributed.local_cluster(n_workers=args.workers, dashboard_address=args.dashboard,
+                                                  silence_logs=logging.ERROR)
+        print(f"dashboard: {cluster.dashboard_link}", flush=True)
         client = Client(cluster)
     height = np.zeros((len(frictions), len(scales)))
     rest = np.zeros_like(height)

@@ -1,5 +1,6 @@
 #pragma once
-// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
+/// @file
+/// abdyn: the whole public API, layer by layer (each layer uses only the ones above it).
 
 // Errors, the library logger and checked mode: what every layer reports through.
 #include "abdyn/checked_mode.hpp"
@@ -32,9 +33,12 @@
 #include "abdyn/model/model.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "abdyn/model/reduced_model.hpp"
 
-// Reading models: URDF and the loop-joint extensions.
+// Reading models: URDF, the loop-joint extensions and the files a description names.
+#include "abdyn/io/resource_resolver.hpp"
 #include "abdyn/io/urdf.hpp"
+#include "abdyn/io/urdf_export.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 
 // Algorithms on a tree: free functions f(model, data, ...).
@@ -55,6 +59,7 @@
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
+#include "abdyn/constraints/reduced_constraints.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/constraints/row_pgs.hpp"
@@ -74,6 +79,7 @@
 #include "abdyn/integrators/implicit_midpoint.hpp"
 #include "abdyn/integrators/joint_force.hpp"
 #include "abdyn/integrators/rollout.hpp"
+#include "abdyn/integrators/rollout_batch.hpp"
 #include "abdyn/integrators/runge_kutta4.hpp"
 #include "abdyn/integrators/semi_implicit_euler.hpp"
 #include "abdyn/integrators/simulator.hpp"
@@ -88,3 +94,8 @@
 #include "abdyn/conventions/rbdl.hpp"
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/conventions/tds.hpp"
+
+/// Articulated-body dynamics on Featherstone's spatial vector algebra: the spatial types, Model and Data,
+/// the loaders, the algorithms, constraints, integrators and the Simulator. Spatial vectors are
+/// [angular; linear]; a Plx named X_B_A maps A coordinates to B coordinates.
+namespace abdyn {}

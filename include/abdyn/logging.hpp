@@ -1,12 +1,13 @@
 #pragma once
-// The library logger. abdyn logs only at load time, on solver convergence reports and on errors,
-// always through this logger (named "abdyn", writing to stderr by default), never to stdout.
-//
-//   abdyn::logger()->set_level(spdlog::level::off);   // silence abdyn
-//   spdlog::set_level(spdlog::level::off);            // or every registered logger, abdyn's included
-//   abdyn::setLogger(my_logger);                       // redirect abdyn to your own sinks
-// The default logger is registered with spdlog's registry (spdlog::get("abdyn") returns it); one that
-// setLogger installs is the caller's to register or not.
+/// @file
+/// The library logger. abdyn logs only at load time, on solver convergence reports and on errors,
+/// always through this logger (named "abdyn", writing to stderr by default), never to stdout.
+///
+///   abdyn::logger()->set_level(spdlog::level::off);   // silence abdyn
+///   spdlog::set_level(spdlog::level::off);            // or every registered logger, abdyn's included
+///   abdyn::setLogger(my_logger);                       // redirect abdyn to your own sinks
+/// The default logger is registered with spdlog's registry (spdlog::get("abdyn") returns it); one that
+/// setLogger installs is the caller's to register or not.
 
 #include <memory>
 

@@ -1,8 +1,8 @@
 """abdyn.rollout on a Dask cluster: sweeps past one machine, with Dask's own scheduler and workers.
 
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
     import abdyn.distributed
-    with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+    with abdyn.distributed.local_cluster(n_workers=2) as cluster, Client(cluster) as client:
         Q, V = abdyn.distributed.rollout(client, "models/humanoid.urdf", q0, v0, tau, 2e-3,
                                          floating_base=True, settings={"ground": True})
 
@@ -17,6 +17,10 @@ needs to be installed on the workers.
 Faults: Dask recomputes the tasks of a worker that dies (its nanny restarts it; the scheduler reassigns
 its tasks), so a lost worker costs time, not results. A task that kills workers repeatedly (Dask's
 ``distributed.scheduler.allowed-failures``, 3 by default) fails the sweep with Dask's KilledWorker.
+
+local_cluster is Dask's LocalCluster with its scheduler, workers and dashboard on 127.0.0.1 only (a
+LocalCluster's dashboard otherwise listens on every network interface); give ``host`` or
+``dashboard_address`` to open them to other machines.
 
 Several machines (nothing of abdyn's to run but this module)::
 
@@ -35,12 +39,14 @@ import numpy as np
 
 import abdyn
 
-__all__ = ["rollout", "chunk_runs"]
+__all__ = ["rollout", "chunk_runs", "local_cluster", "LOOPBACK"]
 
 # The default task length: long enough that Dask's per-task cost (about 1 ms of scheduling and
 # transfer) is under 1% of it, short enough that a sweep splits into many tasks and a lost worker
 # loses little.
 TASK_SECONDS = 0.5
+
+LOOPBACK = "127.0.0.1"  # local_cluster's address unless the caller gives another
 
 _models = {}  # per worker process: URDF text and options -> Model, so a worker loads each model once
 
@@ -57,6 +63,20 @@ def _model(source):
 def _run_chunk(source, q0, v0, tau, dt, settings, threads):
     """One task: abdyn.rollout on a worker."""
     return abdyn.rollout(_model(source), q0, v0, tau, dt, threads=threads, settings=settings)
+
+
+def local_cluster(n_workers=None, threads_per_worker=1, *, host=LOOPBACK, dashboard_address=None, **kwargs):
+    """A dask.distributed.LocalCluster reachable from this machine only: scheduler and workers on `host`
+    (127.0.0.1), the dashboard on `dashboard_address` (default: a free port on `host`). Other keyword
+    arguments go to LocalCluster; one worker process per core and one thread per worker by default."""
+    from dask.distributed import LocalCluster
+
+    if dashboard_address is None:
+        dashboard_address = f"{host}:0"
+    if n_workers is None:
+        n_workers = os.cpu_count() or 1
+    return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, host=host,
+                        dashboard_address=dashboard_address, **kwargs)
 
 
 def chunk_runs(model, q0, v0, tau, dt, settings=None, seconds=TASK_SECONDS):

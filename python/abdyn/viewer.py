@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
 
 import numpy as np
 
@@ -42,12 +43,14 @@ _FLAGS = {
 
 
 def _program():
-    """The abdyn program: $ABDYN_PROGRAM, the one built or installed with this module, or abdyn on PATH."""
+    """The abdyn program: $ABDYN_PROGRAM, the one built or installed with this module (an installed
+    package names it relative to its own folder: <prefix>/bin/abdyn), or abdyn on PATH."""
     candidates = [os.environ.get("ABDYN_PROGRAM")]
     try:
         from ._program import PROGRAM
 
-        candidates.append(PROGRAM)
+        if PROGRAM:
+            candidates.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), PROGRAM))
     except ImportError:
         pass
     candidates.append(shutil.which("abdyn"))
@@ -146,7 +149,8 @@ def _source(model, urdf_path, work):
 def write_page(model, t=None, q=None, v=None, *, out=None, urdf_path=None, ground=None, constraint_error=None):
     """Writes the viewer's page (index.html, viewer.js, data.js, ...) for `model` and, if t and q are given,
     the trajectory (see trajectory_csv) into the folder `out` (default: a new temporary folder); returns
-    the folder as a pathlib.Path. The page opens from file:// too.
+    the folder as a pathlib.Path, which the caller then owns. The page opens from file:// too; a temporary
+    folder is removed again when writing fails.
 
     urdf_path: the URDF file to show (default: the file the model was loaded from; a model loaded from
     a string is written out, and its meshes then only resolve by absolute paths). ground: draw the
@@ -154,20 +158,26 @@ def write_page(model, t=None, q=None, v=None, *, out=None, urdf_path=None, groun
     when the page cannot be written (the program's message)."""
     if (t is None) != (q is None):
         raise _abdyn.InvalidArgument("abdyn.viewer: give t and q together (or neither, for the model alone)")
-    out = pathlib.Path(out) if out is not None else pathlib.Path(tempfile.mkdtemp(prefix="abdyn-view-"))
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="abdyn-view-input-") as work:
-        path, flags = _source(model, urdf_path, work)
-        command = [_program(), "view", str(path), "--out", str(out), *flags]
-        if t is not None:
-            csv = pathlib.Path(work) / "trajectory.csv"
-            csv.write_text(trajectory_csv(model, t, q, v, constraint_error))
-            command += ["--csv", str(csv)]
-        if ground is not None:
-            command += ["--ground", repr(float(ground))]
-        run = subprocess.run(command, capture_output=True, text=True)
-    if run.returncode != 0:
-        raise _abdyn.Error(f"abdyn.viewer: `{' '.join(command)}` failed: {run.stderr.strip()}")
+    temporary = out is None
+    out = pathlib.Path(tempfile.mkdtemp(prefix="abdyn-view-")) if temporary else pathlib.Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="abdyn-view-input-") as work:
+            path, flags = _source(model, urdf_path, work)
+            command = [_program(), "view", str(path), "--out", str(out), *flags]
+            if t is not None:
+                csv = pathlib.Path(work) / "trajectory.csv"
+                csv.write_text(trajectory_csv(model, t, q, v, constraint_error))
+                command += ["--csv", str(csv)]
+            if ground is not None:
+                command += ["--ground", repr(float(ground))]
+            run = subprocess.run(command, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise _abdyn.Error(f"abdyn.viewer: `{' '.join(command)}` failed: {run.stderr.strip()}")
+    except BaseException:
+        if temporary:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     return out
 
 
@@ -178,10 +188,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 class Page:
     """A written page served on 127.0.0.1 by a background thread: ``url``, ``directory``, ``close()``;
-    also a context manager that closes on exit."""
+    also a context manager that closes on exit. A page in a temporary folder (``temporary``) has the
+    folder removed by close(), or when the Page is garbage-collected or Python exits."""
 
-    def __init__(self, directory, port):
+    def __init__(self, directory, port, temporary=False):
         self.directory = pathlib.Path(directory)
+        self._remove = weakref.finalize(self, shutil.rmtree, str(self.directory), ignore_errors=True)
+        if not temporary:
+            self._remove.detach()
         handler = functools.partial(_QuietHandler, directory=str(self.directory))
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
@@ -189,11 +203,12 @@ class Page:
         self._thread.start()
 
     def close(self):
-        """Stops serving (the page's files stay in ``directory``)."""
+        """Stops serving; removes ``directory`` if it is a temporary folder (else the page's files stay)."""
         if self._thread.is_alive():
             self._server.shutdown()
             self._thread.join()
         self._server.server_close()
+        self._remove()
 
     def __enter__(self):
         return self
@@ -208,10 +223,17 @@ class Page:
 def show(model, t=None, q=None, v=None, *, port=0, out=None, urdf_path=None, ground=None, constraint_error=None,
          open_browser=False):
     """Writes the page as write_page does and serves it on 127.0.0.1:port (0 picks a free port) from a
-    background thread; returns a Page (its ``url``; ``close()`` stops serving). open_browser: also open
-    the page in the default browser (Python's webbrowser module)."""
-    page = Page(write_page(model, t, q, v, out=out, urdf_path=urdf_path, ground=ground,
-                           constraint_error=constraint_error), port)
+    background thread; returns a Page (its ``url``; ``close()`` stops serving and, without `out`, removes
+    the temporary folder). open_browser: also open the page in the default browser (Python's webbrowser
+    module)."""
+    directory = write_page(model, t, q, v, out=out, urdf_path=urdf_path, ground=ground,
+                           constraint_error=constraint_error)
+    try:
+        page = Page(directory, port, temporary=out is None)
+    except BaseException:
+        if out is None:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
     if open_browser:
         import webbrowser
 

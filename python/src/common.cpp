@@ -110,6 +110,15 @@ py::array asFloatArray(const char* function, const char* name, py::handle obj) {
   return py::array_t<double, py::array::forcecast>::ensure(a);
 }
 
+double readScalar(const char* function, const char* name, double x) {
+  if (!std::isfinite(x)) {
+    std::ostringstream s;
+    s << argumentPrefix(function, name) << "is " << x << ", expected a finite number";
+    throw InvalidArgument(s.str());
+  }
+  return x;
+}
+
 void readVector(const char* function, const char* name, py::handle obj, Eigen::Index n, Eigen::VectorXd& out) {
   const py::array a = asFloatArray(function, name, obj);
   if (a.ndim() != 1 || a.shape(0) != n) throwShape(function, name, a, {n});

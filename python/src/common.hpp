@@ -76,6 +76,10 @@ std::string argumentPrefix(const char* function, const char* name);
 /// Turns an array-like into a float64 NumPy array (no copy if it already is one); TypeError otherwise.
 py::array asFloatArray(const char* function, const char* name, py::handle obj);
 
+/// A scalar argument, checked like an array's entries: abdyn.InvalidArgument naming it when it is NaN or
+/// infinite; otherwise x.
+double readScalar(const char* function, const char* name, double x);
+
 /// Copies a 1-D array-like of length n into out (resized only if its size differs), checking shape and
 /// finiteness.
 void readVector(const char* function, const char* name, py::handle obj, Eigen::Index n, Eigen::VectorXd& out);

@@ -183,6 +183,7 @@ void bindConstraints(py::module_& m) {
           ConstrainedLock clock(fn, model, constraints, c);
           readVector(fn, "q", q, model.nq(), d.q);
           readVector(fn, "v_minus", v_minus, model.nv(), d.v);
+          readScalar(fn, "restitution", restitution);
           {
             py::gil_scoped_release release;
             constrainedImpact(model, d.data, c.cd, constraints, d.q, d.v, restitution, settings);
@@ -200,6 +201,7 @@ void bindConstraints(py::module_& m) {
           DataLock lock(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
           Eigen::VectorXd x = readVector(fn, "q", q, model.nq());
+          readScalar(fn, "tolerance", tolerance);
           int iterations = 0;
           {
             py::gil_scoped_release release;

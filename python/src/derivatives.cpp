@@ -59,6 +59,7 @@ void bindStepMethod(py::class_<PyStepJacobians>& c, const char* name, StepMethod
           readVector(fn.c_str(), "q", q, model.nq(), d.q);
           readVector(fn.c_str(), "v", v, model.nv(), d.v);
           readVector(fn.c_str(), "tau", tau, model.nv(), d.u);
+          readScalar(fn.c_str(), "h", h);
           {
             py::gil_scoped_release release;
             (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, options(armature, damping));
@@ -97,6 +98,7 @@ void bindConstrainedStep(py::module_& m) {
         [](PyConstrainedStepJacobians& self, const Model& model, PyData& d, const ConstraintSet& constraints,
            py::handle q, py::handle v, py::handle tau, double h, const ConstrainedDynamicsSettings& settings) {
           const char* fn = "ConstrainedStepJacobians.runge_kutta4";
+          readScalar(fn, "h", h);
           if (self.model.get() != &model || self.constraints.get() != &constraints) {
             throw InvalidArgument(std::string("abdyn.") + fn +
                                   ": this ConstrainedStepJacobians was made for another Model or ConstraintSet; make "
@@ -183,6 +185,7 @@ void bindDerivatives(py::module_& m) {
           const char* fn = "integrate_jacobians";
           const Eigen::VectorXd qx = readVector(fn, "q", q, model.nq());
           const Eigen::VectorXd vx = readVector(fn, "v", v, model.nv());
+          readScalar(fn, "dt", dt);
           Eigen::MatrixXd d_dq(model.nv(), model.nv()), d_dv(model.nv(), model.nv());
           {
             py::gil_scoped_release release;

@@ -202,6 +202,23 @@ void bindModel(py::module_& m) {
         py::arg("balance_inertia") = false, py::arg("bound_mass") = 0.0, py::arg("bound_inertia") = 0.0,
         py::arg("accept_invalid_inertia") = false, string_doc.c_str());
 
+  m.def("build_reduced_model",
+        [](const Model& model, const std::vector<std::string>& locked_joints, py::handle q_reference) {
+          const Eigen::VectorXd q = readVector("build_reduced_model", "q_reference", q_reference, model.nq());
+          py::gil_scoped_release release;
+          return std::make_shared<Model>(buildReducedModel(model, locked_joints, q));
+        },
+        py::arg("model"), py::arg("locked_joints"), py::arg("q_reference"),
+        "The model with the named joints welded at their coordinates in q_reference ((nq,)) and their bodies\n"
+        "merged into their parents' (C++ abdyn::buildReducedModel): inertias combined, frames and geometry\n"
+        "carried over. Raises abdyn.Error for an unknown joint or a mimic coupling that would lose a coordinate.");
+  m.def("save_urdf_string", [](const Model& model) { return saveUrdfString(model); }, py::arg("model"),
+        "The model as a URDF document (C++ abdyn::saveUrdfString): load_urdf_string gives the model back; gravity\n"
+        "is in a comment (load with gravity=...).");
+  m.def("save_urdf",
+        [](const Model& model, py::handle path) { saveUrdf(model, fspath(path)); }, py::arg("model"), py::arg("path"),
+        "Writes save_urdf_string(model) to the file at path (C++ abdyn::saveUrdf).");
+
   m.def("neutral", [](const Model& model) { return toArray(neutral(model)); }, py::arg("model"),
         "(nq,) neutral configuration: zero angles, identity quaternions, clamped into limits (C++ abdyn::neutral).");
   m.def("random_configuration",
@@ -216,7 +233,7 @@ void bindModel(py::module_& m) {
         [](const Model& model, py::handle q, py::handle v, double dt) {
           const Eigen::VectorXd qx = readVector("integrate", "q", q, model.nq());
           const Eigen::VectorXd vx = readVector("integrate", "v", v, model.nv());
-          return toArray(integrate(model, qx, vx, dt));
+          return toArray(integrate(model, qx, vx, readScalar("integrate", "dt", dt)));
         },
         py::arg("model"), py::arg("q"), py::arg("v"), py::arg("dt"),
         "q (+) v dt, (nq,): each joint moved on its group for time dt at constant velocity v (nv,) (C++ abdyn::integrate).");

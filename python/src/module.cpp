@@ -22,5 +22,11 @@ PYBIND11_MODULE(_abdyn, m) {
       PyErr_SetString(error.ptr(), e.what());
     }
   });
+  m.def("set_checked_mode", &abdyn::setCheckedMode, py::arg("on"),
+        "Turns checked mode on or off for the whole process (C++ abdyn::setCheckedMode): every call then also\n"
+        "rejects quaternions in q whose norm is off by more than 1e-6 and non-finite values the library meets\n"
+        "(abdyn.InvalidArgument). Arguments from Python are checked for NaN and infinities in either mode.");
+  m.def("checked_mode", &abdyn::checkedMode, "Whether checked mode is on (C++ abdyn::checkedMode); off by default in\n"
+        "Release builds of the library.");
   abdyn::python::bindAll(m);
 }

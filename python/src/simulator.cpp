@@ -66,6 +66,7 @@ void bindIntegrator(py::module_& m, const char* name, const char* doc) {
              Eigen::VectorXd qx = readVector(name, "q", q, model.nq());
              Eigen::VectorXd vx = readVector(name, "v", v, model.nv());
              readVector(name, "tau", tau, model.nv(), d.u);
+             readScalar(name, "h", h);
              DynamicsOptions options;
              options.armature = armature;
              options.damping = damping;
@@ -124,7 +125,8 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("dynamics", &SimulatorSettings::dynamics);
   py::class_<JointMotor>(m, "JointMotor", "C++ abdyn::JointMotor: drives velocity coordinate k to a target velocity")
       .def(py::init([](int coordinate, double target_velocity, double max_effort) {
-             return JointMotor{coordinate, target_velocity, max_effort};
+             return JointMotor{coordinate, readScalar("JointMotor", "target_velocity", target_velocity),
+                               readScalar("JointMotor", "max_effort", max_effort)};
            }), py::arg("coordinate"), py::arg("target_velocity"), py::arg("max_effort"))
       .def_readwrite("coordinate", &JointMotor::coordinate)
       .def_readwrite("target_velocity", &JointMotor::target_velocity, "rad/s or m/s")
@@ -173,6 +175,7 @@ void bindSimulator(py::module_& m) {
       .def("step",
            [](PySimulator& s, double h) {
              SimulatorLock lock("step", s);
+             readScalar("Simulator.step", "h", h);
              py::gil_scoped_release release;
              return s.sim.step(h);
            },
@@ -195,6 +198,7 @@ void bindSimulator(py::module_& m) {
            [](PySimulatorStepJacobians& self, PySimulator& s, double h) {
              BusyLock busy("SimulatorStepJacobians", "step", self.busy);
              SimulatorLock lock("step", s);
+             readScalar("SimulatorStepJacobians.step", "h", h);
              {
                py::gil_scoped_release release;
                self.jacobians.step(s.sim, h);

@@ -50,8 +50,8 @@ void bindSpatial(py::module_& m) {
       .def("__add__", [](const Motion& a, const Motion& b) { return Motion(a.vector() + b.vector()); })
       .def("__sub__", [](const Motion& a, const Motion& b) { return Motion(a.vector() - b.vector()); })
       .def("__neg__", [](const Motion& a) { return Motion(-a.vector()); })
-      .def("__mul__", [](const Motion& a, double s) { return Motion(s * a.vector()); })
-      .def("__rmul__", [](const Motion& a, double s) { return Motion(s * a.vector()); })
+      .def("__mul__", [](const Motion& a, double s) { return Motion(readScalar("Motion.__mul__", "s", s) * a.vector()); })
+      .def("__rmul__", [](const Motion& a, double s) { return Motion(readScalar("Motion.__rmul__", "s", s) * a.vector()); })
       .def("__repr__", [](const Motion& x) { return vectorString("Motion", x.angular(), x.linear(), "angular", "linear"); });
   defArray(motion, [](const Motion& x) { return x.vector(); });
 
@@ -68,8 +68,8 @@ void bindSpatial(py::module_& m) {
       .def("__add__", [](const Force& a, const Force& b) { return a + b; })
       .def("__sub__", [](const Force& a, const Force& b) { return a - b; })
       .def("__neg__", [](const Force& a) { return -a; })
-      .def("__mul__", [](const Force& a, double s) { return a * s; })
-      .def("__rmul__", [](const Force& a, double s) { return a * s; })
+      .def("__mul__", [](const Force& a, double s) { return a * readScalar("Force.__mul__", "s", s); })
+      .def("__rmul__", [](const Force& a, double s) { return a * readScalar("Force.__rmul__", "s", s); })
       .def("__repr__", [](const Force& x) { return vectorString("Force", x.angular(), x.linear(), "angular", "linear"); });
   defArray(force, [](const Force& x) { return x.vector(); });
 
@@ -78,7 +78,7 @@ void bindSpatial(py::module_& m) {
                                    "mass c and rotational inertia about c, in the coordinates of its frame.");
   rbi.def(py::init<>())
       .def(py::init([](double mass, py::handle com, py::handle inertia) {
-             return RigidBodyInertia(mass, readVector3("RigidBodyInertia", "com", com),
+             return RigidBodyInertia(readScalar("RigidBodyInertia", "mass", mass), readVector3("RigidBodyInertia", "com", com),
                                      readMatrix3("RigidBodyInertia", "inertia_about_com", inertia));
            }), py::arg("mass"), py::arg("com"), py::arg("inertia_about_com"),
            "Raises abdyn.Error for a negative mass or an inertia no rigid body has.")
@@ -142,7 +142,7 @@ void bindSpatial(py::module_& m) {
       .def("apply_inverse", py::overload_cast<const RigidBodyInertia&>(&Plx::applyInverse, py::const_), py::arg("I"))
       .def("apply_inverse", py::overload_cast<const ArticulatedBodyInertia&>(&Plx::applyInverse, py::const_), py::arg("I"))
       .def("apply_to_point", [](const Plx& X, py::handle p) { return toArray(X.applyToPoint(readVector3("Plx.apply_to_point", "p", p))); },
-           py::arg("p_A"), "a point in A coordinates, in B coordinates")
+           py::arg("p_A"), "(3,) the point p_A (3,) given in A coordinates, in B coordinates: E (p - r) (C++ Plx::applyToPoint)")
       .def("__mul__", [](const Plx& a, const Plx& b) { return a * b; })
       .def("__mul__", [](const Plx& a, const Motion& b) { return a * b; })
       .def("__mul__", [](const Plx& a, const Force& b) { return a * b; })

@@ -137,3 +137,45 @@ def test_indices_are_checked(arm):
     abdyn.forward_kinematics(arm, data, np.zeros(7))
     with pytest.raises(abdyn.InvalidArgument, match="'body' 8 out of range"):
         abdyn.body_pose(arm, data, 8)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_bad_scalars_are_named(arm, bad):
+    q, v, tau = random_state(arm, 2)
+    data = abdyn.Data(arm)
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.integrate: 'dt' is .*, expected a finite number"):
+        abdyn.integrate(arm, q, v, bad)
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.integrate_jacobians: 'dt' is"):
+        abdyn.integrate_jacobians(arm, q, v, bad)
+    with pytest.raises(abdyn.InvalidArgument, match=r"'h' is"):
+        abdyn.SemiImplicitEuler(arm).step(arm, data, q, v, tau, bad)
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.Simulator.step: 'h' is"):
+        abdyn.Simulator(arm).step(bad)
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.RigidBodyInertia: 'mass' is"):
+        abdyn.RigidBodyInertia(bad, [0, 0, 0], np.eye(3))
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.Motion.__mul__: 's' is"):
+        abdyn.Motion([0, 0, 1], [0, 0, 0]) * bad
+    with pytest.raises(abdyn.InvalidArgument, match=r"abdyn.JointMotor: 'max_effort' is"):
+        abdyn.JointMotor(0, 1.0, bad)
+
+
+@pytest.fixture
+def checked_mode_restored():
+    previous = abdyn.checked_mode()
+    yield
+    abdyn.set_checked_mode(previous)
+
+
+def test_checked_mode_from_python(humanoid, checked_mode_restored):
+    model = humanoid
+    data = abdyn.Data(model)
+    q = abdyn.neutral(model)
+    q[3:7] = [2.0, 0.0, 0.0, 0.0]  # the base quaternion with norm 2: only checked mode looks at norms
+    zeros = np.zeros(model.nv)
+    abdyn.set_checked_mode(True)
+    assert abdyn.checked_mode()
+    with pytest.raises(abdyn.InvalidArgument, match="quaternion"):
+        abdyn.forward_dynamics(model, data, q, zeros, zeros)
+    abdyn.set_checked_mode(False)
+    assert not abdyn.checked_mode()
+    assert np.isfinite(abdyn.forward_dynamics(model, data, q, zeros, zeros)).all()

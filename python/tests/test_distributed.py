@@ -108,3 +108,30 @@ def test_worker_killed_mid_sweep(client, humanoid, deadline):
     assert "at" in killed and killed["at"] < end, "no worker was killed during the sweep"
     assert np.array_equal(Q, expected[0]) and np.array_equal(V, expected[1])
     client.wait_for_workers(2, timeout=30)  # the nanny brought the worker back
+
+
+def _listening_addresses(port):
+    """The IPv4 and IPv6 addresses on which a socket of this machine listens on TCP `port` (/proc/net)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+def test_local_cluster_listens_on_loopback_only(deadline):
+    # 127.0.0.1 in /proc/net/tcp is 0100007F (little-endian hex); every interface would be 00000000.
+    with abdyn.distributed.local_cluster(n_workers=1, silence_logs=logging.CRITICAL) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        dashboard_port = cluster.scheduler.http_server.port
+        assert cluster.dashboard_link.startswith(f"http://127.0.0.1:{dashboard_port}/")
+        assert _listening_addresses(dashboard_port) == {"0100007F"}
+        scheduler_port = int(cluster.scheduler_address.rsplit(":", 1)[1])
+        assert _listening_addresses(scheduler_port) == {"0100007F"}

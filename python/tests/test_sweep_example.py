@@ -14,6 +14,7 @@ def test_sweep_example_small(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "12 drops of 100 steps" in result.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "dashboard: http://127.0.0.1:" in result.stdout  # this machine only (abdyn.distributed.local_cluster)
     # Every cell reports a pelvis resting above the ground: the drops landed and stayed on it.
     heights = [float(line.split("final pelvis z")[1].split()[0]) for line in result.stdout.splitlines() if "pelvis z" in line]
     assert len(heights) == 4 and all(-0.95 < z < 0.1 for z in heights)

@@ -163,3 +163,33 @@ def test_plots_draw_the_given_series(tmp_path):
         abdyn.plot.energy(t, kinetic, potential[:-1])
     with pytest.raises(abdyn.InvalidArgument, match="'v' has shape"):
         abdyn.plot.energies(abdyn.load_urdf(MODELS / "pendulum.urdf"), np.zeros((3, 1)), np.zeros((2, 1)))
+
+
+def test_program_found_on_path_when_the_packaged_one_is_absent(tmp_path, monkeypatch):
+    import abdyn._program
+    import abdyn.viewer
+
+    fake = tmp_path / "abdyn"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("ABDYN_PROGRAM", raising=False)
+    monkeypatch.setattr(abdyn._program, "PROGRAM", str(tmp_path / "missing" / "abdyn"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert abdyn.viewer._program() == str(fake)
+    monkeypatch.setenv("PATH", str(tmp_path / "missing"))
+    with pytest.raises(abdyn.Error, match="program was not found"):
+        abdyn.viewer._program()
+
+
+def test_temporary_folders_are_removed(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # every folder the viewer makes lands here
+    model = abdyn.load_urdf(MODELS / "pendulum.urdf")
+    t = np.linspace(0.0, 0.1, 3)
+    with abdyn.viewer.show(model, t, np.zeros((3, model.nq))) as page:
+        assert page.directory.parent == tmp_path and (page.directory / "data.js").is_file()
+    assert list(tmp_path.iterdir()) == []  # close() removed the page's temporary folder
+    with pytest.raises(abdyn.Error, match="pass urdf_path"):
+        abdyn.viewer.write_page(model.with_gravity([0.0, 0.0, -1.62]))
+    assert list(tmp_path.iterdir()) == []  # a failed write leaves no folder behind

@@ -5,13 +5,25 @@
 #include <thread>
 #include <vector>
 
-#include "abdyn/algorithms/aba.hpp"
-#include "abdyn/algorithms/crba.hpp"
-#include "abdyn/algorithms/rnea.hpp"
+#include <hwy/targets.h>
+
+#include "abdyn/checked_mode.hpp"
 #include "abdyn/error.hpp"
-#include "abdyn/model/data.hpp"
+#include "algorithms/batch_blocks.hpp"
+#include "algorithms/pack_dynamics.hpp"
+#include "internal/checks.hpp"
 
 namespace abdyn {
+
+namespace internal {
+/// A BatchWorkspace's state: the pack kernels' workspace and a q for the checks.
+struct BatchWorkspaceImpl {
+  explicit BatchWorkspaceImpl(const Model& model) : pack(model), q(model.nq()), model_key(model.structureKey()) {}
+  PackWorkspace pack;
+  Eigen::VectorXd q;
+  std::uint64_t model_key;
+};
+}  // namespace internal
 
 namespace {
 
@@ -24,104 +36,207 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
   }
 }
 
-/// Runs state(data, k, scratch...) for k in [0, n) on `threads` contiguous blocks, one Data per block;
-/// the calling thread takes block 0. Rethrows the failure of the lowest failing row.
-template <class PerState>
-void runBatch(const Model& model, Eigen::Index n, int threads, const char* function, const PerState& state) {
-  const int blocks = batchThreads(threads, n);
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(blocks));
-  std::vector<Eigen::Index> failed_row(static_cast<std::size_t>(blocks), -1);
-  auto run_block = [&](int b) {
-    // Block b holds rows [begin, end): the first n % blocks blocks get one row more.
-    const Eigen::Index base = n / blocks, extra = n % blocks;
-    const Eigen::Index begin = b * base + std::min<Eigen::Index>(b, extra);
-    const Eigen::Index end = begin + base + (b < extra ? 1 : 0);
-    Eigen::Index k = begin;
-    try {
-      Data data(model);
-      Eigen::VectorXd x(model.nq()), y(model.nv()), z(model.nv());
-      for (; k < end; ++k) state(data, k, x, y, z);
-    } catch (...) {
-      errors[static_cast<std::size_t>(b)] = std::current_exception();
-      failed_row[static_cast<std::size_t>(b)] = k;
-    }
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(static_cast<std::size_t>(blocks - 1));
-  for (int b = 1; b < blocks; ++b) workers.emplace_back(run_block, b);
-  run_block(0);
-  for (std::thread& t : workers) t.join();
-  // Blocks are in row order, so the first failing block holds the lowest failing row.
-  for (int b = 0; b < blocks; ++b) {
-    if (!errors[static_cast<std::size_t>(b)]) continue;
-    const std::string prefix = std::string("abdyn::") + function + ": state " +
-                               std::to_string(failed_row[static_cast<std::size_t>(b)]) + ": ";
-    try {
-      std::rethrow_exception(errors[static_cast<std::size_t>(b)]);
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(prefix + e.what());
-    } catch (const Error& e) {
-      throw Error(prefix + e.what());
-    }
+/// runPacks over all n rows on the calling thread with the caller's workspace.
+template <class Pack>
+void runSerial(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
+  internal::BatchWorkspaceImpl& work = workspace.impl();
+  if (work.model_key != model.structureKey()) {
+    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for another model, not '" +
+                          model.name() + "'");
+  }
+  Eigen::Index row = 0;
+  try {
+    internal::runPacks(work, 0, n, pack, row);
+  } catch (...) {
+    internal::rethrowForRow(std::current_exception(), function, row);
   }
 }
 
-}  // namespace
-
-int batchThreads(int threads, Eigen::Index states) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(threads, states)));
+/// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row. The pack is
+/// written in order and each row read in order, W streams at a time.
+void gather(const Eigen::Ref<const RowMatrixXd>& X, Eigen::Index k, int count, int W, double* x) {
+  const double* rows[internal::kPackLanesMax];
+  for (int l = 0; l < W; ++l) rows[l] = X.row(k + std::min(l, count - 1)).data();
+  for (Eigen::Index j = 0; j < X.cols(); ++j) {
+    for (int l = 0; l < W; ++l) x[j * W + l] = rows[l][j];
+  }
 }
 
-void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
-                          const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads,
-                          const DynamicsOptions& options) {
+/// The pack's first count lanes of y[j * W + l] into rows [k, k + count) of Y, in gather's order.
+void scatter(const double* y, int count, int W, Eigen::Index k, Eigen::Ref<RowMatrixXd> Y) {
+  double* rows[internal::kPackLanesMax];
+  for (int l = 0; l < count; ++l) rows[l] = Y.row(k + l).data();
+  for (Eigen::Index j = 0; j < Y.cols(); ++j) {
+    for (int l = 0; l < count; ++l) rows[l][j] = y[j * W + l];
+  }
+}
+
+/// In checked mode, the single-state calls' checks of rows [k, k + count): finite entries, unit quaternions.
+/// `row` follows the state checked, for runBatch's message.
+void checkRows(const Model& model, const Eigen::Ref<const RowMatrixXd>* const* rows, const char* const* names, int inputs,
+               Eigen::Index k, int count, const char* function, internal::BatchWorkspaceImpl& work, Eigen::Index& row) {
+  if (!checkedMode()) return;
+  for (row = k; row < k + count; ++row) {
+    work.q = rows[0]->row(row).transpose();
+    internal::checkConfiguration(model, work.q, function);
+    for (int input = 1; input < inputs; ++input) internal::checkVector(rows[input]->row(row), model.nv(), function, names[input]);
+  }
+  row = k;
+}
+
+
+void checkForward(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+                  const Eigen::Ref<const RowMatrixXd>& TAU, const Eigen::Ref<RowMatrixXd>& QDD, const DynamicsOptions& options) {
   const char* fn = "forwardDynamicsBatch";
   const Eigen::Index n = Q.rows();
   checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
   checkShape(fn, "V", V.rows(), V.cols(), n, model.nv());
   checkShape(fn, "TAU", TAU.rows(), TAU.cols(), n, model.nv());
   checkShape(fn, "QDD", QDD.rows(), QDD.cols(), n, model.nv());
-  runBatch(model, n, threads, fn,
-           [&](Data& data, Eigen::Index k, Eigen::VectorXd& q, Eigen::VectorXd& v, Eigen::VectorXd& tau) {
-             q = Q.row(k).transpose();
-             v = V.row(k).transpose();
-             tau = TAU.row(k).transpose();
-             QDD.row(k) = forwardDynamics(model, data, q, v, tau, options).transpose();
-           });
+  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsBatch");
 }
 
-void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
-                          const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
-                          const DynamicsOptions& options) {
+void checkInverse(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+                  const Eigen::Ref<const RowMatrixXd>& QDD, const Eigen::Ref<RowMatrixXd>& TAU) {
   const char* fn = "inverseDynamicsBatch";
   const Eigen::Index n = Q.rows();
   checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
   checkShape(fn, "V", V.rows(), V.cols(), n, model.nv());
   checkShape(fn, "QDD", QDD.rows(), QDD.cols(), n, model.nv());
   checkShape(fn, "TAU", TAU.rows(), TAU.cols(), n, model.nv());
-  runBatch(model, n, threads, fn,
-           [&](Data& data, Eigen::Index k, Eigen::VectorXd& q, Eigen::VectorXd& v, Eigen::VectorXd& qdd) {
-             q = Q.row(k).transpose();
-             v = V.row(k).transpose();
-             qdd = QDD.row(k).transpose();
-             TAU.row(k) = inverseDynamics(model, data, q, v, qdd, options).transpose();
-           });
+}
+
+void checkMass(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<RowMatrixXd>& M,
+               const DynamicsOptions& options) {
+  const char* fn = "massMatrixBatch";
+  checkShape(fn, "Q", Q.rows(), Q.cols(), Q.rows(), model.nq());
+  checkShape(fn, "M", M.rows(), M.cols(), Q.rows(), model.nv() * model.nv());
+  internal::checkDynamicsOptions(options, "abdyn::massMatrixBatch");
+}
+
+/// The ABA of one pack: rows [k, k + count) of Q, V, TAU into QDD.
+auto abaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+              const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd>& QDD, const DynamicsOptions& options) {
+  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+    const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q, &V, &TAU};
+    const char* const names[] = {"q", "v", "tau"};
+    checkRows(model, inputs, names, 3, k, count, "abdyn::forwardDynamics", work, row);
+    internal::PackWorkspace& pack = work.pack;
+    const int W = pack.lanes();
+    gather(Q, k, count, W, pack.q());
+    gather(V, k, count, W, pack.v());
+    gather(TAU, k, count, W, pack.x());
+    internal::PackFailure failure;
+    if (!pack.kernels().aba(pack.model(), options, pack.work(), pack.q(), pack.v(), pack.x(), pack.y(), &failure)) {
+      row = k + failure.lane;
+      internal::throwSingularPack(model, failure, "abdyn::forwardDynamics");
+    }
+    scatter(pack.y(), count, W, k, QDD);
+  };
+}
+
+/// The RNEA of one pack: rows [k, k + count) of Q, V, QDD into TAU.
+auto rneaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+               const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd>& TAU, const DynamicsOptions& options) {
+  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+    const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q, &V, &QDD};
+    const char* const names[] = {"q", "v", "qdd"};
+    checkRows(model, inputs, names, 3, k, count, "abdyn::inverseDynamics", work, row);
+    internal::PackWorkspace& pack = work.pack;
+    const int W = pack.lanes();
+    gather(Q, k, count, W, pack.q());
+    gather(V, k, count, W, pack.v());
+    gather(QDD, k, count, W, pack.x());
+    pack.kernels().rnea(pack.model(), options, pack.work(), pack.q(), pack.v(), pack.x(), pack.y());
+    scatter(pack.y(), count, W, k, TAU);
+  };
+}
+
+/// The CRBA of one pack: rows [k, k + count) of Q into M.
+auto crbaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd>& M,
+               const DynamicsOptions& options) {
+  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+    const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q};
+    const char* const names[] = {"q"};
+    checkRows(model, inputs, names, 1, k, count, "abdyn::massMatrix", work, row);
+    internal::PackWorkspace& pack = work.pack;
+    const int W = pack.lanes();
+    gather(Q, k, count, W, pack.q());
+    pack.kernels().crba(pack.model(), options, pack.work(), pack.q(), pack.y());
+    scatter(pack.y(), count, W, k, M);
+  };
+}
+
+}  // namespace
+
+BatchWorkspace::BatchWorkspace(const Model& model) : impl_(std::make_unique<internal::BatchWorkspaceImpl>(model)) {}
+BatchWorkspace::~BatchWorkspace() = default;
+BatchWorkspace::BatchWorkspace(BatchWorkspace&&) noexcept = default;
+BatchWorkspace& BatchWorkspace::operator=(BatchWorkspace&&) noexcept = default;
+int BatchWorkspace::lanes() const { return impl_->pack.lanes(); }
+
+int batchThreads(int threads, Eigen::Index states) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(threads, states)));
+}
+
+void setBatchSimd(BatchSimd limit) {
+  if (limit != BatchSimd::Widest && limit != BatchSimd::Avx2 && limit != BatchSimd::Sse4 && limit != BatchSimd::Portable) {
+    throw InvalidArgument("abdyn::setBatchSimd: 'limit' is not a BatchSimd value (" +
+                          std::to_string(static_cast<int>(limit)) + ")");
+  }
+  hwy::SetSupportedTargetsForTest(0);  // the CPU's own targets
+  int64_t allowed = hwy::SupportedTargets();
+  // Highway's targets are bits, the wider the lower.
+  if (limit == BatchSimd::Avx2) allowed &= ~(HWY_AVX2 - 1);
+  if (limit == BatchSimd::Sse4) allowed &= ~(HWY_SSE4 - 1);
+  if (limit == BatchSimd::Portable) allowed &= HWY_EMU128 | HWY_SCALAR;
+  if (limit != BatchSimd::Widest) hwy::SetSupportedTargetsForTest(allowed);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+}
+
+const char* batchSimdName() { return internal::packKernels().name; }
+
+int batchLanes() { return internal::packKernels().lanes; }
+
+void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+                          const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads,
+                          const DynamicsOptions& options) {
+  checkForward(model, Q, V, TAU, QDD, options);
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+}
+
+void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                          const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& TAU,
+                          Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options) {
+  checkForward(model, Q, V, TAU, QDD, options);
+  runSerial(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+}
+
+void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
+                          const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
+                          const DynamicsOptions& options) {
+  checkInverse(model, Q, V, QDD, TAU);
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+}
+
+void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                          const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
+                          Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options) {
+  checkInverse(model, Q, V, QDD, TAU);
+  runSerial(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M, int threads,
                      const DynamicsOptions& options) {
-  const char* fn = "massMatrixBatch";
-  const Eigen::Index n = Q.rows(), nv = model.nv();
-  checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
-  checkShape(fn, "M", M.rows(), M.cols(), n, nv * nv);
-  runBatch(model, n, threads, fn,
-           [&](Data& data, Eigen::Index k, Eigen::VectorXd& q, Eigen::VectorXd&, Eigen::VectorXd&) {
-             q = Q.row(k).transpose();
-             // M is symmetric, so its column-major storage is also its row-major layout.
-             const Eigen::MatrixXd& Mk = massMatrix(model, data, q, options);
-             M.row(k) = Eigen::Map<const Eigen::Matrix<double, 1, Eigen::Dynamic>>(Mk.data(), nv * nv);
-           });
+  checkMass(model, Q, M, options);
+  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "massMatrixBatch", crbaPacks(model, Q, M, options));
+}
+
+void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
+                     Eigen::Ref<RowMatrixXd> M, const DynamicsOptions& options) {
+  checkMass(model, Q, M, options);
+  runSerial(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 }  // namespace abdyn

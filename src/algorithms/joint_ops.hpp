@@ -8,7 +8,7 @@ namespace abdyn::internal {
 
 /// S_i x_i: the motion of joint i's coordinates x (a v-sized vector: velocity or acceleration). A product
 /// even where S = +-e_k: a pick (one entry of a zeroed 6-vector, at a run-time index) measured RNEA 1.27-1.44
-/// times slower in an interleaved run (issue 18, second round, docs/performance.md); not understood.
+/// times slower in an interleaved run; not understood.
 inline Motion jointMotion(const Model& model, const Joint& j, const Eigen::VectorXd& x) {
   if (j.nv == 1) return Motion(Vector6(model.motionSubspace().col(j.idx_v) * x[j.idx_v]));
   return Motion(Vector6(model.motionSubspace().middleCols(j.idx_v, j.nv) * x.segment(j.idx_v, j.nv)));

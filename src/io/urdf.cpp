@@ -23,6 +23,7 @@
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/euler.hpp"
 #include "io/urdf_document.hpp"
+#include "io/urdf_loader.hpp"
 #include "io/urdf_tree.hpp"
 #include "io/xml_limits.hpp"
 
@@ -483,10 +484,11 @@ class UrdfLoader {
   }
 
   // X_frame_parent from an <origin>: the pose (xyz, rpy) of the frame in its parent's frame, whose
-  // rotation R = Rz(yaw) Ry(pitch) Rx(roll) maps frame coordinates to parent coordinates (urdf_document.hpp).
-  // The reader has checked that the numbers are finite.
+  // rotation R = Rz(yaw) Ry(pitch) Rx(roll) (or that of the quaternion, when the document has one) maps
+  // frame coordinates to parent coordinates (urdf_document.hpp). The reader has checked that the numbers
+  // are finite.
   static Plx placement(const UrdfPose& pose) {
-    return Plx::fromPose(rpyToMatrix(pose.rpy), pose.xyz);
+    return Plx::fromPose(pose.rotation ? pose.rotation->toRotationMatrix() : rpyToMatrix(pose.rpy), pose.xyz);
   }
 
   // The composite inertia of each moving body (its links merged) must be positive semi-definite within
@@ -670,7 +672,12 @@ class UrdfLoader {
 Model loadFromXml(const std::string& xml, const std::string& source, const UrdfOptions& options) {
   internal::XmlOutline outline;
   internal::checkXmlLimits(xml, source, {}, &outline);  // before the XML parser sees the text
-  const UrdfDocument doc = internal::readUrdfDocument(xml, source, outline);
+  return internal::loadUrdfDocument(internal::readUrdfDocument(xml, source, outline), source, options);
+}
+
+}  // namespace
+
+Model internal::loadUrdfDocument(const UrdfDocument& doc, const std::string& source, const UrdfOptions& options) {
   const UrdfTree tree = internal::buildUrdfTree(doc, source);
   UrdfLoader loader(doc, tree, source, options);
   Model model = loader.load();
@@ -678,8 +685,6 @@ Model loadFromXml(const std::string& xml, const std::string& source, const UrdfO
                   model.nbodies(), model.nframes(), model.nq(), model.nv(), loader.warnings());
   return model;
 }
-
-}  // namespace
 
 Model loadUrdf(const std::string& path, const UrdfOptions& options) {
   // A directory opens as a stream on Linux and reads as empty: say what it is instead.

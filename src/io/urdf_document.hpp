@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "abdyn/model/geometry.hpp"
+#include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/types.hpp"
 #include "io/xml_limits.hpp"
 
@@ -32,6 +33,9 @@ namespace abdyn::internal {
 struct UrdfPose {
   Vector3 xyz = Vector3::Zero();  // origin of the child frame, in parent coordinates
   Vector3 rpy = Vector3::Zero();  // fixed-axis roll, pitch, yaw of the child frame in the parent frame
+  // The orientation as a unit quaternion (frame to parent coordinates), used instead of rpy when set:
+  // documents built from urdfdom's model, which keeps quaternions, when their rpy cannot be recovered.
+  std::optional<Quaternion> rotation;
 };
 
 struct UrdfInertial {

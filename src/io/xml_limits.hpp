@@ -5,7 +5,7 @@
 // million attributes keep them busy for minutes), so a hostile file must be refused before parsing. The
 // limits are far above any robot description: URDF nests about 5 levels deep and its elements carry at
 // most 6 attributes (tinyxml2 itself refuses more than 98 levels). Size and element count only bound linear work:
-// they admit a 10^6-link chain (examples/deep_chain.cpp: 280 MB, 10 million elements; issue 16 asks it to load).
+// they admit a 10^6-link chain (examples/deep_chain.cpp: 280 MB, 10 million elements).
 //
 // The scan is one linear pass: it counts elements, attributes per start tag and the nesting depth, skipping
 // comments, CDATA sections, processing instructions and declarations. It does not validate the XML (the

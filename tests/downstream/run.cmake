@@ -15,6 +15,8 @@
 # pairs are exercised. Also: the installed `abdyn` program runs from the temporary prefix with no library
 # path set (its RPATH, $ORIGIN/../lib) and finds a bundled model by name (share/abdyn/models); and a
 # static build of the library (BUILD_SHARED_LIBS=OFF) installs a package the consumer builds against.
+# When the build has the urdfdom component, every consumer also builds and runs tests/downstream/urdfdom.cpp
+# through find_package(abdyn COMPONENTS urdfdom).
 # Every step runs even after a failure; the test fails at the end if any did.
 # See docs/abi.md for why.
 
@@ -145,6 +147,24 @@ function(consumer prefix lib_native consumer_native)
     endif()
   else()
     note_failure("${label}: program failed (see its output above)")
+  endif()
+  # The urdfdom component: when the prefix installed it, find_package(abdyn OPTIONAL_COMPONENTS urdfdom)
+  # must have found it, and its program must build and run.
+  file(GLOB_RECURSE urdfdom_targets "${prefix}/abdynUrdfdomTargets.cmake")
+  if(ok AND urdfdom_targets)
+    set(app_urdfdom "${bdir}/app_urdfdom")
+    if(NOT EXISTS "${app_urdfdom}")
+      set(app_urdfdom "${bdir}/${BUILD_TYPE}/app_urdfdom")
+    endif()
+    if(EXISTS "${app_urdfdom}")
+      run_command(ok out "run urdfdom consumer (${label})" ${CMAKE_COMMAND} -E env LIBC_FATAL_STDERR_=1 ${app_urdfdom})
+      if(NOT ok)
+        note_failure("${label}: the urdfdom component's program failed (see its output above)")
+      endif()
+    else()
+      set(ok FALSE)
+      note_failure("${label}: the prefix installs abdyn::urdfdom, but find_package(abdyn COMPONENTS urdfdom) did not find it")
+    endif()
   endif()
   if(ok)
     set(summary "${summary}\n  ${label}: ok" PARENT_SCOPE)

@@ -4,9 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -174,6 +178,19 @@ BOOST_AUTO_TEST_CASE(view_embeds_the_meshes_it_finds_and_lists_the_others) {
   }
   BOOST_TEST(data["model"]["missing_meshes"] ==
              nlohmann::json({"meshes/absent.stl", "package://no_such_package/meshes/hand.dae"}));
+  // each missing mesh is a warning naming the places searched
+  BOOST_TEST(contains(r.err, "resource 'package://no_such_package/meshes/hand.dae' not found (searched: "));
+  // --package NAME=DIR finds a package anywhere
+  const fs::path package = scratch() / "package";
+  fs::create_directories(package / "meshes");
+  fs::copy_file(source("tests/viewer/meshes/wedge.stl"), package / "meshes/hand.dae", fs::copy_options::overwrite_existing);
+  const Run r2 = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh2").string(), "--package",
+                      "no_such_package=" + package.string()});
+  BOOST_TEST_REQUIRE(r2.status == 0, r2.err);
+  BOOST_TEST(pageData(scratch() / "mesh2")["model"]["missing_meshes"] == nlohmann::json({"meshes/absent.stl"}));
+  const Run bad = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh3").string(), "--package", "x"});
+  BOOST_TEST(bad.status != 0);
+  BOOST_TEST(contains(bad.err, "NAME=DIR"));
 }
 
 BOOST_AUTO_TEST_CASE(simulate_html_writes_the_page_and_its_trajectory) {
@@ -193,6 +210,19 @@ BOOST_AUTO_TEST_CASE(simulate_html_writes_the_page_and_its_trajectory) {
 BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
   const std::string pendulum = source("models/double_pendulum.urdf");
   const std::string out = (scratch() / "bad").string();
+  // Trajectory files that do not fit the double pendulum (its CSV: t, q:joint1, q:joint2, v:joint1,
+  // v:joint2, kinetic, potential).
+  const auto csv = [](const std::string& name, const std::string& text) {
+    std::ofstream(scratch() / name) << text;
+    return (scratch() / name).string();
+  };
+  const std::string header = "t,q:joint1,q:joint2,v:joint1,v:joint2,kinetic,potential\n";
+  const std::string empty = csv("empty.csv", "");
+  const std::string other = csv("other.csv", "t,q:a,v:a,kinetic,potential\n0,1,2,3,4\n");
+  const std::string short_row = csv("short.csv", header + "0,0,0,0,0,0,0\n0.1,0,0,0\n");
+  const std::string nan = csv("nan.csv", header + "0,0,nan,0,0,0,0\n");
+  const std::string text = csv("text.csv", header + "0,0,0,0,0,0,x\n");
+  const std::string no_rows = csv("header.csv", header);
   struct Case {
     std::vector<std::string> args;
     int status;
@@ -209,6 +239,14 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
       {{"view", pendulum, pendulum}, 2, "unexpected argument"},
       {{"view", "/nonexistent/robot.urdf", "--out", out}, 1, "/nonexistent/robot.urdf"},
       {{"view", pendulum, "--csv", "/nonexistent/run.csv", "--out", out}, 1, "cannot read trajectory '/nonexistent/run.csv'"},
+      {{"view", pendulum, "--csv", empty, "--out", out}, 1, "line 1: the file is empty"},
+      {{"view", pendulum, "--csv", other, "--out", out}, 1, "line 1: no column 'q:joint1'"},
+      {{"view", pendulum, "--csv", short_row, "--out", out}, 1, "line 3: 4 values, but the header has 7 columns"},
+      {{"view", pendulum, "--csv", nan, "--out", out}, 1, "line 2: column 'q:joint2' holds 'nan'"},
+      {{"view", pendulum, "--csv", text, "--out", out}, 1, "line 2: column 'potential' holds 'x'"},
+      {{"view", pendulum, "--csv", no_rows, "--out", out}, 1, "the header is not followed by any rows"},
+      // Served (no --out) from a temporary folder: an error removes the folder again (see below).
+      {{"view", pendulum, "--csv", nan, "--port", "0"}, 1, "line 2: column 'q:joint2' holds 'nan'"},
       {{"view", source("models/humanoid.urdf"), "--floating", "--out", "/proc/no/such/dir"}, 1, "/proc/no/such/dir"},
   };
   for (const Case& c : cases) {
@@ -218,4 +256,43 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
     BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
     BOOST_TEST(contains(r.err, c.message), shown << ": " << r.err);
   }
+}
+
+// `view` without --out serves from a folder under the temporary directory: the folder is gone after
+// Ctrl-C (the program then ends as SIGINT ends it), SIGTERM, and an error before serving.
+BOOST_AUTO_TEST_CASE(view_removes_its_temporary_folder) {
+  const fs::path tmp = scratch() / "tmpdir";
+  fs::create_directories(tmp);
+  const fs::path out = scratch() / "serving";
+  const std::string pendulum = source("models/double_pendulum.urdf");
+  for (const int stop : {SIGINT, SIGTERM}) {
+    std::cout.flush();  // what the test has buffered must not be written again by the child
+    std::fflush(stdout);
+    const pid_t pid = ::fork();
+    BOOST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("TMPDIR", tmp.c_str(), 1);
+      if (!std::freopen(out.c_str(), "w", stdout)) std::_Exit(127);
+      ::execl(ABDYN_APP_PATH, ABDYN_APP_PATH, "view", pendulum.c_str(), "--port", "0", static_cast<char*>(nullptr));
+      std::_Exit(127);
+    }
+    // Up to 60 s for the page to be written and served (the machine may be busy).
+    bool serving = false;
+    for (int k = 0; k < 600 && !serving; ++k) {
+      ::usleep(100000);
+      serving = contains(readFile(out), "serving http://127.0.0.1:");
+    }
+    BOOST_TEST(serving, readFile(out));
+    BOOST_TEST(std::distance(fs::directory_iterator(tmp), fs::directory_iterator()) == 1);  // the page's folder
+    ::kill(pid, stop);
+    int status = 0;
+    BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+    BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == stop), "status " << status);
+    BOOST_TEST(fs::is_empty(tmp), "left behind in " << tmp);
+  }
+  ::setenv("TMPDIR", tmp.c_str(), 1);  // for the program std::system starts
+  const Run r = run({"view", pendulum, "--csv", "/nonexistent/run.csv", "--port", "0"});
+  ::unsetenv("TMPDIR");
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(fs::is_empty(tmp));
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Forward dynamics by the articulated-body algorithm (Featherstone RBDA sec. 7.3), O(n):
-// qdd = M(q)^-1 (tau - C(q, v) v - g(q) [- damping v] + sum_i J_i^T f_ext_i).
+/// @file
+/// Forward dynamics by the articulated-body algorithm (Featherstone RBDA sec. 7.3), O(n):
+/// qdd = M(q)^-1 (tau - C(q, v) v - g(q) [- damping v] + sum_i J_i^T f_ext_i).
 
 #include <vector>
 

@@ -1,5 +1,6 @@
 #pragma once
-// Centre of mass, its velocity and Jacobian; kinetic and potential energy; spatial momentum.
+/// @file
+/// Centre of mass, its velocity and Jacobian; kinetic and potential energy; spatial momentum.
 
 #include "abdyn/algorithms/kinematics.hpp"
 

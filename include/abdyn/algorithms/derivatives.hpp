@@ -1,15 +1,16 @@
 #pragma once
-// Analytic first-order derivatives of inverse and forward dynamics (derivation: docs/derivatives.md).
-//
-// Derivatives with respect to q are taken in the tangent space: column k of d y / d q is
-// d/d eps y(integrate(q, eps e_k, 1)) at eps = 0, the same perturbation integrate() makes, so for every joint
-// type (spherical and floating included) the k-th direction moves joint k's child frame by exp(S_k eps) in
-// child coordinates. Chain with configuration_derivatives.hpp to change coordinates.
-//
-// The recursion is O(n d) in the spirit of Carpentier and Mansard, "Analytical Derivatives of Rigid Body
-// Dynamics Algorithms" (RSS 2018), re-derived here in world coordinates: one pass forward, one backward
-// accumulating subtree sums (inertia I, crf(v) I, momentum and force), then a few 6-vector dot products per
-// pair of coordinates on a common path. Allocation-free after Data is built.
+/// @file
+/// Analytic first-order derivatives of inverse and forward dynamics (derivation: docs/derivatives.md).
+///
+/// Derivatives with respect to q are taken in the tangent space: column k of d y / d q is
+/// d/d eps y(integrate(q, eps e_k, 1)) at eps = 0, the same perturbation integrate() makes, so for every joint
+/// type (spherical and floating included) the k-th direction moves joint k's child frame by exp(S_k eps) in
+/// child coordinates. Chain with configuration_derivatives.hpp to change coordinates.
+///
+/// The recursion is O(n d) in the spirit of Carpentier and Mansard, "Analytical Derivatives of Rigid Body
+/// Dynamics Algorithms" (RSS 2018), re-derived here in world coordinates: one pass forward, one backward
+/// accumulating subtree sums (inertia I, crf(v) I, momentum and force), then a few 6-vector dot products per
+/// pair of coordinates on a common path. Allocation-free after Data is built.
 
 #include <vector>
 

@@ -1,9 +1,11 @@
 #pragma once
-// Which of the model's joint-space terms the dynamics algorithms include. The same options must be
-// given to inverse and forward dynamics for the two to be each other's inverse.
+/// @file
+/// Which of the model's joint-space terms the dynamics algorithms include. The same options must be
+/// given to inverse and forward dynamics for the two to be each other's inverse.
 
 namespace abdyn {
 
+/// The joint-space terms (armature, damping, implicit damping) the dynamics include; see the file comment.
 struct DynamicsOptions {
   /// Armature (rotor inertia reflected to the joint, Model::armature): adds armature(k) to M(k, k).
   bool armature = true;

@@ -1,6 +1,7 @@
 #pragma once
-// Forward dynamics through the mass matrix: RNEA for the bias forces, CRBA for M, then the sparse
-// L^T D L solve. An independent second path to ABA's result; cheaper than ABA on bushy trees.
+/// @file
+/// Forward dynamics through the mass matrix: RNEA for the bias forces, CRBA for M, then the sparse
+/// L^T D L solve. An independent second path to ABA's result; cheaper than ABA on bushy trees.
 
 #include <vector>
 

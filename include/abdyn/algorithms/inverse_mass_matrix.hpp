@@ -1,6 +1,7 @@
 #pragma once
-// M(q)^-1 without forming or inverting M: ABA's factors at q, then one articulated-body recursion with a
-// right-hand side per velocity coordinate.
+/// @file
+/// M(q)^-1 without forming or inverting M: ABA's factors at q, then one articulated-body recursion with a
+/// right-hand side per velocity coordinate.
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/model/data.hpp"

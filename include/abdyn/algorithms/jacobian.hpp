@@ -1,6 +1,7 @@
 #pragma once
-// Frame Jacobians: J maps v to the spatial velocity of a frame's body seen at the frame, expressed per
-// ReferenceFrame (see kinematics.hpp); rows are angular then linear.
+/// @file
+/// Frame Jacobians: J maps v to the spatial velocity of a frame's body seen at the frame, expressed per
+/// ReferenceFrame (see kinematics.hpp); rows are angular then linear.
 
 #include "abdyn/algorithms/kinematics.hpp"
 

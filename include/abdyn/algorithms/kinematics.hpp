@@ -1,6 +1,7 @@
 #pragma once
-// Forward kinematics: body transforms, velocities and accelerations, and the poses, spatial
-// velocities and accelerations of bodies and frames in the three usual reference frames.
+/// @file
+/// Forward kinematics: body transforms, velocities and accelerations, and the poses, spatial
+/// velocities and accelerations of bodies and frames in the three usual reference frames.
 
 #include <Eigen/Geometry>
 
@@ -10,10 +11,10 @@ namespace abdyn {
 
 /// Where a spatial quantity (velocity, acceleration, Jacobian column) of a frame F is expressed.
 enum class ReferenceFrame {
-  Local,              // in F's coordinates, about F's origin (body Jacobian)
-  World,              // in world coordinates, about the world origin (spatial Jacobian)
-  LocalWorldAligned,  // in world axes, about F's origin: linear part = velocity of F's origin in the
-                      // world (RBDL's point Jacobian, Pinocchio's LOCAL_WORLD_ALIGNED)
+  Local,              ///< in F's coordinates, about F's origin (body Jacobian)
+  World,              ///< in world coordinates, about the world origin (spatial Jacobian)
+  LocalWorldAligned,  ///< in world axes, about F's origin: linear part = velocity of F's origin in the
+                      ///< world (RBDL's point Jacobian, Pinocchio's LOCAL_WORLD_ALIGNED)
 };
 
 /// Positions: data.X_up, data.X_body_world.

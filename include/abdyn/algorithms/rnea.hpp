@@ -1,6 +1,7 @@
 #pragma once
-// Inverse dynamics by the recursive Newton-Euler algorithm (Featherstone RBDA sec. 5.3):
-// tau = M(q) qdd + C(q, v) v + g(q) [+ damping v] - sum_i J_i^T f_ext_i.
+/// @file
+/// Inverse dynamics by the recursive Newton-Euler algorithm (Featherstone RBDA sec. 5.3):
+/// tau = M(q) qdd + C(q, v) v + g(q) [+ damping v] - sum_i J_i^T f_ext_i.
 
 #include <vector>
 

@@ -1,12 +1,13 @@
 #pragma once
-// Rows on the tree's own joints, each acting on one or two velocity coordinates (J = e_k or a
-// combination): position limits, motors, Coulomb joint friction and mimic couplings.
-//   limit     one-DoF joint k with finite bounds: lower C = q_k - lower with J = e_k, upper C = upper - q_k
-//             with J = -e_k; unilateral (impulse >= 0) and added only while C < margin; target from
-//             unilateralTarget, so the joint stops at the bound instead of passing it.
-//   motor     J = e_k, target = the velocity target, |impulse| <= max_effort h (a torque bound over the step).
-//   friction  J = e_k, target 0, |impulse| <= friction_k h (Model::friction, the URDF friction attribute).
-//   mimic     J = e_follower - m e_leader, C = q_follower - m q_leader - offset, bilateral, target -(erp / h) C.
+/// @file
+/// Rows on the tree's own joints, each acting on one or two velocity coordinates (J = e_k or a
+/// combination): position limits, motors, Coulomb joint friction and mimic couplings.
+///   limit     one-DoF joint k with finite bounds: lower C = q_k - lower with J = e_k, upper C = upper - q_k
+///             with J = -e_k; unilateral (impulse >= 0) and added only while C < margin; target from
+///             unilateralTarget, so the joint stops at the bound instead of passing it.
+///   motor     J = e_k, target = the velocity target, |impulse| <= max_effort h (a torque bound over the step).
+///   friction  J = e_k, target 0, |impulse| <= friction_k h (Model::friction, the URDF friction attribute).
+///   mimic     J = e_follower - m e_leader, C = q_follower - m q_leader - offset, bilateral, target -(erp / h) C.
 
 #include <cstdint>
 
@@ -14,10 +15,11 @@
 
 namespace abdyn {
 
+/// A velocity motor on one velocity coordinate: a row driving v_k to target_velocity within +-max_effort h.
 struct JointMotor {
-  int coordinate = 0;            // velocity coordinate k driven by the motor
-  double target_velocity = 0.0;  // rad/s or m/s
-  double max_effort = 0.0;       // N m or N, >= 0
+  int coordinate = 0;            ///< velocity coordinate k driven by the motor
+  double target_velocity = 0.0;  ///< rad/s or m/s
+  double max_effort = 0.0;       ///< N m or N, >= 0
 };
 
 /// Limit rows for every one-DoF joint whose position lies within `margin` of a finite bound.

@@ -1,17 +1,18 @@
 #pragma once
-// RK4 with step control by step doubling (Hairer, Norsett, Wanner, Solving ODEs I, sec. II.4): each
-// caller's step h is covered by as many sub-steps as a local error tolerance needs. A sub-step of length
-// s is taken once whole, (q1, v1), and as two halves, (q2, v2), both by RungeKutta4; for a fourth-order
-// method the halves' local error is about (x2 - x1) / 15, judged per coordinate against
-//   atol + rtol * max(|x1|, |x2|)   (max norm; q and v alike),
-// and the halves are kept when the ratio is at most 1. The next sub-step is s * clamp(0.9 ratio^(-1/5),
-// 0.2, 4) and is remembered across calls, so a smooth model takes one sub-step per call. q differences
-// are coordinate differences: for quaternions that is half the rotation-angle error, the right size for
-// an estimate (both results start from the same q, so no sign flip separates them).
-// Why: an undamped chain of light links (fingers whose tips are point masses) on a heavy, falling body
-// whips: energy moves into the lightest joints, which reach thousands of rad/s for a moment, and a
-// fixed step of 1 ms (omega h > 2.8) cannot follow them, though the exact motion conserves energy.
-// Where the model is smooth the sub-step equals the caller's step and the cost is three RK4 steps.
+/// @file
+/// RK4 with step control by step doubling (Hairer, Norsett, Wanner, Solving ODEs I, sec. II.4): each
+/// caller's step h is covered by as many sub-steps as a local error tolerance needs. A sub-step of length
+/// s is taken once whole, (q1, v1), and as two halves, (q2, v2), both by RungeKutta4; for a fourth-order
+/// method the halves' local error is about (x2 - x1) / 15, judged per coordinate against
+///   atol + rtol * max(|x1|, |x2|)   (max norm; q and v alike),
+/// and the halves are kept when the ratio is at most 1. The next sub-step is s * clamp(0.9 ratio^(-1/5),
+/// 0.2, 4) and is remembered across calls, so a smooth model takes one sub-step per call. q differences
+/// are coordinate differences: for quaternions that is half the rotation-angle error, the right size for
+/// an estimate (both results start from the same q, so no sign flip separates them).
+/// Why: an undamped chain of light links (fingers whose tips are point masses) on a heavy, falling body
+/// whips: energy moves into the lightest joints, which reach thousands of rad/s for a moment, and a
+/// fixed step of 1 ms (omega h > 2.8) cannot follow them, though the exact motion conserves energy.
+/// Where the model is smooth the sub-step equals the caller's step and the cost is three RK4 steps.
 
 #include <Eigen/Core>
 
@@ -21,6 +22,7 @@
 
 namespace abdyn {
 
+/// Tolerances and limits of AdaptiveRungeKutta4's step control.
 struct AdaptiveRungeKutta4Settings {
   /// Local error tolerance of one sub-step, relative to the coordinate's size.
   double relative_tolerance = 1e-6;
@@ -34,6 +36,8 @@ struct AdaptiveRungeKutta4Settings {
   int max_substeps = 10000;
 };
 
+/// RK4 with step doubling: each step(h) takes as many sub-steps as the local error tolerance needs
+/// (see the file comment).
 class AdaptiveRungeKutta4 {
  public:
   /// Allocates the workspace for this model; step() allocates nothing. Throws abdyn::InvalidArgument
@@ -48,7 +52,9 @@ class AdaptiveRungeKutta4 {
 
   /// Sub-steps accepted and rejected in the last call to step(), and the smallest accepted.
   int lastAccepted() const { return accepted_; }
+  /// Sub-steps rejected in the last step().
   int lastRejected() const { return rejected_; }
+  /// The shortest sub-step accepted in the last step() (s).
   double lastSmallestStep() const { return smallest_; }
 
  private:
@@ -57,7 +63,7 @@ class AdaptiveRungeKutta4 {
   AdaptiveRungeKutta4Settings settings_;
   RungeKutta4 rk_;
   Eigen::VectorXd q_whole_, v_whole_, q_halves_, v_halves_;
-  double next_ = 0.0;  // the proposed sub-step; 0 before the first call
+  double next_ = 0.0;  ///< the proposed sub-step; 0 before the first call
   int accepted_ = 0, rejected_ = 0;
   double smallest_ = 0.0;
 };

@@ -1,12 +1,13 @@
 #pragma once
-// Implicit-damping Euler (implicit_damping_euler.hpp) for a model with loop closures or mimic couplings (a
-// ConstraintSet): the constrained accelerations with the joint damping taken at the end of the step, i.e. with
-// M + h D in place of M in the constrained system (forwardDynamicsConstrained with
-// dynamics.implicit_damping_step = h),
-//   v[t+h] = v[t] + h qdd_c(q[t], v[t]),   q[t+h] = q[t] (+) h v[t+h],
-// followed by ConstrainedRungeKutta4's post-stabilisation (projectPositions, then projectVelocities). First
-// order; stable for any joint damping. Allocation-free after construction (and after ConstrainedDynamicsData
-// is built).
+/// @file
+/// Implicit-damping Euler (implicit_damping_euler.hpp) for a model with loop closures or mimic couplings (a
+/// ConstraintSet): the constrained accelerations with the joint damping taken at the end of the step, i.e. with
+/// M + h D in place of M in the constrained system (forwardDynamicsConstrained with
+/// dynamics.implicit_damping_step = h),
+///   v[t+h] = v[t] + h qdd_c(q[t], v[t]),   q[t+h] = q[t] (+) h v[t+h],
+/// followed by ConstrainedRungeKutta4's post-stabilisation (projectPositions, then projectVelocities). First
+/// order; stable for any joint damping. Allocation-free after construction (and after ConstrainedDynamicsData
+/// is built).
 
 #include <Eigen/Core>
 

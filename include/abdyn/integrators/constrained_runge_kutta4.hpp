@@ -1,14 +1,15 @@
 #pragma once
-// One step of the classical fourth-order Runge-Kutta method for a model with loop closures or mimic
-// couplings (a ConstraintSet): the accelerations of every stage come from forwardDynamicsConstrained, the
-// stages move q on the configuration manifold exactly as RungeKutta4 does (Runge-Kutta-Munthe-Kaas:
-// exponential coordinates whose rates are corrected by exponentialCoordinateRate), and the step ends with
-// post-stabilisation (docs/integrators.md):
-//   q1 <- the Gauss-Newton projection of q1 onto C(q) = 0 (projectPositions),
-//   v1 <- the M-orthogonal projection of v1 onto G(q1) v = 0 (projectVelocities).
-// RK4 alone keeps C(q) = 0 and G v = 0 only to the step's error, O(h^5) per step; the projections remove
-// that drift (to the projection's tolerance) and leave the fourth-order accuracy of the step.
-// Allocation-free after construction (and after ConstrainedDynamicsData is built).
+/// @file
+/// One step of the classical fourth-order Runge-Kutta method for a model with loop closures or mimic
+/// couplings (a ConstraintSet): the accelerations of every stage come from forwardDynamicsConstrained, the
+/// stages move q on the configuration manifold exactly as RungeKutta4 does (Runge-Kutta-Munthe-Kaas:
+/// exponential coordinates whose rates are corrected by exponentialCoordinateRate), and the step ends with
+/// post-stabilisation (docs/integrators.md):
+///   q1 <- the Gauss-Newton projection of q1 onto C(q) = 0 (projectPositions),
+///   v1 <- the M-orthogonal projection of v1 onto G(q1) v = 0 (projectVelocities).
+/// RK4 alone keeps C(q) = 0 and G v = 0 only to the step's error, O(h^5) per step; the projections remove
+/// that drift (to the projection's tolerance) and leave the fourth-order accuracy of the step.
+/// Allocation-free after construction (and after ConstrainedDynamicsData is built).
 
 #include <Eigen/Core>
 
@@ -18,6 +19,7 @@
 
 namespace abdyn {
 
+/// One RK4 step of a model with loop closures or couplings, then post-stabilisation (see the file comment).
 class ConstrainedRungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.

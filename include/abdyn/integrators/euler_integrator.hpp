@@ -1,10 +1,11 @@
 #pragma once
-// The first-order Euler steps on the configuration manifold, one class template with the scheme as its
-// parameter; ExplicitEuler, SemiImplicitEuler and ImplicitDampingEuler (each in its own header, with its
-// properties) name its three instances. With (+) the exponential map of configuration.hpp:
-//   Explicit:         q[t+h] = q[t] (+) h v[t],    v[t+h] = v[t] + h a(q[t], v[t])
-//   SemiImplicit:     v[t+h] = v[t] + h a(q[t], v[t]),   q[t+h] = q[t] (+) h v[t+h]
-//   ImplicitDamping:  v[t+h] = v[t] + h (M + h D)^-1 (f - D v[t]),   q[t+h] = q[t] (+) h v[t+h]
+/// @file
+/// The first-order Euler steps on the configuration manifold, one class template with the scheme as its
+/// parameter; ExplicitEuler, SemiImplicitEuler and ImplicitDampingEuler (each in its own header, with its
+/// properties) name its three instances. With (+) the exponential map of configuration.hpp:
+///   Explicit:         q[t+h] = q[t] (+) h v[t],    v[t+h] = v[t] + h a(q[t], v[t])
+///   SemiImplicit:     v[t+h] = v[t] + h a(q[t], v[t]),   q[t+h] = q[t] (+) h v[t+h]
+///   ImplicitDamping:  v[t+h] = v[t] + h (M + h D)^-1 (f - D v[t]),   q[t+h] = q[t] (+) h v[t+h]
 
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/integrators/joint_force.hpp"
@@ -14,7 +15,11 @@ namespace abdyn {
 
 /// Which velocity moves q (the start's or the end's), and whether the joint damping is taken at the end of
 /// the step (implicit_damping_euler.hpp).
-enum class EulerScheme { Explicit, SemiImplicit, ImplicitDamping };
+enum class EulerScheme {
+  Explicit,         ///< q moved by the start's v, then v by h a (ExplicitEuler)
+  SemiImplicit,     ///< v moved by h a first, then q by the new v (SemiImplicitEuler)
+  ImplicitDamping,  ///< as SemiImplicit with M + h D in place of M (ImplicitDampingEuler)
+};
 
 /// One Euler step of the given scheme; see ExplicitEuler, SemiImplicitEuler and ImplicitDampingEuler.
 template <EulerScheme Scheme>

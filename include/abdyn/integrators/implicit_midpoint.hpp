@@ -1,12 +1,13 @@
 #pragma once
-// The implicit midpoint rule on the configuration manifold, second order and symmetric. With the
-// velocity increment dv = v[t+h] - v[t] as unknown and the midpoint state
-//   v_m = v[t] + dv / 2,   q_m = q[t] (+) (h / 2) v_m,
-// the step solves  r(dv) = dv - h a(q_m, v_m) = 0  and sets  q[t+h] = q[t] (+) h v_m,  v[t+h] = v[t] + dv.
-// For one-DoF joints q_m is exactly (q[t] + q[t+h]) / 2, so the rule is the classical implicit midpoint
-// and conserves every quadratic invariant (e.g. a linear oscillator's energy) up to the solve's tolerance.
-// The solve is Newton's method with a forward-difference Jacobian I - h da/d(dv), started from the
-// explicit Euler increment; it throws abdyn::Error if it does not converge.
+/// @file
+/// The implicit midpoint rule on the configuration manifold, second order and symmetric. With the
+/// velocity increment dv = v[t+h] - v[t] as unknown and the midpoint state
+///   v_m = v[t] + dv / 2,   q_m = q[t] (+) (h / 2) v_m,
+/// the step solves  r(dv) = dv - h a(q_m, v_m) = 0  and sets  q[t+h] = q[t] (+) h v_m,  v[t+h] = v[t] + dv.
+/// For one-DoF joints q_m is exactly (q[t] + q[t+h]) / 2, so the rule is the classical implicit midpoint
+/// and conserves every quadratic invariant (e.g. a linear oscillator's energy) up to the solve's tolerance.
+/// The solve is Newton's method with a forward-difference Jacobian I - h da/d(dv), started from the
+/// explicit Euler increment; it throws abdyn::Error if it does not converge.
 
 #include <Eigen/LU>
 
@@ -16,6 +17,7 @@
 
 namespace abdyn {
 
+/// Newton solve settings of ImplicitMidpoint.
 struct ImplicitMidpointSettings {
   /// Converged when max |r_k| <= tolerance * (1 + max |v[t]| + max |dv|).
   double tolerance = 1e-12;
@@ -25,6 +27,7 @@ struct ImplicitMidpointSettings {
   double difference_step = 1e-7;
 };
 
+/// The implicit midpoint rule on the configuration manifold, solved by Newton's method (see the file comment).
 class ImplicitMidpoint {
  public:
   /// Allocates the workspace (including the nv x nv Jacobian) for this model; step() allocates nothing.

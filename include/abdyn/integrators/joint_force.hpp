@@ -1,6 +1,7 @@
 #pragma once
-// State-dependent joint forces for the integrators: springs, controllers, anything the step must
-// re-evaluate at each stage rather than hold constant over it.
+/// @file
+/// State-dependent joint forces for the integrators: springs, controllers, anything the step must
+/// re-evaluate at each stage rather than hold constant over it.
 
 #include <functional>
 

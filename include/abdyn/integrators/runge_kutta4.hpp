@@ -1,8 +1,9 @@
 #pragma once
-// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
-// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
-// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
-// For unconstrained models: the accelerations come from forwardDynamics (ABA).
+/// @file
+/// The classical fourth-order Runge-Kutta method on the configuration manifold (Runge-Kutta-Munthe-
+/// Kaas): stages move q through integrate() with exponential coordinates whose rates are corrected by
+/// exponentialCoordinateRate, so quaternion joints keep fourth-order accuracy and unit norm.
+/// For unconstrained models: the accelerations come from forwardDynamics (ABA).
 
 #include <Eigen/Core>
 
@@ -19,6 +20,7 @@ struct RungeKutta4Stages {
 };
 }  // namespace detail
 
+/// The classical RK4 step on the configuration manifold, accelerations from forwardDynamics (see the file comment).
 class RungeKutta4 {
  public:
   /// Allocates the stage workspace for this model; step() allocates nothing.

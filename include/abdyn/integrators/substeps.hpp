@@ -1,6 +1,7 @@
 #pragma once
-// Sub-stepping: one step of length h taken as n steps of h / n with the same integrator, so that a
-// caller's frame rate and the integrator's stable step size can differ.
+/// @file
+/// Sub-stepping: one step of length h taken as n steps of h / n with the same integrator, so that a
+/// caller's frame rate and the integrator's stable step size can differ.
 
 #include "abdyn/error.hpp"
 #include "abdyn/model/data.hpp"

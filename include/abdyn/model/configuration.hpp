@@ -1,7 +1,8 @@
 #pragma once
-// The configuration space of a model: q has nq coordinates, velocities have nv (see joint.hpp for
-// each joint's layout). Quaternion joints make q a manifold, so q is moved by integrate (the
-// exponential map of each joint's group) and compared by difference (its logarithm), never by + and -.
+/// @file
+/// The configuration space of a model: q has nq coordinates, velocities have nv (see joint.hpp for
+/// each joint's layout). Quaternion joints make q a manifold, so q is moved by integrate (the
+/// exponential map of each joint's group) and compared by difference (its logarithm), never by + and -.
 
 #include <random>
 

@@ -1,15 +1,16 @@
 #pragma once
-// Jacobians of integrate and difference (configuration.hpp) in the tangent space, for chaining derivatives
-// taken in tangent coordinates (algorithms/derivatives.hpp) through the configuration manifold.
-//
-// Every joint moves its child frame on its own group G (R for one-DoF joints, SO(3) spherical, SE(2) planar,
-// SE(3) floating) by right multiplication, q (+) xi = q exp(xi), with xi in the joint's velocity coordinates.
-// A perturbation of q is a tangent vector d with q -> q exp(d), the same on both sides of every map below.
-// With ad the joint's Lie bracket [xi, .] as a matrix (0 for one-DoF joints, skew(w) for spherical ones,
-// crm(xi) for floating ones), Jr(xi) = sum_n (-ad)^n / (n+1)! the right Jacobian and Jl(xi) = Jr(-xi):
-//   q1 = integrate(q, v, dt), xi = v dt:   d q1 / d q = exp(-ad_xi) = Ad(exp(xi))^-1,   d q1 / d v = Jr(xi) dt
-//   xi = difference(q0, q1):               d xi / d q0 = -Jl(xi)^-1,                    d xi / d q1 = Jr(xi)^-1
-// (docs/derivatives.md derives them). Each result is nv x nv and block diagonal, one block per joint.
+/// @file
+/// Jacobians of integrate and difference (configuration.hpp) in the tangent space, for chaining derivatives
+/// taken in tangent coordinates (algorithms/derivatives.hpp) through the configuration manifold.
+///
+/// Every joint moves its child frame on its own group G (R for one-DoF joints, SO(3) spherical, SE(2) planar,
+/// SE(3) floating) by right multiplication, q (+) xi = q exp(xi), with xi in the joint's velocity coordinates.
+/// A perturbation of q is a tangent vector d with q -> q exp(d), the same on both sides of every map below.
+/// With ad the joint's Lie bracket [xi, .] as a matrix (0 for one-DoF joints, skew(w) for spherical ones,
+/// crm(xi) for floating ones), Jr(xi) = sum_n (-ad)^n / (n+1)! the right Jacobian and Jl(xi) = Jr(-xi):
+///   q1 = integrate(q, v, dt), xi = v dt:   d q1 / d q = exp(-ad_xi) = Ad(exp(xi))^-1,   d q1 / d v = Jr(xi) dt
+///   xi = difference(q0, q1):               d xi / d q0 = -Jl(xi)^-1,                    d xi / d q1 = Jr(xi)^-1
+/// (docs/derivatives.md derives them). Each result is nv x nv and block diagonal, one block per joint.
 
 #include <Eigen/Core>
 

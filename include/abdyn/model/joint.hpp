@@ -1,20 +1,21 @@
 #pragma once
-// Joint types and the joint calculation (Featherstone's jcalc): the one place where abdyn switches on
-// the joint type. Every joint's motion subspace S is constant in its successor (child) frame, because
-// every multi-DoF joint's velocity is expressed in that frame; algorithms therefore take S from the
-// model and need only the joint transform X_J(q) per call.
-//
-// Coordinates of q and v per joint (angular before linear, quaternions w first):
-//   revolute   q = angle,  v = angular rate about the axis                       S = [a; 0]
-//   prismatic  q = offset, v = rate along the axis                               S = [0; a]
-//   helical    q = angle,  v = rate; translation pitch * angle along the axis    S = [a; pitch a]
-//   spherical  q = (qw, qx, qy, qz), v = angular velocity in the child frame     S = [1; 0]
-//   planar     q = (x, y, theta) in the plane spanned by t1, t2 = n x t1, rotation theta about n;
-//              v = (w, vx, vy): angular rate about n and origin velocity along t1, t2, child frame
-//              S = [n 0 0; 0 t1 t2]
-//   floating   q = (x, y, z, qw, qx, qy, qz): position and orientation of the child in the parent;
-//              v = (w, v) the child's spatial velocity in child coordinates            S = 1 (6x6)
-// Fixed joints never reach a Model: their child links are merged into the parent body and kept as frames.
+/// @file
+/// Joint types and the joint calculation (Featherstone's jcalc): the one place where abdyn switches on
+/// the joint type. Every joint's motion subspace S is constant in its successor (child) frame, because
+/// every multi-DoF joint's velocity is expressed in that frame; algorithms therefore take S from the
+/// model and need only the joint transform X_J(q) per call.
+///
+/// Coordinates of q and v per joint (angular before linear, quaternions w first):
+///   revolute   q = angle,  v = angular rate about the axis                       S = [a; 0]
+///   prismatic  q = offset, v = rate along the axis                               S = [0; a]
+///   helical    q = angle,  v = rate; translation pitch * angle along the axis    S = [a; pitch a]
+///   spherical  q = (qw, qx, qy, qz), v = angular velocity in the child frame     S = [1; 0]
+///   planar     q = (x, y, theta) in the plane spanned by t1, t2 = n x t1, rotation theta about n;
+///              v = (w, vx, vy): angular rate about n and origin velocity along t1, t2, child frame
+///              S = [n 0 0; 0 t1 t2]
+///   floating   q = (x, y, z, qw, qx, qy, qz): position and orientation of the child in the parent;
+///              v = (w, v) the child's spatial velocity in child coordinates            S = 1 (6x6)
+/// Fixed joints never reach a Model: their child links are merged into the parent body and kept as frames.
 
 #include <cmath>
 #include <ostream>
@@ -26,16 +27,17 @@
 
 namespace abdyn {
 
+/// The joint types, with the sizes of their q and v and their motion subspace S (the table above).
 enum class JointType {
-  RevoluteX,   // revolute about the joint frame's x axis (fast path)
-  RevoluteY,   // ... y axis
-  RevoluteZ,   // ... z axis
-  Revolute,    // revolute about any unit axis
-  PrismaticX,  // prismatic along x (fast path)
+  RevoluteX,   ///< revolute about the joint frame's x axis (fast path)
+  RevoluteY,   ///< ... y axis
+  RevoluteZ,   ///< ... z axis
+  Revolute,    ///< revolute about any unit axis
+  PrismaticX,  ///< prismatic along x (fast path)
   PrismaticY,
   PrismaticZ,
-  Prismatic,   // prismatic along any unit axis
-  Helical,     // screw about a unit axis with a pitch (metres per radian)
+  Prismatic,   ///< prismatic along any unit axis
+  Helical,     ///< screw about a unit axis with a pitch (metres per radian)
   Spherical,
   Planar,
   Floating,
@@ -43,11 +45,11 @@ enum class JointType {
 
 /// The table above as data: the facts algorithms ask of a joint instead of testing its type.
 struct JointLayout {
-  int nq;
-  int nv;
-  int quaternion;          // offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
-  bool identity_subspace;  // S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
-  int axis_column;         // one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
+  int nq;  ///<number of configuration coordinates
+  int nv;  ///<number of velocity coordinates
+  int quaternion;          ///< offset in the joint's q of its unit quaternion (w, x, y, z); -1 without one
+  bool identity_subspace;  ///< S is the 6 x 6 identity: v is the child's spatial velocity [angular; linear]
+  int axis_column;         ///< one-DoF joints whose S is a unit vector e_k: k (0..5); -1 otherwise
 };
 
 /// The row of the table for a joint type.
@@ -79,22 +81,25 @@ constexpr JointLayout jointLayout(JointType type) {
 /// A short lower-case name ("revolute", "prismatic", ...), the same for all axis variants.
 const char* jointTypeName(JointType type);
 
+/// A joint of the tree: joint i moves body i relative to its parent, with coordinates
+/// q[idx_q .. idx_q + nq) and v[idx_v .. idx_v + nv).
 struct Joint {
-  JointType type = JointType::Revolute;
-  std::string name;
-  int idx_q = 0;  // first coordinate of this joint in q
-  int idx_v = 0;  // first coordinate of this joint in v (and in qdd, tau)
-  int nq = 1;
-  int nv = 1;
-  Vector3 axis = Vector3::UnitZ();  // revolute, prismatic, helical: the axis; planar: the normal n
-  Vector3 axis2 = Vector3::UnitX(); // planar: the first in-plane direction t1
-  double pitch = 0.0;               // helical only
-  bool continuous = false;          // a revolute joint without position limits (URDF "continuous")
-  int axis_column = -1;             // k when S = axis_sign e_k (S's products are picks); -1 otherwise
-  double axis_sign = 1.0;           // +1 or -1; both set by setAxisPick
+  JointType type = JointType::Revolute;  ///<the type (the table above)
+  std::string name;  ///<unique in the model
+  int idx_q = 0;  ///< first coordinate of this joint in q
+  int idx_v = 0;  ///< first coordinate of this joint in v (and in qdd, tau)
+  int nq = 1;  ///<number of its q coordinates
+  int nv = 1;  ///<number of its v coordinates
+  Vector3 axis = Vector3::UnitZ();  ///< revolute, prismatic, helical: the axis; planar: the normal n
+  Vector3 axis2 = Vector3::UnitX(); ///< planar: the first in-plane direction t1
+  double pitch = 0.0;               ///< helical only
+  bool continuous = false;          ///< a revolute joint without position limits (URDF "continuous")
+  int axis_column = -1;             ///< k when S = axis_sign e_k (S's products are picks); -1 otherwise
+  double axis_sign = 1.0;           ///< +1 or -1; both set by setAxisPick
 
   /// Motion subspace S (6 x nv) in the child frame: the joint velocity is S v_joint.
   Eigen::Matrix<double, 6, Eigen::Dynamic> motionSubspace() const;
+  /// Whether its q holds a unit quaternion (spherical and floating joints).
   bool hasQuaternion() const { return jointLayout(type).quaternion >= 0; }
   /// Index in q of the quaternion's w (joints with hasQuaternion() only).
   int quaternionIndex() const { return idx_q + jointLayout(type).quaternion; }

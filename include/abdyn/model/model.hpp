@@ -1,12 +1,13 @@
 #pragma once
-// Model: the immutable description of a kinematic tree (Featherstone's model structure).
-//
-// Bodies are numbered in topological order: 0 is the world (fixed base), and every body i >= 1 hangs
-// from its parent lambda(i) < i through joint i. Per body i the model holds
-//   X_tree(i)   plx from parent-body coordinates to joint i's predecessor frame (constant),
-//   joint(i)    the joint type, its axis and its slice of q and v,
-//   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
-// Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
+/// @file
+/// Model: the immutable description of a kinematic tree (Featherstone's model structure).
+///
+/// Bodies are numbered in topological order: 0 is the world (fixed base), and every body i >= 1 hangs
+/// from its parent lambda(i) < i through joint i. Per body i the model holds
+///   X_tree(i)   plx from parent-body coordinates to joint i's predecessor frame (constant),
+///   joint(i)    the joint type, its axis and its slice of q and v,
+///   inertia(i)  the spatial inertia in body-i coordinates (fixed-joint children merged in).
+/// Build one with ModelBuilder or loadUrdf; per-call workspace lives in Data.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,25 +26,31 @@ namespace abdyn {
 
 /// Consecutive velocity coordinates first..last (inclusive) on one path to the root.
 struct DofRun {
-  int first;
-  int last;
+  int first;  ///<first coordinate of the run
+  int last;  ///<last coordinate of the run (inclusive)
 };
 
 /// A declared coupling q_follower = multiplier * q_leader + offset between two one-DoF joints (URDF
 /// mimic). Kept as data: the constraint solvers enforce it.
 struct MimicCoupling {
-  int follower = 0;  // joint (= body) index
-  int leader = 0;
-  double multiplier = 1.0;
-  double offset = 0.0;
+  int follower = 0;  ///< joint (= body) index
+  int leader = 0;  ///<joint (= body) index of the one-DoF joint followed
+  double multiplier = 1.0;  ///<q_follower = multiplier * q_leader + offset
+  double offset = 0.0;  ///<rad or m
 };
 
+/// The immutable description of a kinematic tree: bodies, joints, inertias, frames, limits and
+/// geometry (see the file comment). Built by ModelBuilder or the loaders; shared read-only by any number
+/// of Data and threads.
 class Model {
  public:
+  /// The model's name (the URDF robot name).
   const std::string& name() const { return name_; }
   /// Number of bodies including the world (body 0).
   int nbodies() const { return static_cast<int>(parent_.size()); }
+  /// Size of the configuration vector q (a floating joint has 7 coordinates).
   int nq() const { return nq_; }
+  /// Size of the velocity vector v (and of tau, qdd; a floating joint has 6).
   int nv() const { return nv_; }
 
   // Every index accessor checks its index (one compare; a bad index throws abdyn::InvalidArgument naming
@@ -51,6 +58,7 @@ class Model {
 
   /// Parent lambda(i) of body i (-1 for the world).
   int parent(int i) const { return parent_[checked(i, parent_.size(), "parent")]; }
+  /// Every body's parent, indexed by body (entry 0, the world, is -1).
   const std::vector<int>& parents() const { return parent_; }
   /// Joint i connects parent(i) to body i (i >= 1).
   const Joint& joint(int i) const { return joints_[checked(i, joints_.size(), "joint")]; }
@@ -58,10 +66,13 @@ class Model {
   const Joint& joint(const std::string& name) const { return joints_[jointId(name)]; }
   /// The body index of the joint with this name (joint i moves body i); throws if unknown.
   int jointId(const std::string& name) const;
+  /// X_tree(i): parent-body coordinates to joint i's predecessor frame (constant).
   const Plx& Xtree(int i) const { return X_tree_[checked(i, X_tree_.size(), "Xtree")]; }
+  /// Body i's spatial inertia in body-i coordinates (fixed-joint children merged in).
   const RigidBodyInertia& inertia(int i) const { return inertia_[checked(i, inertia_.size(), "inertia")]; }
   /// inertia(i) as its 6x6 matrix (angular first), formed once when the model is built.
   const Matrix6& inertiaMatrix(int i) const { return inertia_matrix_[checked(i, inertia_matrix_.size(), "inertiaMatrix")]; }
+  /// Body i's name (its URDF link; "world" for body 0).
   const std::string& bodyName(int i) const { return body_names_[checked(i, body_names_.size(), "bodyName")]; }
   /// The body with this name; throws abdyn::Error if there is none (naming the body a merged link
   /// belongs to when the name is a frame).
@@ -69,8 +80,11 @@ class Model {
   /// Children of body i, in increasing order.
   const std::vector<int>& children(int i) const { return children_[checked(i, children_.size(), "children")]; }
 
+  /// Every named frame, indexed by frame id.
   const std::vector<Frame>& frames() const { return frames_; }
+  /// Frame f (see frameId).
   const Frame& frame(int f) const { return frames_[checked(f, frames_.size(), "frame")]; }
+  /// Number of named frames.
   int nframes() const { return static_cast<int>(frames_.size()); }
   /// The frame with this name (every body has a frame of its own name); throws if unknown.
   int frameId(const std::string& name) const;
@@ -110,18 +124,25 @@ class Model {
   /// The largest velocity coordinate in body i's subtree (its own last one for a leaf).
   int lastSubtreeDof(int i) const { return last_subtree_dof_[checked(i, last_subtree_dof_.size(), "lastSubtreeDof")]; }
 
-  /// Position limits per q coordinate (-inf / +inf where unbounded).
+  ///@{
+  /// Lower and upper position limits per q coordinate (-inf / +inf where unbounded).
   const Eigen::VectorXd& lowerPositionLimit() const { return lower_; }
   const Eigen::VectorXd& upperPositionLimit() const { return upper_; }
-  /// Per v coordinate: velocity and effort limits (+inf where none), viscous damping (N m s / rad or
-  /// N s / m), Coulomb friction (N m or N) and armature (rotor inertia reflected to the joint).
+  ///@}
+  /// Velocity limit per v coordinate (rad/s or m/s; +inf where none).
   const Eigen::VectorXd& velocityLimit() const { return velocity_limit_; }
+  /// Effort limit per v coordinate (N m or N; +inf where none).
   const Eigen::VectorXd& effortLimit() const { return effort_limit_; }
+  /// Viscous damping per v coordinate (N m s / rad or N s / m).
   const Eigen::VectorXd& damping() const { return damping_; }
+  /// Coulomb friction per v coordinate (N m or N).
   const Eigen::VectorXd& friction() const { return friction_; }
+  /// Armature per v coordinate: rotor inertia reflected to the joint (kg m^2 or kg).
   const Eigen::VectorXd& armature() const { return armature_; }
 
+  /// The declared mimic couplings (enforced by the constraint solvers, not by the tree algorithms).
   const std::vector<MimicCoupling>& mimics() const { return mimics_; }
+  /// Visual and collision shapes, each on its body.
   const std::vector<Geometry>& geometries() const { return geometries_; }
 
   /// Total mass of all bodies.
@@ -161,10 +182,10 @@ class Model {
   Eigen::VectorXd velocity_limit_, effort_limit_, damping_, friction_, armature_;
   std::vector<MimicCoupling> mimics_;
   std::vector<Geometry> geometries_;
-  // Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
-  // the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
-  // slots over the names frames_ and joints_ hold already: no node and no
-  // copy of a name per entry.
+  /// Names -> indices. Every body has a frame of its own name, so the frame index finds the bodies too;
+  /// the joint index holds the named joints (1 .. nbodies - 1). Open-addressing tables of (hash, index)
+  /// slots over the names frames_ and joints_ hold already: no node and no
+  /// copy of a name per entry.
   std::vector<std::uint64_t> frame_index_, joint_index_;
 };
 

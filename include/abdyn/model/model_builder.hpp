@@ -1,5 +1,6 @@
 #pragma once
-// ModelBuilder: assembles a Model body by body (parents before children) and checks it on build().
+/// @file
+/// ModelBuilder: assembles a Model body by body (parents before children) and checks it on build().
 
 #include <limits>
 #include <string>
@@ -12,25 +13,27 @@ namespace abdyn {
 /// What a joint is, as a builder input. Revolute and prismatic joints about +x, +y or +z get the
 /// fast-path types automatically.
 struct JointSpec {
-  JointType type = JointType::Revolute;
-  std::string name;
-  Vector3 axis = Vector3::UnitZ();   // unit axis (revolute, prismatic, helical) or plane normal (planar)
-  Vector3 axis2 = Vector3::UnitX();  // planar: first in-plane direction, orthogonal to axis
-  double pitch = 0.0;                // helical: metres per radian
-  bool continuous = false;
-  // Limits and joint dynamics apply to each coordinate of the joint (position limits only to
-  // one-DoF joints).
-  double lower = -std::numeric_limits<double>::infinity();
-  double upper = std::numeric_limits<double>::infinity();
-  double velocity_limit = std::numeric_limits<double>::infinity();
-  double effort_limit = std::numeric_limits<double>::infinity();
-  double damping = 0.0;
-  double friction = 0.0;
-  double armature = 0.0;
+  JointType type = JointType::Revolute;  ///<the joint's type (axis-aligned fast paths are chosen by addBody)
+  std::string name;  ///<the joint's name, unique in the model
+  Vector3 axis = Vector3::UnitZ();   ///< unit axis (revolute, prismatic, helical) or plane normal (planar)
+  Vector3 axis2 = Vector3::UnitX();  ///< planar: first in-plane direction, orthogonal to axis
+  double pitch = 0.0;                ///< helical: metres per radian
+  bool continuous = false;  ///<revolute without position limits (lower and upper ignored)
+  /// Limits and joint dynamics apply to each coordinate of the joint (position limits only to
+  /// one-DoF joints).
+  double lower = -std::numeric_limits<double>::infinity();  ///<position limit, rad or m (one-DoF joints)
+  double upper = std::numeric_limits<double>::infinity();  ///<position limit, rad or m (one-DoF joints)
+  double velocity_limit = std::numeric_limits<double>::infinity();  ///<rad/s or m/s
+  double effort_limit = std::numeric_limits<double>::infinity();  ///<N m or N
+  double damping = 0.0;  ///<viscous damping, N m s / rad or N s / m
+  double friction = 0.0;  ///<Coulomb friction, N m or N
+  double armature = 0.0;  ///<rotor inertia reflected to the joint, kg m^2 or kg
 };
 
+/// Assembles a Model body by body, parents before children; build() checks it and returns the Model.
 class ModelBuilder {
  public:
+  /// An empty model named model_name whose body 0 (the world) is named world_name.
   explicit ModelBuilder(std::string model_name = "model", std::string world_name = "world");
 
   /// Gravity in world coordinates (default (0, 0, -9.81)).
@@ -44,13 +47,17 @@ class ModelBuilder {
   void addInertia(int body, const RigidBodyInertia& inertia);
   /// Adds a named frame on `body` with placement X_frame_body. Returns its index.
   int addFrame(const std::string& name, int body, const Plx& X_frame_body, FrameType type = FrameType::User);
+  /// Declares q_follower = multiplier * q_leader + offset between two existing one-DoF joints.
   void addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
                 double offset);
+  /// Adds a visual or collision shape on geometry.body.
   void addGeometry(const Geometry& geometry);
   /// Makes room for `bodies` bodies (the world included) and as many frames, so that adding them
   /// reallocates nothing (loaders that know the count call it first).
   void reserve(int bodies);
+  /// Number of bodies so far, the world included.
   int nbodies() const { return model_.nbodies(); }
+  /// The inertia accumulated on `body` so far, in body coordinates.
   const RigidBodyInertia& inertia(int body) const { return model_.inertia_[body]; }
 
   /// Checks the whole model (every moving joint must move some mass or inertia) and returns it.
@@ -60,7 +67,7 @@ class ModelBuilder {
   Model build() &&;
 
  private:
-  // Computes the model's derived structure from the bodies and checks it: the body of both build()s.
+  /// Computes the model's derived structure from the bodies and checks it: the body of both build()s.
   void finish(Model& m) const;
 
   Model model_;

@@ -1,6 +1,7 @@
 #pragma once
-// Random kinematic trees for tests and benchmarks: valid random inertias (principal moments obeying
-// the triangle inequality, random principal axes), random joint placements and axes.
+/// @file
+/// Random kinematic trees for tests and benchmarks: valid random inertias (principal moments obeying
+/// the triangle inequality, random principal axes), random joint placements and axes.
 
 #include <random>
 #include <string>
@@ -9,14 +10,15 @@
 
 namespace abdyn {
 
+/// The shape of a random tree (randomTree, randomTreeUrdf).
 struct RandomTreeOptions {
-  int bodies = 10;              // moving bodies (not counting the world)
-  bool chain = false;           // true: body i hangs from body i-1; false: from a uniformly random earlier body
-  bool floating_base = false;   // the first body is attached to the world by a floating joint and
-                                // every other body descends from it
-  bool all_joint_types = false; // false: revolute joints only (random axes, some along x, y or z);
-                                // true: also prismatic, helical, spherical, planar and floating joints
-  bool joint_dynamics = false;  // random damping in [0, 0.5] and armature in [0, 0.1] on every joint
+  int bodies = 10;              ///< moving bodies (not counting the world)
+  bool chain = false;           ///< true: body i hangs from body i-1; false: from a uniformly random earlier body
+  bool floating_base = false;   ///< the first body is attached to the world by a floating joint and
+                                ///< every other body descends from it
+  bool all_joint_types = false; ///< false: revolute joints only (random axes, some along x, y or z);
+                                ///< true: also prismatic, helical, spherical, planar and floating joints
+  bool joint_dynamics = false;  ///< random damping in [0, 0.5] and armature in [0, 0.1] on every joint
 };
 
 /// A random model with the given shape. Deterministic for a given rng state.

@@ -1,8 +1,9 @@
 #pragma once
-// Spatial cross products (Featherstone, RBDA sec. 2.9) and the power pairing of motions and forces.
-//
-//   crm(m) = [wx 0; vx wx]   so crm(m) * m2 = m x m2    (motion x motion)
-//   crf(m) = [wx vx; 0 wx]   so crf(m) * f  = m x* f    (motion x* force),  crf(m) = -crm(m)^T
+/// @file
+/// Spatial cross products (Featherstone, RBDA sec. 2.9) and the power pairing of motions and forces.
+///
+///   crm(m) = [wx 0; vx wx]   so crm(m) * m2 = m x m2    (motion x motion)
+///   crf(m) = [wx vx; 0 wx]   so crf(m) * f  = m x* f    (motion x* force),  crf(m) = -crm(m)^T
 
 #include "abdyn/spatial/force.hpp"
 #include "abdyn/spatial/motion.hpp"
@@ -13,6 +14,7 @@ namespace abdyn {
 inline double dot(const Motion& m, const Force& f) {
   return m.angular().dot(f.angular()) + m.linear().dot(f.linear());
 }
+/// Power of force f on motion m: f . m = m . f.
 inline double dot(const Force& f, const Motion& m) { return dot(m, f); }
 
 /// m x m2.

@@ -1,18 +1,19 @@
 #pragma once
-// Plx: the left-associative Pluecker transform of Featherstone (RBDA sec. 2.8) and RBDL.
-//
-// X_B_A = plx(E, r) maps spatial coordinates of frame A into coordinates of frame B, where
-//   E  rotates A-coordinates into B-coordinates (E = R_A_B^T, R_A_B being B's orientation in A),
-//   r  is B's origin expressed in A.
-// It translates by r, then rotates by E. As a 6x6 matrix on motions (angular first):
-//
-//   X = [ E      0 ]      X* = X^-T = [ E  -E rx ]   (on forces)
-//       [ -E rx  E ]                  [ 0   E    ]
-//
-// Composition is left-associative like the matrices: X_C_A = X_C_B * X_B_A applies X_B_A first, and
-// plx(E1, r1) * plx(E2, r2) = plx(E1 E2, E2^T r1 + r2). One transform moves motions, forces and
-// inertias the same way (A to B with apply, B to A with applyInverse): forces through X*, inertias by
-// the congruence X* I X^-1.
+/// @file
+/// Plx: the left-associative Pluecker transform of Featherstone (RBDA sec. 2.8) and RBDL.
+///
+/// X_B_A = plx(E, r) maps spatial coordinates of frame A into coordinates of frame B, where
+///   E  rotates A-coordinates into B-coordinates (E = R_A_B^T, R_A_B being B's orientation in A),
+///   r  is B's origin expressed in A.
+/// It translates by r, then rotates by E. As a 6x6 matrix on motions (angular first):
+///
+///   X = [ E      0 ]      X* = X^-T = [ E  -E rx ]   (on forces)
+///       [ -E rx  E ]                  [ 0   E    ]
+///
+/// Composition is left-associative like the matrices: X_C_A = X_C_B * X_B_A applies X_B_A first, and
+/// plx(E1, r1) * plx(E2, r2) = plx(E1 E2, E2^T r1 + r2). One transform moves motions, forces and
+/// inertias the same way (A to B with apply, B to A with applyInverse): forces through X*, inertias by
+/// the congruence X* I X^-1.
 
 #include <ostream>
 
@@ -25,6 +26,7 @@
 
 namespace abdyn {
 
+/// X_B_A = plx(E, r), the left-associative Pluecker transform from frame A to frame B (see the file comment).
 class Plx {
  public:
   /// The identity transform.
@@ -32,6 +34,7 @@ class Plx {
   /// plx(E, r): rotate A-coordinates by E into B, r = B's origin in A coordinates.
   Plx(const Matrix3& E, const Vector3& r) : E_(E), r_(r) {}
 
+  /// The identity transform.
   static Plx identity() { return Plx(); }
   /// Featherstone's rot(E): a pure change of axes.
   static Plx rotation(const Matrix3& E) { return Plx(E, Vector3::Zero()); }
@@ -39,9 +42,12 @@ class Plx {
   static Plx translation(const Vector3& r) { return Plx(Matrix3::Identity(), r); }
   /// X_B_A from the pose of B in A: orientation R_A_B (columns are B's axes in A) and position p_A_B.
   static Plx fromPose(const Matrix3& R_A_B, const Vector3& p_A_B) { return Plx(R_A_B.transpose(), p_A_B); }
+  /// X_B_A from the pose T_A_B of B in A.
   static Plx fromPose(const Eigen::Isometry3d& T_A_B) { return fromPose(T_A_B.linear(), T_A_B.translation()); }
 
+  /// E: rotates A-coordinates into B-coordinates (R_A_B^T).
   const Matrix3& E() const { return E_; }
+  /// r: B's origin in A coordinates.
   const Vector3& r() const { return r_; }
   /// The pose of B in A that this X_B_A describes.
   Eigen::Isometry3d toPose() const {
@@ -87,7 +93,9 @@ class Plx {
   /// X^T I X for an articulated-body inertia, in 3x3 blocks.
   ArticulatedBodyInertia applyInverse(const ArticulatedBodyInertia& I) const;
 
+  /// apply(m): the motion in B coordinates.
   Motion operator*(const Motion& m) const { return apply(m); }
+  /// apply(f): the force in B coordinates.
   Force operator*(const Force& f) const { return apply(f); }
 
   /// X_C_A = X_C_B * X_B_A.
@@ -112,6 +120,7 @@ class Plx {
     return X;
   }
 
+  /// Whether the 6x6 matrices agree to relative precision prec (Eigen's isApprox).
   bool isApprox(const Plx& o, double prec = 1e-12) const { return matrix().isApprox(o.matrix(), prec); }
 
  private:
@@ -119,8 +128,8 @@ class Plx {
   template <class Rotation, class Symmetric>
   static Matrix3 symmetricCongruence(const Rotation& R, const Symmetric& S);
 
-  Matrix3 E_;  // rotation of A-coordinates into B-coordinates
-  Vector3 r_;  // origin of B in A coordinates
+  Matrix3 E_;  ///< rotation of A-coordinates into B-coordinates
+  Vector3 r_;  ///< origin of B in A coordinates
 };
 
 ABDYN_ALWAYS_INLINE ArticulatedBodyInertia Plx::apply(const ArticulatedBodyInertia& I) const {
@@ -192,6 +201,7 @@ ABDYN_ALWAYS_INLINE Matrix3 Plx::symmetricCongruence(const Rotation& R, const Sy
   return out;
 }
 
+/// Prints "Plx(E=[[...], [...], [...]], r=[...])".
 inline std::ostream& operator<<(std::ostream& os, const Plx& X) {
   return os << "Plx(E=[[" << X.E().row(0) << "], [" << X.E().row(1) << "], [" << X.E().row(2) << "]], r=["
             << X.r().transpose() << "])";

@@ -1,19 +1,20 @@
 #pragma once
-// Quaternions for orientations, Hamilton convention: i^2 = j^2 = k^2 = ijk = -1, so i j = k.
-//
-// q = w + x i + y j + z k = (w, v), stored as four plain doubles in the order w, x, y, z (no Eigen
-// member, so the layout does not depend on SIMD flags). Pinocchio and Eigen store (x, y, z, w): use
-// fromCoeffsXyzw / coeffsXyzw for their order.
-//
-// A unit quaternion acts as the active rotation v -> q v q^-1; toRotationMatrix() gives the matrix of
-// that map, and the product q1 * q2 corresponds to R1 R2 (apply q2 first). As an orientation q_A_B,
-// it rotates B-coordinates into A-coordinates, like the rotation matrix R_A_B.
-//
-// Rates: with w_b the angular velocity in the body frame and w_w = R w_b in the world (parent) frame,
-//   qdot = 1/2 q * (0, w_b) = 1/2 B_body(q) w_b,   B_body(q)  = [ -v^T ; w I + skew(v) ]
-//   qdot = 1/2 (0, w_w) * q = 1/2 B_world(q) w_w, B_world(q) = [ -v^T ; w I - skew(v) ]
-// (4x3, rows in w, x, y, z order; from the product rule (a, u)(b, p) = (ab - u.p, a p + b u + u x p)
-// with a = 0 or b = 0). For unit q, B^T B = I, so w = 2 B^T qdot. See docs/rotations.md.
+/// @file
+/// Quaternions for orientations, Hamilton convention: i^2 = j^2 = k^2 = ijk = -1, so i j = k.
+///
+/// q = w + x i + y j + z k = (w, v), stored as four plain doubles in the order w, x, y, z (no Eigen
+/// member, so the layout does not depend on SIMD flags). Pinocchio and Eigen store (x, y, z, w): use
+/// fromCoeffsXyzw / coeffsXyzw for their order.
+///
+/// A unit quaternion acts as the active rotation v -> q v q^-1; toRotationMatrix() gives the matrix of
+/// that map, and the product q1 * q2 corresponds to R1 R2 (apply q2 first). As an orientation q_A_B,
+/// it rotates B-coordinates into A-coordinates, like the rotation matrix R_A_B.
+///
+/// Rates: with w_b the angular velocity in the body frame and w_w = R w_b in the world (parent) frame,
+///   qdot = 1/2 q * (0, w_b) = 1/2 B_body(q) w_b,   B_body(q)  = [ -v^T ; w I + skew(v) ]
+///   qdot = 1/2 (0, w_w) * q = 1/2 B_world(q) w_w, B_world(q) = [ -v^T ; w I - skew(v) ]
+/// (4x3, rows in w, x, y, z order; from the product rule (a, u)(b, p) = (ab - u.p, a p + b u + u x p)
+/// with a = 0 or b = 0). For unit q, B^T B = I, so w = 2 B^T qdot. See docs/rotations.md.
 
 #include <cmath>
 #include <ostream>
@@ -22,12 +23,15 @@
 
 namespace abdyn {
 
+/// A Hamilton quaternion (w, x, y, z), used as the orientation q_A_B (see the file comment).
 class Quaternion {
  public:
   /// The identity rotation (1, 0, 0, 0).
   Quaternion() : w_(1.0), x_(0.0), y_(0.0), z_(0.0) {}
+  /// From its coefficients w + x i + y j + z k (not normalised).
   Quaternion(double w, double x, double y, double z) : w_(w), x_(x), y_(y), z_(z) {}
 
+  /// The identity rotation (1, 0, 0, 0).
   static Quaternion identity() { return Quaternion(); }
   /// From (w, x, y, z).
   static Quaternion fromCoeffsWxyz(const Vector4& c) { return Quaternion(c(0), c(1), c(2), c(3)); }
@@ -35,7 +39,9 @@ class Quaternion {
   static Quaternion fromWxyz(const double* wxyz) { return Quaternion(wxyz[0], wxyz[1], wxyz[2], wxyz[3]); }
   /// From (x, y, z, w), the order of Pinocchio configurations and Eigen::Quaterniond::coeffs().
   static Quaternion fromCoeffsXyzw(const Vector4& c) { return Quaternion(c(3), c(0), c(1), c(2)); }
+  /// The coefficients in (w, x, y, z) order.
   Vector4 coeffsWxyz() const { return Vector4(w_, x_, y_, z_); }
+  /// The coefficients in (x, y, z, w) order (Pinocchio's and Eigen's).
   Vector4 coeffsXyzw() const { return Vector4(x_, y_, z_, w_); }
 
   /// The rotation by `angle` about `axis` (normalised here): (cos(angle/2), sin(angle/2) axis).
@@ -46,10 +52,13 @@ class Quaternion {
   /// Throws abdyn::InvalidArgument for non-finite entries.
   static Quaternion fromRotationMatrix(const Matrix3& R);
 
+  ///@{
+  /// The coefficient w (the scalar part), x, y or z.
   double w() const { return w_; }
   double x() const { return x_; }
   double y() const { return y_; }
   double z() const { return z_; }
+  ///@}
   /// The vector part (x, y, z).
   Vector3 vec() const { return Vector3(x_, y_, z_); }
 
@@ -60,8 +69,11 @@ class Quaternion {
                       w_ * o.y_ - x_ * o.z_ + y_ * o.w_ + z_ * o.x_,
                       w_ * o.z_ + x_ * o.y_ - y_ * o.x_ + z_ * o.w_);
   }
+  /// (w, -x, -y, -z): the inverse rotation for a unit q.
   Quaternion conjugate() const { return Quaternion(w_, -x_, -y_, -z_); }
+  /// w^2 + x^2 + y^2 + z^2.
   double squaredNorm() const { return w_ * w_ + x_ * x_ + y_ * y_ + z_ * z_; }
+  /// |q|.
   double norm() const { return std::sqrt(squaredNorm()); }
   /// conjugate() / |q|^2, for any nonzero q. Throws abdyn::Error for a zero or non-finite q.
   Quaternion inverse() const;
@@ -78,7 +90,7 @@ class Quaternion {
   Matrix3 toRotationMatrix() const;
 
  private:
-  // Storage order w, x, y, z.
+  /// Storage order w, x, y, z.
   double w_;
   double x_;
   double y_;

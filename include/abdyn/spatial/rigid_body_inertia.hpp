@@ -1,13 +1,14 @@
 #pragma once
-// Spatial inertia of a rigid body in compact form: mass m, centre of mass c and rotational inertia
-// Ic about the centre of mass, all in the coordinates of one frame F. As a 6x6 matrix on motions in F
-// (angular first; Featherstone RBDA eq. 2.63):
-//
-//   I = [ Ic - m cx cx   m cx ]
-//       [ -m cx          m 1  ]
-//
-// Transforms between frames live in plx.hpp (Plx::apply / applyInverse) and cost a 3x3 rotation of Ic,
-// never a 6x6 product.
+/// @file
+/// Spatial inertia of a rigid body in compact form: mass m, centre of mass c and rotational inertia
+/// Ic about the centre of mass, all in the coordinates of one frame F. As a 6x6 matrix on motions in F
+/// (angular first; Featherstone RBDA eq. 2.63):
+///
+///   I = [ Ic - m cx cx   m cx ]
+///       [ -m cx          m 1  ]
+///
+/// Transforms between frames live in plx.hpp (Plx::apply / applyInverse) and cost a 3x3 rotation of Ic,
+/// never a 6x6 product.
 
 #include <string>
 
@@ -24,6 +25,8 @@ namespace abdyn {
 std::string describeInertiaViolation(double mass, const Vector3& com, const Matrix3& inertia_about_com,
                                      bool require_positive_definite = false);
 
+/// The spatial inertia of a rigid body in some frame: mass m, centre of mass c and rotational inertia Ic
+/// about c, both in that frame's coordinates; as a matrix, [Ic - m cx cx, m cx; -m cx, m 1] (angular first).
 class RigidBodyInertia {
  public:
   /// The zero inertia (a massless body).
@@ -39,12 +42,16 @@ class RigidBodyInertia {
     I.Ic_ = inertia_about_com;
     return I;
   }
+  /// The zero inertia (a massless body).
   static RigidBodyInertia Zero() { return RigidBodyInertia(); }
   /// From the 6x6 matrix form; throws abdyn::Error if it is not the matrix of a valid rigid body.
   static RigidBodyInertia fromMatrix(const Matrix6& I);
 
+  /// The mass m (kg).
   double mass() const { return m_; }
+  /// The centre of mass c, in this frame's coordinates.
   const Vector3& com() const { return c_; }
+  /// The rotational inertia Ic about the centre of mass, in this frame's axes.
   const Matrix3& inertiaAboutCom() const { return Ic_; }
   /// Rotational inertia about the frame origin: Ic - m cx cx (parallel-axis theorem).
   Matrix3 inertiaAboutOrigin() const {
@@ -84,6 +91,7 @@ class RigidBodyInertia {
     sum += o;
     return sum;
   }
+  /// Joins the body o rigidly to this one (both in the same frame).
   RigidBodyInertia& operator+=(const RigidBodyInertia& o) {
     const double m = m_ + o.m_;
     if (m == 0.0) {
@@ -103,16 +111,18 @@ class RigidBodyInertia {
     return *this;
   }
 
+  /// Whether the 6x6 matrices agree to relative precision prec (Eigen's isApprox).
   bool isApprox(const RigidBodyInertia& o, double prec = 1e-12) const {
     return matrix().isApprox(o.matrix(), prec);
   }
 
  private:
-  double m_;     // mass
-  Vector3 c_;    // centre of mass in this frame
-  Matrix3 Ic_;   // rotational inertia about the centre of mass, axes of this frame
+  double m_;     ///< mass
+  Vector3 c_;    ///< centre of mass in this frame
+  Matrix3 Ic_;   ///< rotational inertia about the centre of mass, axes of this frame
 };
 
+/// Prints the mass, the centre of mass and the inertia about it.
 std::ostream& operator<<(std::ostream& os, const RigidBodyInertia& I);
 
 }  // namespace abdyn

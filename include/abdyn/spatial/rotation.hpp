@@ -1,11 +1,12 @@
 #pragma once
-// Rotation matrices of SO(3): construction (axis-angle, exponential map, elementary rotations),
-// the logarithm, validity checks, re-orthonormalisation and the right Jacobian of the exponential.
-//
-// Conventions: every matrix is an active rotation, R v rotates the vector v within one frame; as a
-// frame orientation R_A_B its columns are B's axes in A. A rotation vector omega = angle * axis
-// (right-hand rule) has exp(omega) = expSO3(omega) = I + sin(t)/t W + (1 - cos t)/t^2 W^2 with
-// W = skew(omega), t = |omega| (Rodrigues' formula). See docs/rotations.md.
+/// @file
+/// Rotation matrices of SO(3): construction (axis-angle, exponential map, elementary rotations),
+/// the logarithm, validity checks, re-orthonormalisation and the right Jacobian of the exponential.
+///
+/// Conventions: every matrix is an active rotation, R v rotates the vector v within one frame; as a
+/// frame orientation R_A_B its columns are B's axes in A. A rotation vector omega = angle * axis
+/// (right-hand rule) has exp(omega) = expSO3(omega) = I + sin(t)/t W + (1 - cos t)/t^2 W^2 with
+/// W = skew(omega), t = |omega| (Rodrigues' formula). See docs/rotations.md.
 
 #include "abdyn/spatial/types.hpp"
 
@@ -27,6 +28,7 @@ Matrix3 expSO3(const Vector3& omega);
 /// R must be a rotation (see checkRotation); this is not checked.
 Vector3 logSO3(const Matrix3& R);
 
+/// A rotation as a unit axis and an angle (right-hand rule).
 struct AxisAngle {
   Vector3 axis;  ///< unit length; (1, 0, 0) when angle is 0
   double angle;  ///< radians, in [0, pi]
@@ -44,10 +46,12 @@ bool isRotation(const Matrix3& R, double tol = 1e-9);
 /// orthonormality error |R^T R - I|, or the determinant (a reflection when it is -1).
 void checkRotation(const Matrix3& R, const char* what, double tol = 1e-9);
 
+///@{
 /// Elementary active rotations about the x, y and z axes: rotZ(a) maps (1, 0, 0) to (cos a, sin a, 0).
 Matrix3 rotX(double angle);
 Matrix3 rotY(double angle);
 Matrix3 rotZ(double angle);
+///@}
 
 /// The rotation nearest to M in the Frobenius norm, U diag(1, 1, det(U V^T)) V^T from the SVD
 /// M = U S V^T. Meant for repairing rounding drift; for a rank-deficient M the nearest rotation is not

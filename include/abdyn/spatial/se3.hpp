@@ -1,7 +1,8 @@
 #pragma once
-// Exponential and logarithm of rigid motions (SE(3)) for twists in angular-first order. The floating
-// joint integrates its body velocity through these, so a constant body twist is followed exactly
-// (a screw motion) rather than by separate updates of position and orientation.
+/// @file
+/// Exponential and logarithm of rigid motions (SE(3)) for twists in angular-first order. The floating
+/// joint integrates its body velocity through these, so a constant body twist is followed exactly
+/// (a screw motion) rather than by separate updates of position and orientation.
 
 #include <Eigen/Geometry>
 
