@@ -10,7 +10,7 @@ namespace abdyn_app {
 
 Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::ConstraintSet& set)
     : model_(model), data_(model), args_(args), rk_(model), explicit_(model), semi_implicit_(model), midpoint_(model),
-      implicit_damping_(model), adaptive_(model), constrained_rk_(model), set_(set) {
+      implicit_damping_(model), adaptive_(model), constrained_rk_(model), constrained_damping_(model), set_(set) {
   if (!set.loops.empty() || (!set.couplings.empty() && !args.rows())) {
     // Contacts against loops welded to the world, or closed by Baumgarte rows alone, can feed the chain
     // energy (a welded humanoid's feet on the ground gained 20 times its energy in 0.05 s).
@@ -111,16 +111,11 @@ void Stepper::loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::Vect
   const double h = step / args_.substeps;
   for (int s = 0; s < args_.substeps; ++s) {
     if (args_.integrator == "implicit-damping") {
-      abdyn::ConstrainedDynamicsSettings settings;
-      settings.dynamics.implicit_damping_step = h;
-      v += h * abdyn::forwardDynamicsConstrained(model_, data_, *constrained_, set_, q, v, tau, settings);
-      abdyn::integrate(model_, q, v, h, q);
-      if (!q.allFinite() || !v.allFinite()) return;
-      assemble(q, v);
+      constrained_damping_.step(model_, data_, *constrained_, set_, q, v, tau, h);
     } else {
       constrained_rk_.step(model_, data_, *constrained_, set_, q, v, tau, h);
-      if (!q.allFinite() || !v.allFinite()) return;
     }
+    if (!q.allFinite() || !v.allFinite()) return;
   }
 }
 

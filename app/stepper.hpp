@@ -38,6 +38,7 @@ class Stepper {
   const abdyn::StepStatistics* statistics() const { return simulator_ ? &simulator_->statistics() : nullptr; }
 
  private:
+  // The loop path: ConstrainedRungeKutta4 or ConstrainedImplicitDampingEuler, each with its post-stabilisation.
   void loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double step);
 
   const abdyn::Model& model_;
@@ -52,6 +53,7 @@ class Stepper {
   long adaptive_substeps_ = 0;
   double smallest_substep_ = std::numeric_limits<double>::infinity();
   abdyn::ConstrainedRungeKutta4 constrained_rk_;
+  abdyn::ConstrainedImplicitDampingEuler constrained_damping_;
   std::unique_ptr<abdyn::Simulator> simulator_;
   const abdyn::ConstraintSet& set_;
   std::unique_ptr<abdyn::ConstrainedDynamicsData> constrained_;

@@ -65,13 +65,6 @@ Eigen::MatrixXd fdVector(const Eigen::VectorXd& x, const VectorFunction& y, doub
   return J;
 }
 
-Eigen::VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = u(rng);
-  return x;
-}
-
 std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
 
 // A closed model from models/ and a configuration near its closed set (as in test_loops.cpp: the four-bar and
@@ -127,11 +120,11 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_match_finite_differences_on_bundled
     double worst = 0.0;
     int rank = cf.loops.rows();  // the smallest over the settings: below rows() the redundant branch ran
     for (const auto& [label, settings] : settingsCases()) {
-      integrate(model, cf.q0, randomVector(rng, model.nv(), 0.05), 1.0, q);
+      integrate(model, cf.q0, randomVector(model.nv(), rng, 0.05), 1.0, q);
       projectPositions(model, data, cd, cf.loops, q, 1e-12, 50);
-      Eigen::VectorXd v = randomVector(rng, model.nv());
+      Eigen::VectorXd v = randomVector(model.nv(), rng);
       projectVelocities(model, data, cd, cf.loops, q, v);
-      const Eigen::VectorXd tau = randomVector(rng, model.nv());
+      const Eigen::VectorXd tau = randomVector(model.nv(), rng);
       forwardDynamicsConstrainedDerivatives(model, data, cd, out, cf.loops, q, v, tau, settings);
       rank = std::min(rank, cd.rank);
       const auto qdd = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv, const Eigen::VectorXd& tt) {
@@ -232,7 +225,7 @@ BOOST_AUTO_TEST_CASE(tau_derivative_satisfies_the_kkt_rows) {
   std::mt19937 rng(7);
   Eigen::VectorXd q = cf.q0;
   projectPositions(model, data, cd, cf.loops, q, 1e-12, 50);
-  const Eigen::VectorXd v = randomVector(rng, model.nv()), tau = randomVector(rng, model.nv());
+  const Eigen::VectorXd v = randomVector(model.nv(), rng), tau = randomVector(model.nv(), rng);
   forwardDynamicsConstrainedDerivatives(model, data, cd, out, cf.loops, q, v, tau);
   const Eigen::MatrixXd& G = cd.kinematics.G;
   ABDYN_CHECK_NEAR((G * out.dqdd_dtau).eval(), Eigen::MatrixXd::Zero(G.rows(), model.nv()), 1e-10);

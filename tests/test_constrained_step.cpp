@@ -1,12 +1,14 @@
 #define BOOST_TEST_MODULE constrained_step
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
 
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/error.hpp"
+#include "abdyn/integrators/constrained_implicit_damping_euler.hpp"
 #include "abdyn/integrators/constrained_runge_kutta4.hpp"
 #include "abdyn/integrators/constrained_step_derivatives.hpp"
 #include "abdyn/io/urdf.hpp"
@@ -154,6 +156,44 @@ BOOST_AUTO_TEST_CASE(projection_keeps_the_closures) {
     constraintJacobian(c.model, c.data, c.loops, ck, q_free);
     BOOST_TEST(ck.C.cwiseAbs().maxCoeff() > 5e-12, name << ": unprojected drift " << ck.C.cwiseAbs().maxCoeff());
   }
+}
+
+// ConstrainedImplicitDampingEuler against its composition from the public calls, written out: v += h qdd from
+// forwardDynamicsConstrained with implicit_damping_step = h, q = q (+) h v, then projectPositions(1e-12, 100) and
+// projectVelocities. The same operations in the same order, so the two agree to rounding (1e-13 over 200 steps;
+// measured: 0); the closures hold to the projection's tolerance after every step.
+BOOST_AUTO_TEST_CASE(constrained_implicit_damping_step_is_its_composition) {
+  for (const char* name : {"four_bar.urdf", "slider_crank.urdf", "five_bar.urdf"}) {
+    Closed c(name, 7);
+    ConstrainedImplicitDampingEuler euler(c.model);
+    ConstraintKinematics ck(c.model, c.loops);
+    Eigen::VectorXd q = c.q, v = c.v, q_ref = c.q, v_ref = c.v;
+    const double h = 2e-3;
+    double worst = 0.0, worst_c = 0.0;
+    for (int k = 0; k < 200; ++k) {
+      euler.step(c.model, c.data, c.cd, c.loops, q, v, c.tau, h);
+      ConstrainedDynamicsSettings settings;
+      settings.dynamics.implicit_damping_step = h;
+      v_ref += h * forwardDynamicsConstrained(c.model, c.data, c.cd, c.loops, q_ref, v_ref, c.tau, settings);
+      integrate(c.model, q_ref, v_ref, h, q_ref);
+      projectPositions(c.model, c.data, c.cd, c.loops, q_ref, 1e-12, 100);
+      projectVelocities(c.model, c.data, c.cd, c.loops, q_ref, v_ref);
+      worst = std::max({worst, (q - q_ref).cwiseAbs().maxCoeff(), (v - v_ref).cwiseAbs().maxCoeff()});
+      constraintJacobian(c.model, c.data, c.loops, ck, q);
+      worst_c = std::max(worst_c, ck.C.cwiseAbs().maxCoeff());
+    }
+    BOOST_TEST(worst <= 1e-13, name << ": largest difference from the composition " << worst);
+    BOOST_TEST(worst_c <= 1e-12, name << ": |C| " << worst_c);
+  }
+  Closed c("four_bar.urdf", 5), other("five_bar.urdf", 5);
+  ConstrainedImplicitDampingEuler euler(c.model);
+  Eigen::VectorXd q = c.q, v = c.v, short_v = c.v.head(c.model.nv() - 1);
+  BOOST_CHECK_THROW(euler.step(c.model, c.data, c.cd, c.loops, short_v, v, c.tau, 1e-3), InvalidArgument);
+  BOOST_CHECK_THROW(euler.step(c.model, c.data, c.cd, c.loops, q, v, c.tau, 0.0), InvalidArgument);
+  BOOST_CHECK_THROW(euler.step(c.model, c.data, other.cd, c.loops, q, v, c.tau, 1e-3), InvalidArgument);
+  BOOST_CHECK_THROW(euler.step(other.model, other.data, other.cd, other.loops, other.q, other.v, other.tau, 1e-3),
+                    InvalidArgument);
+  BOOST_TEST((q == c.q && v == c.v), "a refused step leaves (q, v) as they were");
 }
 
 // A and B of the unprojected step against centred differences of the step itself: the state perturbed in the

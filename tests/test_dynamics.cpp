@@ -51,13 +51,6 @@ std::vector<Case> randomCases() {
   return cases;
 }
 
-Eigen::VectorXd randomVector(int n, std::mt19937& rng, double scale = 1.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = u(rng);
-  return x;
-}
-
 std::vector<Force> randomForces(const Model& model, std::mt19937& rng) {
   std::vector<Force> f(model.nbodies());
   for (int i = 1; i < model.nbodies(); ++i) f[i] = Force(randomVector6(rng, 5.0));

@@ -10,6 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/types.hpp"
 
 namespace abdyn::test {
@@ -44,6 +45,25 @@ double relErr(const A& a, const B& b) {
     BOOST_TEST(abdyn_err_ <= (tol) * (1.0 + abdyn_ref_),                                              \
                "error " << abdyn_err_ << " > " << (tol) << " * (1 + " << abdyn_ref_ << ") for " << #a << " vs " << #b); \
   } while (0)
+
+/// n entries uniform in [-scale, scale].
+inline Eigen::VectorXd randomVector(int n, std::mt19937& rng, double scale = 1.0) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Eigen::VectorXd x(n);
+  for (int k = 0; k < n; ++k) x[k] = u(rng);
+  return x;
+}
+
+/// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis.
+inline Model pendulum() {
+  ModelBuilder b("pendulum");
+  JointSpec hinge;
+  hinge.name = "hinge";
+  hinge.axis = Vector3::UnitY();
+  const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
+  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
+  return b.build();
+}
 
 inline Vector3 randomVector3(std::mt19937& rng, double scale = 1.0) {
   std::uniform_real_distribution<double> u(-scale, scale);

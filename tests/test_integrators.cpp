@@ -22,17 +22,6 @@ using namespace abdyn::test;
 
 namespace {
 
-// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis.
-Model pendulum() {
-  ModelBuilder b("pendulum");
-  JointSpec hinge;
-  hinge.name = "hinge";
-  hinge.axis = Vector3::UnitY();
-  const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
-  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
-  return b.build();
-}
-
 // A 2 kg point-like slider on a horizontal prismatic x joint (gravity is along -z, so it does no work);
 // the spring tau = -k q is written here, as a joint force. Angular frequency w = sqrt(k / m) = 5 rad/s.
 constexpr double kMass = 2.0, kStiffness = 50.0;

@@ -248,13 +248,6 @@ namespace {
 
 std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
 
-Eigen::VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0) {
-  std::uniform_real_distribution<double> u(-scale, scale);
-  Eigen::VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = u(rng);
-  return x;
-}
-
 // A closed model from models/: its tree and its loops, and a configuration its file states as closed
 // (or close enough for Gauss-Newton).
 struct ClosedFile {
@@ -290,11 +283,11 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree_on_bundled_models) {
     projectPositions(model, data, cd, cf.loops, cf.q0, 1e-12, 50);
     double worst = 0.0;
     for (int trial = 0; trial < 5; ++trial) {
-      integrate(model, cf.q0, randomVector(rng, model.nv(), 0.05), 1.0, q);
+      integrate(model, cf.q0, randomVector(model.nv(), rng, 0.05), 1.0, q);
       projectPositions(model, data, cd, cf.loops, q, 1e-12, 50);
-      Eigen::VectorXd v = randomVector(rng, model.nv());
+      Eigen::VectorXd v = randomVector(model.nv(), rng);
       projectVelocities(model, data, cd, cf.loops, q, v);
-      const Eigen::VectorXd tau = randomVector(rng, model.nv());
+      const Eigen::VectorXd tau = randomVector(model.nv(), rng);
       ConstrainedDynamicsSettings settings;
       settings.solver = ConstrainedSolver::Direct;
       const Eigen::VectorXd direct = forwardDynamicsConstrained(model, data, cd, cf.loops, q, v, tau, settings);
@@ -344,7 +337,7 @@ BOOST_AUTO_TEST_CASE(bundled_closed_models_load_and_assemble) {
     Eigen::VectorXd q = cf.q0;
     const int iterations = projectPositions(cf.model, data, cd, cf.loops, q, 1e-12, 50);
     Eigen::VectorXd guess(cf.model.nq());
-    integrate(cf.model, q, randomVector(rng, cf.model.nv(), 0.05), 1.0, guess);
+    integrate(cf.model, q, randomVector(cf.model.nv(), rng, 0.05), 1.0, guess);
     const int from_guess = projectPositions(cf.model, data, cd, cf.loops, guess, 1e-12, 50);
     BOOST_TEST(from_guess <= 10, e.file);
     constraintJacobian(cf.model, data, cf.loops, cd.kinematics, guess);
@@ -620,7 +613,7 @@ BOOST_AUTO_TEST_CASE(impacts_project_or_reflect_the_constrained_velocity) {
     projectPositions(model, data, cd, sys.constraints, q, 1e-12, 50);
     double worst_agreement = 0.0, worst_energy = 0.0;
     for (int trial = 0; trial < 3; ++trial) {
-      const Eigen::VectorXd v_minus = randomVector(rng, model.nv());
+      const Eigen::VectorXd v_minus = randomVector(model.nv(), rng);
       constraintJacobian(model, data, sys.constraints, cd.kinematics, q);
       const Eigen::MatrixXd G = cd.kinematics.G;
       const Eigen::VectorXd Gv_minus = G * v_minus;

@@ -26,17 +26,6 @@ double ellipticK(double k) {
   return M_PI / (2.0 * a);
 }
 
-// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis.
-Model pendulum() {
-  ModelBuilder b("pendulum");
-  JointSpec hinge;
-  hinge.name = "hinge";
-  hinge.axis = Vector3::UnitY();
-  const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
-  b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
-  return b.build();
-}
-
 double totalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   return kineticEnergy(model, data, q, v) + potentialEnergy(model, data, q);
 }

@@ -54,6 +54,7 @@
 #include "abdyn/algorithms/derivatives.hpp"
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
+#include "abdyn/algorithms/inverse_mass_matrix.hpp"
 #include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/algorithms/rnea.hpp"
@@ -74,8 +75,11 @@
 
 // Time: integrators and their Jacobians, the Simulator, rollouts on many threads.
 #include "abdyn/integrators/adaptive_runge_kutta4.hpp"
+#include "abdyn/integrators/constrained_implicit_damping_euler.hpp"
 #include "abdyn/integrators/constrained_runge_kutta4.hpp"
+#include "abdyn/integrators/constrained_step_settings.hpp"
 #include "abdyn/integrators/constrained_step_derivatives.hpp"
+#include "abdyn/integrators/euler_integrator.hpp"
 #include "abdyn/integrators/explicit_euler.hpp"
 #include "abdyn/integrators/implicit_damping_euler.hpp"
 #include "abdyn/integrators/implicit_midpoint.hpp"

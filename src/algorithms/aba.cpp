@@ -80,21 +80,11 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
   }
 }
 
-void checkInputs(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-                 const DynamicsOptions& options) {
-  internal::checkConfiguration(model, q, "abdyn::forwardDynamics");
-  internal::checkDynamicsOptions(options, "abdyn::forwardDynamics");
-  internal::checkVector(v, model.nv(), "abdyn::forwardDynamics", "v");
-  internal::checkVector(tau, model.nv(), "abdyn::forwardDynamics", "tau");
-}
-
 }  // namespace
 
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::forwardDynamics");
-  internal::checkDynamics(model, "abdyn::forwardDynamics");
-  checkInputs(model, q, v, tau, options);
+  internal::checkForwardDynamics(model, data, q, v, tau, nullptr, options, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, nullptr, options, "abdyn::forwardDynamics");
   return data.qdd;
 }
@@ -102,10 +92,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
 const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                        const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                        const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::forwardDynamics");
-  internal::checkDynamics(model, "abdyn::forwardDynamics");
-  checkInputs(model, q, v, tau, options);
-  internal::checkForces(model, f_ext, "abdyn::forwardDynamics");
+  internal::checkForwardDynamics(model, data, q, v, tau, &f_ext, options, "abdyn::forwardDynamics");
   aba(model, data, q, v, tau, &f_ext, options, "abdyn::forwardDynamics");
   return data.qdd;
 }

@@ -96,11 +96,21 @@ double potentialEnergy(const Model& model, Data& data, const Eigen::VectorXd& q)
 double mechanicalEnergy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::mechanicalEnergy");
   internal::checkDynamics(model, "abdyn::mechanicalEnergy");
-  forwardKinematics(model, data, q, v);
+  internal::checkConfiguration(model, q, "abdyn::mechanicalEnergy");
+  internal::checkVector(v, model.nv(), "abdyn::mechanicalEnergy", "v");
+  return internal::mechanicalEnergyUnchecked(model, data, q, v);
+}
+
+namespace internal {
+
+double mechanicalEnergyUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  forwardKinematicsUnchecked(model, data, q, v);
   double T = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) T += model.inertia(i).kineticEnergy(data.v[i]);
   return T - model.gravity().linear().dot(firstMomentInWorld(model, data));
 }
+
+}  // namespace internal
 
 Force spatialMomentum(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   internal::checkData(model, data, "abdyn::spatialMomentum");

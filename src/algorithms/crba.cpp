@@ -5,7 +5,7 @@
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "model/data_workspace.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn {
 namespace {

@@ -9,6 +9,7 @@
 #include "internal/flatten.hpp"
 #include "algorithms/joint_ops.hpp"
 #include "model/data_workspace.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn {
 namespace {

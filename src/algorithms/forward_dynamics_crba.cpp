@@ -1,104 +1,36 @@
 #include "abdyn/algorithms/forward_dynamics_crba.hpp"
 
-#include "abdyn/algorithms/crba.hpp"
-#include "abdyn/algorithms/rnea.hpp"
-#include "algorithms/articulated_step.hpp"
-#include "algorithms/inverse_mass_steps.hpp"
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
-#include "model/data_workspace.hpp"
 
 namespace abdyn {
+
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
-  internal::checkDynamics(model, "abdyn::forwardDynamicsCrba");
-  internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
-  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
-  data.qdd = tau - nonlinearEffects(model, data, q, v, options);
-  internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
-  internal::factorizeAtMassMatrix(model, data);
-  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see algorithms/passes.hpp
-  return data.qdd;
+  internal::checkForwardDynamics(model, data, q, v, tau, nullptr, options, "abdyn::forwardDynamicsCrba");
+  return internal::forwardDynamicsCrbaUnchecked(model, data, q, v, tau, nullptr, options);
 }
 
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::forwardDynamicsCrba");
-  internal::checkDynamics(model, "abdyn::forwardDynamicsCrba");
-  internal::checkVector(tau, model.nv(), "abdyn::forwardDynamicsCrba", "tau");
-  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsCrba");
-  data.tmp_v.setZero();
-  data.qdd = tau - inverseDynamics(model, data, q, v, data.tmp_v, f_ext, options);
-  internal::massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
-  internal::factorizeAtMassMatrix(model, data);
-  internal::solveWithFactor(model, data, data.qdd);  // unchecked: see algorithms/passes.hpp
-  return data.qdd;
+  internal::checkForwardDynamics(model, data, q, v, tau, &f_ext, options, "abdyn::forwardDynamicsCrba");
+  return internal::forwardDynamicsCrbaUnchecked(model, data, q, v, tau, &f_ext, options);
 }
 
 namespace internal {
 
-void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world) {
-  // ABA with one right-hand side per coordinate (inverse_mass_steps.hpp), in world coordinates:
-  // only U (one column per coordinate) is moved there, into data.Minv_tmp.
-  const int n = model.nbodies();
-  Matrix6X& U_world = data.Minv_tmp;
-  for (int i = 1; i < n; ++i) {
-    const Joint& j = model.joint(i);
-    const Plx& X = data.X_body_world[i];  // world to body i
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) U_world.col(k) = X.applyInverse(Force(Vector6(data.U.col(k)))).vector();
-    internal::clearInverseMassForces(model, data, i);
-  }
-  data.Minv.setZero();
-  for (int i = n - 1; i >= 1; --i) {
-    internal::visitJointDofs(model.joint(i), [&](auto dofs) {
-      internal::inverseMassBackwardStep<decltype(dofs)::value>(model, data, i, S_world, U_world);
-    });
-  }
-  for (int i = 1; i < n; ++i) {
-    internal::visitJointDofs(model.joint(i), [&](auto dofs) {
-      internal::inverseMassForwardStep<decltype(dofs)::value>(model, data, i, S_world, U_world);
-    });
-  }
-  internal::symmetrizeInverseMass(data);
+const Eigen::VectorXd& forwardDynamicsCrbaUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                    const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                                    const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  data.qdd = tau - nonlinearEffectsUnchecked(model, data, q, v, options, f_ext);
+  massMatrixAtTransforms(model, data, options);  // RNEA left the joint transforms at q
+  factorizeAtMassMatrix(model, data);
+  solveWithFactor(model, data, data.qdd);
+  return data.qdd;
 }
 
 }  // namespace internal
-
-const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                         const DynamicsOptions& options) {
-  internal::checkData(model, data, "abdyn::inverseMassMatrix");
-  internal::checkDynamics(model, "abdyn::inverseMassMatrix");
-  internal::checkConfiguration(model, q, "abdyn::inverseMassMatrix");
-  internal::reserveMassMatrix(model, data);
-  const int n = model.nbodies();
-  for (int i = 1; i < n; ++i) {
-    const Joint& j = model.joint(i);
-    const int p = model.parent(i);
-    data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
-    data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
-    data.IA[i] = ArticulatedBodyInertia(model.inertia(i));
-  }
-  ++data.X_body_world_stamp;
-  for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
-  data.S_world_stamp = data.X_body_world_stamp;
-  // ABA's factors (articulated_step.hpp): U, D^-1 and the articulated inertias, leaves to root.
-  for (int i = n - 1; i >= 1; --i) {
-    const Joint& j = model.joint(i);
-    internal::visitJointDofs(j, [&](auto dofs) {
-      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
-      const Matrix6& IA = data.IA[i].matrix();
-      Step::factor(model, j, IA, options, data, "abdyn::inverseMassMatrix");  // U = IA S, D = S^T U, D^-1
-      const int p = model.parent(i);
-      if (p == 0) return;
-      const ArticulatedBodyInertia Ia = Step(model, data, j).projectedInertia(IA);  // Ia = IA - U D^-1 U^T
-      data.IA[p] += data.X_up[i].applyInverse(Ia);                                  // IA_p += X_up^T Ia X_up
-    });
-  }
-  internal::inverseMassMatrixAtFactors(model, data, data.S_world);
-  return data.Minv;
-}
 
 }  // namespace abdyn

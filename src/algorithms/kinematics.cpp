@@ -59,11 +59,7 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
   internal::checkData(model, data, "abdyn::forwardKinematics");
   internal::checkConfiguration(model, q, "abdyn::forwardKinematics");
   internal::checkVector(v, model.nv(), "abdyn::forwardKinematics", "v");
-  positions(model, data, q);
-  data.v[0] = Motion::Zero();
-  for (int i = 1; i < model.nbodies(); ++i) {
-    data.v[i] = data.X_up[i].apply(data.v[model.parent(i)]) + jointVelocity(model, i, v);
-  }
+  internal::forwardKinematicsUnchecked(model, data, q, v);
 }
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -79,6 +75,14 @@ namespace internal {
 
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q) {
   positions(model, data, q);
+}
+
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  positions(model, data, q);
+  data.v[0] = Motion::Zero();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    data.v[i] = data.X_up[i].apply(data.v[model.parent(i)]) + jointVelocity(model, i, v);
+  }
 }
 
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,

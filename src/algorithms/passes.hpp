@@ -4,6 +4,8 @@
 // arguments: a public function checks its arguments once, at its door, and then calls them. Each group
 // names the file (src/algorithms/) that defines it.
 
+#include <vector>
+
 #include "abdyn/algorithms/dynamics_options.hpp"
 #include "abdyn/model/data.hpp"
 
@@ -11,9 +13,10 @@ namespace abdyn::internal {
 
 // kinematics.cpp
 
-/// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_body_world at q, and
-/// with v and qdd data.v and data.a (without gravity).
+/// forwardKinematics (kinematics.hpp) without its argument checks: data.X_up and data.X_body_world at q, with
+/// v data.v, and with qdd data.a (without gravity).
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q);
+void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 void forwardKinematicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd);
 
@@ -23,9 +26,11 @@ void worldTransformsAtTransforms(const Model& model, Data& data);
 // rnea.cpp
 
 /// nonlinearEffects (rnea.hpp) without its argument checks: h in data.tau, and data.X_up, data.v and
-/// data.a_with_gravity (a[0] = -gravity) at (q, v) for the passes that follow.
+/// data.a_with_gravity (a[0] = -gravity) at (q, v) for the passes that follow. With f_ext (one force per
+/// body, body coordinates), h - J^T f_ext: inverseDynamics at qdd = 0.
 const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                                 const Eigen::VectorXd& v, const DynamicsOptions& options);
+                                                 const Eigen::VectorXd& v, const DynamicsOptions& options,
+                                                 const std::vector<Force>* f_ext = nullptr);
 
 // aba.cpp
 
@@ -54,10 +59,16 @@ void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::Vec
 
 // forward_dynamics_crba.cpp
 
-/// inverseMassMatrix (forward_dynamics_crba.hpp) after ABA's backward pass at q: M^-1 into data.Minv from
-/// the factors data.U and data.Dinv, the transforms data.X_body_world and the motion-subspace columns in
-/// world coordinates S_world (6 x nv, as Data::S_world), without recomputing them.
-void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world);
+/// forwardDynamicsCrba (forward_dynamics_crba.hpp) without its argument checks: qdd in data.qdd from
+/// M(q) qdd = tau - h(q, v) (+ J^T f_ext with f_ext), and the factor of M in data.factor_L, data.factor_D.
+const Eigen::VectorXd& forwardDynamicsCrbaUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                                    const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                                    const std::vector<Force>* f_ext, const DynamicsOptions& options);
+
+// center_of_mass.cpp
+
+/// mechanicalEnergy (center_of_mass.hpp) without its argument checks.
+double mechanicalEnergyUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
 // Here, inline: used by jacobian.cpp, center_of_mass.cpp and the constraints layer.
 

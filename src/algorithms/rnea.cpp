@@ -95,8 +95,9 @@ const Eigen::VectorXd& nonlinearEffects(const Model& model, Data& data, const Ei
 namespace internal {
 
 const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                                 const Eigen::VectorXd& v, const DynamicsOptions& options) {
-  rnea(model, data, q, &v, nullptr, nullptr, options);
+                                                 const Eigen::VectorXd& v, const DynamicsOptions& options,
+                                                 const std::vector<Force>* f_ext) {
+  rnea(model, data, q, &v, nullptr, f_ext, options);
   return data.tau;
 }
 

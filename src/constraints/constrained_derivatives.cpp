@@ -216,14 +216,10 @@ void forwardDynamicsConstrainedDerivatives(const Model& model, Data& data, Const
                                            const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                            const Eigen::VectorXd& tau, const ConstrainedDynamicsSettings& settings) {
   const char* fn = "abdyn::forwardDynamicsConstrainedDerivatives";
-  internal::checkData(model, data, fn);
-  internal::checkDynamics(model, fn);
-  internal::checkConfiguration(model, q, fn);
+  internal::checkConstrainedCall(model, data, cd, constraints, q, &settings, fn);
   internal::checkVector(v, model.nv(), fn, "v");
   internal::checkVector(tau, model.nv(), fn, "tau");
   checkOut(model, constraints, out, fn);
-  internal::checkConstrainedSettings(settings, fn);
-  internal::checkConstrainedWorkspace(cd, model, constraints, fn);
   internal::forwardDynamicsConstrainedUnchecked(model, data, cd, constraints, q, v, tau, settings);
 
   const int nv = model.nv();

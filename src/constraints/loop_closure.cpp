@@ -1,6 +1,7 @@
 #include "abdyn/constraints/loop_closure.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/error.hpp"
@@ -281,25 +282,32 @@ ConstraintKinematics::ConstraintKinematics(const Model& model, const ConstraintS
   }
 }
 
+namespace {
+
+// The door of constraintJacobian and constraintKinematics: data and ck belong to the model and constraints,
+// q has the model's size.
+void checkKinematicsCall(const Model& model, const Data& data, const ConstraintSet& constraints,
+                         const ConstraintKinematics& ck, const Eigen::VectorXd& q, const char* fn) {
+  internal::checkData(model, data, fn);
+  internal::checkConfiguration(model, q, fn);
+  if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
+    throw InvalidArgument(std::string(fn) + ": 'ck' was built for other constraints or another model");
+  }
+}
+
+}  // namespace
+
 void constraintJacobian(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                         const Eigen::VectorXd& q) {
-  internal::checkData(model, data, "abdyn::constraintJacobian");
-  internal::checkConfiguration(model, q, "abdyn::constraintJacobian");
-  if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
-    throw InvalidArgument("abdyn::constraintJacobian: 'ck' was built for other constraints or another model");
-  }
+  checkKinematicsCall(model, data, constraints, ck, q, "abdyn::constraintJacobian");
   internal::forwardKinematicsUnchecked(model, data, q);
   internal::evaluateConstraints(model, data, constraints, ck, q, nullptr, true);
 }
 
 void constraintKinematics(const Model& model, Data& data, const ConstraintSet& constraints, ConstraintKinematics& ck,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  internal::checkData(model, data, "abdyn::constraintKinematics");
-  internal::checkConfiguration(model, q, "abdyn::constraintKinematics");
+  checkKinematicsCall(model, data, constraints, ck, q, "abdyn::constraintKinematics");
   internal::checkVector(v, model.nv(), "abdyn::constraintKinematics", "v");
-  if (ck.C.size() != constraints.rows() || ck.G.cols() != model.nv()) {
-    throw InvalidArgument("abdyn::constraintKinematics: 'ck' was built for other constraints or another model");
-  }
   internal::forwardKinematicsUnchecked(model, data, q, v, ck.zero_nv);
   internal::evaluateConstraints(model, data, constraints, ck, q, &data.a, true);
 }

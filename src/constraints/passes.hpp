@@ -33,6 +33,12 @@ const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, D
                                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                                            const ConstrainedDynamicsSettings& settings);
 
+/// The door of the constrained calls: data and cd belong to the model and constraints, q has the model's
+/// size, and the settings (when given: a dynamics call, which needs Model::hasDynamics) are in range; throws abdyn::InvalidArgument naming `function`.
+void checkConstrainedCall(const Model& model, const Data& data, const ConstrainedDynamicsData& cd,
+                          const ConstraintSet& constraints, const Eigen::VectorXd& q,
+                          const ConstrainedDynamicsSettings* settings, const char* function);
+
 /// Throws abdyn::InvalidArgument naming `function` when cd was built for other constraints or another model.
 void checkConstrainedWorkspace(const ConstrainedDynamicsData& cd, const Model& model, const ConstraintSet& constraints,
                                const char* function);

@@ -1,6 +1,7 @@
 #include "abdyn/integrators/runge_kutta4.hpp"
 
 #include "abdyn/algorithms/aba.hpp"
+#include "algorithms/passes.hpp"
 #include "integrators/runge_kutta4_stages.hpp"
 #include "internal/checks.hpp"
 
@@ -24,9 +25,11 @@ void RungeKutta4::step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen
   internal::checkIntegratorStep(model, data, stages_.k.size(), q, v, "abdyn::RungeKutta4::step");
   internal::checkVector(tau, model.nv(), "abdyn::RungeKutta4::step", "tau");
   internal::checkTimeStep(h, "abdyn::RungeKutta4::step");
+  internal::checkDynamicsOptions(options, "abdyn::RungeKutta4::step");
   internal::rungeKutta4Step(model, stages_, q, v, h,
                             [&](const Eigen::VectorXd& q_s, const Eigen::VectorXd& v_s) -> const Eigen::VectorXd& {
-                              return forwardDynamics(model, data, q_s, v_s, tau, options);
+                              return internal::forwardDynamicsUnchecked(model, data, q_s, v_s, tau, options,
+                                                                        "abdyn::RungeKutta4::step");
                             });
 }
 

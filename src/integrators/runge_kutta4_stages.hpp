@@ -16,13 +16,15 @@
 #include "abdyn/integrators/step_derivatives.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn::internal {
 
 inline constexpr double kRungeKutta4C[4] = {0.0, 0.5, 0.5, 1.0};
 inline constexpr double kRungeKutta4B[4] = {1.0, 2.0, 2.0, 1.0};
 
-/// One step: acceleration(q_s, v_s) returns a_s (a reference that stays valid until the next call).
+/// One step behind the caller's door (q and v checked): acceleration(q_s, v_s) returns a_s (a reference
+/// that stays valid until the next call).
 /// q and v are written only after the four stages, so that a stage that throws leaves them as they were.
 template <class Acceleration>
 void rungeKutta4Step(const Model& model, detail::RungeKutta4Stages& w, Eigen::VectorXd& q, Eigen::VectorXd& v,
@@ -34,13 +36,13 @@ void rungeKutta4Step(const Model& model, detail::RungeKutta4Stages& w, Eigen::Ve
   for (int s = 0; s < 4; ++s) {
     w.theta = (kRungeKutta4C[s] * h) * w.k;
     w.v_stage = v + (kRungeKutta4C[s] * h) * w.a;
-    integrate(model, q, w.theta, 1.0, w.q_stage);
+    internal::integrateUnchecked(model, q, w.theta, 1.0, w.q_stage);
     w.a = acceleration(w.q_stage, w.v_stage);
     exponentialCoordinateRate(model, w.theta, w.v_stage, w.k);
     w.k_sum += kRungeKutta4B[s] * w.k;
     w.a_sum += kRungeKutta4B[s] * w.a;
   }
-  integrate(model, q, w.k_sum, h / 6.0, q);
+  internal::integrateUnchecked(model, q, w.k_sum, h / 6.0, q);
   v += (h / 6.0) * w.a_sum;
 }
 

@@ -5,15 +5,13 @@
 #include <limits>
 #include <string>
 
-#include "abdyn/algorithms/aba.hpp"
-#include "abdyn/algorithms/center_of_mass.hpp"
-#include "abdyn/algorithms/forward_dynamics_crba.hpp"
 #include "abdyn/algorithms/jacobian.hpp"
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -118,10 +116,11 @@ void Simulator::substep(double h, double t_end) {
   const ResponseMethod method = response_.choose(settings_.response);
   DynamicsOptions options = settings_.dynamics;
   if (settings_.implicit_damping) options.implicit_damping_step = h;  // M + h D here and in the responses
+  // Behind step's door (q, v, tau and the settings checked once per step): the unchecked passes.
   if (method == ResponseMethod::Factorized) {
-    v += h * forwardDynamicsCrba(model_, data_, q, v, tau, options);
+    v += h * internal::forwardDynamicsCrbaUnchecked(model_, data_, q, v, tau, nullptr, options);
   } else {
-    v += h * forwardDynamics(model_, data_, q, v, tau, options);
+    v += h * internal::forwardDynamicsUnchecked(model_, data_, q, v, tau, options, "abdyn::Simulator::step");
   }
   checkFinite(model_, v, false, t_end, "after the free motion");  // before the rows are built from it
   internal::worldTransformsAtTransforms(model_, data_);  // the dynamics left the joint transforms at q
@@ -149,9 +148,9 @@ void Simulator::substep(double h, double t_end) {
   }
   std::sort(warm_.begin(), warm_.end());
   checkFinite(model_, v, false, t_end, "after the free motion and the row solve");
-  integrate(model_, q, v, h, q);
+  internal::integrateUnchecked(model_, q, v, h, q);
   checkFinite(model_, q, true, t_end, "after integrating v");
-  normalize(model_, q);
+  internal::normalizeUnchecked(model_, q, "abdyn::Simulator::step");
 }
 
 void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Eigen::Ref<const Eigen::VectorXd>& v_start) {
@@ -205,6 +204,7 @@ const StepStatistics& Simulator::advance(double h, bool energy) {
   internal::checkConfiguration(model_, q, "abdyn::Simulator::step");
   internal::checkVector(v, model_.nv(), "abdyn::Simulator::step", "v");
   internal::checkVector(tau, model_.nv(), "abdyn::Simulator::step", "tau");
+  internal::checkDynamicsOptions(settings_.dynamics, "abdyn::Simulator::step");
   if (settings_.substeps < 1) {
     throw InvalidArgument("abdyn::Simulator::step: settings 'substeps' must be at least 1, got " +
                           std::to_string(settings_.substeps));
@@ -220,7 +220,8 @@ const StepStatistics& Simulator::advance(double h, bool energy) {
   const double dt = h / settings_.substeps;
   for (int s = 0; s < settings_.substeps; ++s) substep(dt, time_ + (s + 1) * dt);
   time_ += h;
-  statistics_.energy = energy ? mechanicalEnergy(model_, data_, q, v) : std::numeric_limits<double>::quiet_NaN();
+  statistics_.energy =
+      energy ? internal::mechanicalEnergyUnchecked(model_, data_, q, v) : std::numeric_limits<double>::quiet_NaN();
   return statistics_;
 }
 

@@ -26,6 +26,18 @@ void checkIntegratorStep(const Model& model, const Data& data, Eigen::Index work
   checkVector(v, model.nv(), function, "v");
 }
 
+void checkForwardDynamics(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          const Eigen::VectorXd& tau, const std::vector<Force>* f_ext, const DynamicsOptions& options,
+                          const char* function) {
+  checkData(model, data, function);
+  checkDynamics(model, function);
+  checkConfiguration(model, q, function);
+  checkDynamicsOptions(options, function);
+  checkVector(v, model.nv(), function, "v");
+  checkVector(tau, model.nv(), function, "tau");
+  if (f_ext) checkForces(model, *f_ext, function);
+}
+
 void warnUnenforcedMimics(const Model& model, const char* integrator) {
   if (model.mimics().empty()) return;
   std::string names;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -64,5 +65,11 @@ inline void checkDynamicsOptions(const DynamicsOptions& options, const char* fun
                           std::to_string(h));
   }
 }
+
+/// The door of the forward-dynamics calls (forwardDynamics, forwardDynamicsCrba, with or without f_ext):
+/// data belongs to the model, q, v, tau (and f_ext when given) have its sizes, the options are valid.
+void checkForwardDynamics(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          const Eigen::VectorXd& tau, const std::vector<Force>* f_ext, const DynamicsOptions& options,
+                          const char* function);
 
 }  // namespace abdyn::internal

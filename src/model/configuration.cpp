@@ -1,11 +1,13 @@
 #include "abdyn/model/configuration.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/quaternion.hpp"
 #include "abdyn/spatial/se3.hpp"
 #include "model/argument_checks.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -54,6 +56,13 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
   internal::checkVector(q, model.nq(), "abdyn::integrate", "q");
   internal::checkVector(v, model.nv(), "abdyn::integrate", "v");
   if (q_out.size() != model.nq()) q_out.resize(model.nq());
+  internal::integrateUnchecked(model, q, v, dt, q_out);
+}
+
+namespace internal {
+
+void integrateUnchecked(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double dt,
+                        Eigen::VectorXd& q_out) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const double* qi = q.data() + j.idx_q;
@@ -94,6 +103,8 @@ void integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::Vector
     }
   }
 }
+
+}  // namespace internal
 
 Eigen::VectorXd integrate(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double dt) {
   Eigen::VectorXd out(model.nq());
@@ -225,16 +236,24 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
 
 void normalize(const Model& model, Eigen::VectorXd& q) {
   internal::checkVector(q, model.nq(), "abdyn::normalize", "q");
+  internal::normalizeUnchecked(model, q, "abdyn::normalize");
+}
+
+namespace internal {
+
+void normalizeUnchecked(const Model& model, Eigen::VectorXd& q, const char* caller) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     if (!j.hasQuaternion()) continue;
     double* r = q.data() + j.quaternionIndex();
     const double n = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
     if (!(n > 0.0) || !std::isfinite(n)) {
-      throw InvalidArgument("abdyn::normalize: the quaternion of joint '" + j.name + "' is zero or not finite");
+      throw InvalidArgument(std::string(caller) + ": the quaternion of joint '" + j.name + "' is zero or not finite");
     }
     for (int k = 0; k < 4; ++k) r[k] /= n;
   }
 }
+
+}  // namespace internal
 
 }  // namespace abdyn

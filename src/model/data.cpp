@@ -1,7 +1,7 @@
 #include "abdyn/model/data.hpp"
 
-#include "model/data_workspace.hpp"
 #include "model/huge_pages.hpp"
+#include "model/passes.hpp"
 
 namespace abdyn {
 namespace {

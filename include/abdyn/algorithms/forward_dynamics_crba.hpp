@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
+#include "abdyn/algorithms/inverse_mass_matrix.hpp"  // M^-1, the other mass-matrix call
 #include "abdyn/model/data.hpp"
 
 namespace abdyn {
@@ -18,11 +19,5 @@ const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const
 const Eigen::VectorXd& forwardDynamicsCrba(const Model& model, Data& data, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                            const std::vector<Force>& f_ext, const DynamicsOptions& options = {});
-
-/// M(q)^-1 (both triangles) into data.Minv, by an articulated-body recursion with one right-hand
-/// side per coordinate (O(n^2) flops, the size of the result), not by inverting M. Uses the
-/// 6 x nv-per-body workspace data.Minv_F (the largest part of Data on big models).
-const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                         const DynamicsOptions& options = {});
 
 }  // namespace abdyn

@@ -14,17 +14,10 @@
 #include <Eigen/Core>
 
 #include "abdyn/constraints/constrained_dynamics.hpp"
+#include "abdyn/integrators/constrained_step_settings.hpp"
 #include "abdyn/integrators/runge_kutta4.hpp"
 
 namespace abdyn {
-
-/// Settings of ConstrainedRungeKutta4: the stages' dynamics and the post-stabilisation.
-struct ConstrainedStepSettings {
-  ConstrainedDynamicsSettings dynamics;  ///< the stages' forwardDynamicsConstrained (and the velocity projection's M)
-  bool project = true;                   ///< post-stabilisation after the step (false: the plain RK4 step)
-  double position_tolerance = 1e-12;     ///< projectPositions: max |C| to reach, > 0
-  int max_projection_iterations = 100;   ///< projectPositions: Gauss-Newton iterations allowed, >= 1
-};
 
 /// One RK4 step of a model with loop closures or couplings, then post-stabilisation (see the file comment).
 class ConstrainedRungeKutta4 {

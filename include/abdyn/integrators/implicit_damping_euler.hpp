@@ -31,28 +31,11 @@
 /// a conservative model's energy oscillates within O(h) of its start; with D > 0 the energy decreases
 /// (up to that O(h) oscillation), and the stationary states (v = 0, f = 0) are those of the model.
 
-#include "abdyn/algorithms/dynamics_options.hpp"
-#include "abdyn/integrators/joint_force.hpp"
-#include "abdyn/model/data.hpp"
+#include "abdyn/integrators/euler_integrator.hpp"
 
 namespace abdyn {
 
-/// Semi-implicit Euler with the joint damping taken at the end of the step (see the file comment).
-class ImplicitDampingEuler {
- public:
-  /// Allocates the workspace for this model; step() allocates nothing.
-  explicit ImplicitDampingEuler(const Model& model);
-
-  /// Advances (q, v) by h under constant joint forces tau. With options.damping off there is no damping
-  /// to take implicitly and the step is semi-implicit Euler's; options.implicit_damping_step is set to h.
-  void step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h,
-            const DynamicsOptions& options = {});
-  /// Advances (q, v) by h under joint forces evaluated at the start of the step.
-  void step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v, const JointForceFunction& tau,
-            double h, const DynamicsOptions& options = {});
-
- private:
-  Eigen::VectorXd tau_;
-};
+/// ImplicitDampingEuler: EulerIntegrator<EulerScheme::ImplicitDamping> (euler_integrator.hpp), the step described above.
+using ImplicitDampingEuler = EulerIntegrator<EulerScheme::ImplicitDamping>;
 
 }  // namespace abdyn

@@ -6,27 +6,11 @@
 /// separable Hamiltonians, so a conservative system's energy oscillates within O(h) of its start
 /// instead of drifting.
 
-#include "abdyn/algorithms/dynamics_options.hpp"
-#include "abdyn/integrators/joint_force.hpp"
-#include "abdyn/model/data.hpp"
+#include "abdyn/integrators/euler_integrator.hpp"
 
 namespace abdyn {
 
-/// Semi-implicit (symplectic) Euler on the configuration manifold (see the file comment).
-class SemiImplicitEuler {
- public:
-  /// Allocates the workspace for this model; step() allocates nothing.
-  explicit SemiImplicitEuler(const Model& model);
-
-  /// Advances (q, v) by h under constant joint forces tau.
-  void step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double h,
-            const DynamicsOptions& options = {});
-  /// Advances (q, v) by h under joint forces evaluated at the start of the step.
-  void step(const Model& model, Data& data, Eigen::VectorXd& q, Eigen::VectorXd& v, const JointForceFunction& tau,
-            double h, const DynamicsOptions& options = {});
-
- private:
-  Eigen::VectorXd tau_;
-};
+/// SemiImplicitEuler: EulerIntegrator<EulerScheme::SemiImplicit> (euler_integrator.hpp), the step described above.
+using SemiImplicitEuler = EulerIntegrator<EulerScheme::SemiImplicit>;
 
 }  // namespace abdyn

@@ -1,4 +1,4 @@
-#define BOOST_TEST_MODULE euler
+#define BOOST_TEST_MODULE euler_angles
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
