@@ -16,6 +16,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/reduced_model.hpp"
+#include "captured_log.hpp"
 #include "model_compare.hpp"
 #include "test_helpers.hpp"
 
@@ -86,4 +87,21 @@ BOOST_AUTO_TEST_CASE(what_urdf_cannot_hold) {
   });
   // Gravity is in a comment.
   BOOST_TEST(abdyn::saveUrdfString(pendulum).find("Gravity in world coordinates") != std::string::npos);
+  // A capsule (MJCF's shapes) has no URDF element: left out with a warning naming it, the rest written.
+  abdyn::ModelBuilder capsules("capsules", "world");
+  abdyn::JointSpec hinge;
+  hinge.name = "hinge";
+  capsules.addBody(0, hinge, abdyn::Plx(), abdyn::RigidBodyInertia(1.0, abdyn::Vector3::Zero(), abdyn::Matrix3::Identity()), "arm");
+  abdyn::Geometry capsule;
+  capsule.name = "arm_capsule";
+  capsule.link = "arm";
+  capsule.body = 1;
+  capsule.shape = abdyn::ShapeType::Capsule;
+  capsule.size = abdyn::Vector3(0.05, 0.3, 0.0);
+  capsules.addGeometry(capsule);
+  abdyn::testing::CapturedLog log;
+  const std::string xml = abdyn::saveUrdfString(capsules.build());
+  BOOST_TEST(xml.find("arm_capsule") == std::string::npos);
+  BOOST_TEST(log.has("shape 'arm_capsule' on link 'arm' is left out: URDF has no capsule"), log.text.str());
+  BOOST_TEST(abdyn::loadUrdfString(xml).nv() == 1);
 }

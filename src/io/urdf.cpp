@@ -91,7 +91,7 @@ class UrdfLoader {
              ResourceSearch search)
       : doc_(doc), tree_(tree), source_(std::move(source)), options_(options), search_(std::move(search)),
         builder_(doc.name, "world"),
-        body_link_{-1}, body_joint_{-1}, body_parents_{-1}, last_link_{-1} {}
+        body_link_{-1}, last_link_{-1} {}
 
   Model load() {
     if (!options_.gravity.allFinite()) fail("UrdfOptions::gravity is not finite");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abdyn/error.hpp"
+#include "abdyn/logging.hpp"
 #include "abdyn/spatial/euler.hpp"
 
 namespace abdyn {
@@ -142,6 +143,11 @@ class Writer {
   }
 
   void shape(const Geometry& g, const Frame& link) {
+    if (g.shape == ShapeType::Capsule || g.shape == ShapeType::Ellipsoid || g.shape == ShapeType::Plane) {
+      logger()->warn("abdyn::saveUrdf: model '{}': shape '{}' on link '{}' is left out: URDF has no {}", model_.name(),
+                     g.name, link.name, g.shape == ShapeType::Capsule ? "capsule" : g.shape == ShapeType::Ellipsoid ? "ellipsoid" : "plane");
+      return;
+    }
     const bool visual = g.role == GeometryRole::Visual;
     const char* tag = visual ? "visual" : "collision";
     // X_geometry_link = X_geometry_body * X_body_link; the identity needs no product.
@@ -155,6 +161,10 @@ class Writer {
       case ShapeType::Sphere: out_ << "<sphere radius=\"" << number(g.size.x()) << "\"/>"; break;
       case ShapeType::Mesh:
         out_ << "<mesh filename=\"" << escaped(g.mesh_filename) << "\" scale=\"" << numbers(g.mesh_scale) << "\"/>";
+        break;
+      case ShapeType::Capsule:  // left out above
+      case ShapeType::Ellipsoid:
+      case ShapeType::Plane:
         break;
     }
     out_ << "</geometry>\n    </" << tag << ">\n";

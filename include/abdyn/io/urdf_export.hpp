@@ -13,7 +13,8 @@
 //     "<frame>_joint" (or a name that keeps the frames' order when the loader sorts siblings by joint
 //     name, urdf.hpp); abdyn reads every one back as a Fixed frame;
 //   - each visual and collision shape on the link it was declared in (Geometry::link), or on its body's
-//     link when no frame has that name;
+//     link when no frame has that name; capsules, ellipsoids and planes (which URDF cannot express) are
+//     left out with a warning naming each;
 //   - gravity in a comment (URDF has no element for it): load with UrdfOptions::gravity to restore it.
 // Numbers are printed with 17 significant digits, so the reader gets every double back exactly; each
 // orientation is written as the rpy that abdyn's rpyToMatrix turns into the model's rotation bit for bit
