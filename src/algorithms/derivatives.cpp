@@ -4,11 +4,10 @@
 
 #include "algorithms/articulated_step.hpp"
 #include "algorithms/inverse_mass_steps.hpp"
+#include "algorithms/joint_ops.hpp"
 #include "algorithms/passes.hpp"
 #include "internal/checks.hpp"
 #include "internal/flatten.hpp"
-#include "algorithms/joint_ops.hpp"
-#include "model/data_workspace.hpp"
 #include "model/passes.hpp"
 
 namespace abdyn {
