@@ -811,6 +811,8 @@ BOOST_AUTO_TEST_CASE(reduce_writes_the_reduced_model) {
   // A file with loop joints: the tree is written, with a warning that the loops are not.
   const Run loops = run({"reduce", model("four_bar"), "--lock", "crank", "--out", (scratch() / "four_bar.urdf").string()});
   BOOST_TEST(contains(loops.err, "loop joint(s), which the written URDF does not hold"), loops.err);
+}
+
 // Every bundled model runs its default duration (5 s) with the program's default options: the loop
 // models with their joints kept to their ranges (--limits is on by default for them), the rest as
 // chosen by the model. Each summary names the joints in final q and final v.
