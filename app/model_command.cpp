@@ -25,10 +25,7 @@ abdyn::Model load(const Arguments& args) {
 }
 
 abdyn::ConstraintSet constraints(const Arguments& args, const abdyn::Model& model) {
-  abdyn::ConstraintSet set = loadModelConstraints(args.model_path, model);
-  const std::vector<abdyn::JointCoupling> mimics = abdyn::ConstraintSet::fromMimics(model).couplings;
-  set.couplings.insert(set.couplings.end(), mimics.begin(), mimics.end());
-  return set;
+  return loadModelConstraints(args.model_path, model);  // a URDF's loop joints and mimics, an MJCF file's equalities
 }
 
 Eigen::VectorXd closedConfiguration(const abdyn::Model& model, const abdyn::ConstraintSet& set, std::string& how) {

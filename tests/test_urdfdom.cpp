@@ -121,9 +121,15 @@ BOOST_AUTO_TEST_CASE(every_repository_file_builds_as_loadUrdf_loads_it) {
   // the shape and ignores the material). Everything but geometry is compared.
   const std::set<std::string> drops_shapes = {"tests/models/patterns/ignored_elements.urdf",
                                               "tests/models/patterns/several_patterns.urdf"};
+  // Files abdyn reads with a warning that urdfdom 3.0.1 refuses or reads otherwise (it logs an error): a
+  // <limit> without effort (urdfdom refuses the joint), an <inertia> with missing entries (urdfdom
+  // refuses the <inertial>). A user of buildModel gets urdfdom's reading of them, not abdyn's.
+  const std::set<std::string> urdfdom_differs = {"tests/models/patterns/limit_without_effort.urdf",
+                                                 "tests/models/patterns/inertia_missing_entries.urdf"};
   int exact = 0, to_rounding = 0;
   for (const std::string& file : repositoryUrdfs()) {
     const std::string name = fs::relative(file, kRoot).string();
+    if (urdfdom_differs.count(name)) continue;
     const std::shared_ptr<urdf::ModelInterface> urdf = urdf::parseURDFFile(file);
     BOOST_TEST_REQUIRE(urdf != nullptr, name << ": urdfdom refuses it");
     for (const bool floating : {false, true}) {
@@ -300,7 +306,7 @@ BOOST_AUTO_TEST_CASE(urdfdom_reads_saved_files) {
       const std::string what = entry.path().filename().string() + (floating ? " (floating)" : " (fixed)");
       const Model back = abdyn::buildModel(*urdf);
       abdyn::test::checkSameModel(back, model, 1e-15, what);
-      checkSameDynamics(back, model, what);
+      if (model.hasDynamics()) checkSameDynamics(back, model, what);  // a kinematic model has no dynamics to compare
     }
   }
 }

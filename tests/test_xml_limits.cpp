@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(documents_within_the_limits_load) {
   checkRefused([&] { abdyn::loadUrdfString(std::string(attributes).insert(attributes.find(" a1="), " a0='1'")); }, "<string>",
                "an element has more than 256 attributes");  // one attribute more
   for (const auto& entry : std::filesystem::directory_iterator(std::string(ABDYN_SOURCE_DIR) + "/models")) {
-    BOOST_CHECK_NO_THROW(abdyn::loadUrdf(entry.path().string()));
+    if (entry.path().extension() == ".urdf") BOOST_CHECK_NO_THROW(abdyn::loadUrdf(entry.path().string()));
   }
   // A random tree of 2,000 links in URDF form: well below the limits, loads as before.
   std::mt19937 rng(3);

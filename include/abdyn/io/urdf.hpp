@@ -37,7 +37,7 @@
 ///     are read with their convex hulls (UrdfOptions::load_collision_meshes).
 ///   - A link with several `<inertial>` elements (URDF allows one) uses the first, with a warning naming
 ///     their masses. An `<inertial>` with `<mass>` but no `<inertia>` is a point mass, and a missing entry
-///     of `<inertia>` is 0 (as urdfdom reads them), each with a warning.
+///     of `<inertia>` is 0, each with a warning (urdfdom 3.0.1 refuses such an `<inertial>`).
 ///   - A xacro source (`<xacro:...>` elements, `${...}` substitutions) is not a URDF: top-level xacro
 ///     elements are ignored with a warning, and any error in such a file says that it is a xacro source
 ///     and how to expand it (xacro FILE.urdf.xacro > FILE.urdf).
