@@ -395,8 +395,9 @@ class MjcfLoader {
             break;
           }
           default:
-            warn_once("geoms of type capsule, ellipsoid, plane and hfield are not kept as geometry (abdyn's "
-                      "Geometry has no such shape); their inertia is");
+            warn_once("geoms of type capsule, ellipsoid, plane and hfield are not kept as the model's geometry (the "
+                      "Simulator's contacts and the viewer do not see them); their inertia, where they have one, is in "
+                      "their bodies");
             continue;
         }
         builder_.addGeometry(out);
