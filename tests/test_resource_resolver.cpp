@@ -41,7 +41,13 @@ void touch(const fs::path& file) {
 //   root/ament/share/arm/meshes/upper.stl          AMENT_PREFIX_PATH=root/ament (also has 'arm')
 //   root/ament/share/base_only/meshes/b.stl
 //   root/user/arm/meshes/upper.stl                 a user-given folder for 'arm'
-// The environment variables are set by each test and restored by the fixture.
+// The environment variables are set by each test and restored by the fixture. Outside the anonymous
+// namespace: the test cases derive from it, and in a unity build (CI's sanitizer builds) a base of
+// internal linkage is an error (-Wsubobject-linkage).
+}  // namespace
+
+namespace resolver_test {
+
 struct Tree {
   fs::path root = abdyn::test::temporaryPath("resource_tree");
   std::optional<std::string> ros_package_path, ament_prefix_path;
@@ -89,9 +95,11 @@ struct Warnings {
   }
 };
 
-}  // namespace
+}  // namespace resolver_test
 
-BOOST_FIXTURE_TEST_SUITE(resolver, Tree)
+using resolver_test::Warnings;
+
+BOOST_FIXTURE_TEST_SUITE(resolver, resolver_test::Tree)
 
 BOOST_AUTO_TEST_CASE(package_inside_and_beside_a_checkout) {
   const ResourceSearch search = ResourceSearch::forFile(urdf());
