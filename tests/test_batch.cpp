@@ -119,9 +119,11 @@ BOOST_AUTO_TEST_CASE(batched_dynamics_agree_with_the_single_state_calls) {
                                                   << ", armature " << options.armature) {
           const States s = randomStates(models[m], 13, static_cast<unsigned>(20 + m));
           const Results single = serialLoop(models[m], s, options), batch = batched(models[m], s, 2, options);
-          checkAgreement(batch.qdd, single.qdd, 1e-13);
-          checkAgreement(batch.tau, single.tau, 1e-13);
-          checkAgreement(batch.M, single.M, 1e-13);
+          // 5e-13: the sanitizer build (-O1) compiles the single-state code with other vectorisation and
+          // contraction, which moves its result by up to 1.3e-13 of this scale (measured); 1e-13 in Release.
+          checkAgreement(batch.qdd, single.qdd, 5e-13);
+          checkAgreement(batch.tau, single.tau, 5e-13);
+          checkAgreement(batch.M, single.M, 5e-13);
         }
       }
     }
