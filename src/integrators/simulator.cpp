@@ -127,11 +127,10 @@ void Simulator::substep(double h, double t_end) {
   buildRows(h);
   double worst = 0.0;
   for (int r = 0; r < rows_.size(); ++r) {
-    ConstraintRow& row = rows_[r];
+    const ConstraintRow& row = rows_[r];
     worst = std::max(worst, row.unilateral ? -row.error : std::abs(row.error));
-    const auto found = std::lower_bound(warm_.begin(), warm_.end(), std::make_pair(row.key, -HUGE_VAL));
-    row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
   }
+  rows_.warmStart();
   statistics_.constraint_error = worst;
   PgsReport report;
   if (method == ResponseMethod::Factorized) {
@@ -142,11 +141,7 @@ void Simulator::substep(double h, double t_end) {
   }
   statistics_.iterations += report.iterations;
   statistics_.residual = std::max(statistics_.residual, report.residual);
-  warm_.clear();
-  for (int r = 0; r < rows_.size(); ++r) {
-    if (rows_[r].key >= 0) warm_.emplace_back(rows_[r].key, rows_[r].impulse);
-  }
-  std::sort(warm_.begin(), warm_.end());
+  rows_.keepImpulses();
   checkFinite(model_, v, false, t_end, "after the free motion and the row solve");
   internal::integrateUnchecked(model_, q, v, h, q);
   checkFinite(model_, q, true, t_end, "after integrating v");
@@ -158,7 +153,7 @@ void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Ei
   internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::reset", "v");
   q = q_start;
   v = v_start;
-  warm_.clear();
+  rows_.forgetImpulses();
   statistics_ = StepStatistics();
   time_ = 0.0;
 }
@@ -184,17 +179,11 @@ void Simulator::reserveRows() {
   }
   // The bilateral block holds the joints' and the mimic couplings' rows at most (row_pgs.hpp).
   const long bilateral = kRowJointKeys * static_cast<long>(joints.size()) + (s.mimic ? static_cast<long>(model_.mimics().size()) : 0);
-  for (long k = 0; k < bound; ++k) {
-    ConstraintRow& row = rows_.add();  // sizes J and Minv_Jt
-    row.Y.setZero(model_.nv());        // the factor's coordinates are sized by the first solve otherwise
-    row.Dinv_Y.setZero(model_.nv());
-  }
-  rows_.clear();
+  rows_.reserve(static_cast<int>(bound));
   BilateralBlock& block = rows_.bilateralBlock();
   block.rows.reserve(static_cast<std::size_t>(bilateral));
   block.factor.reserve(static_cast<std::size_t>(bilateral * bilateral));
   block.residual.reserve(static_cast<std::size_t>(bilateral));
-  warm_.reserve(static_cast<std::size_t>(bound));
 }
 
 const StepStatistics& Simulator::step(double h) { return advance(h, settings_.energy); }

@@ -92,9 +92,9 @@ class Simulator {
   void reserveRows();
   /// What the last step did.
   const StepStatistics& statistics() const { return statistics_; }
-  /// The rows of the last sub-step (with their impulses). Their responses are those of the path taken:
-  /// Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after CRBA, when Minv_Jt
-  /// is left zero.
+  /// The rows of the last sub-step (with their impulses). Their responses (RowSet::state) are those of
+  /// the path taken: Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after
+  /// CRBA, when Minv_Jt is left zero.
   const RowSet& rows() const { return rows_; }
   /// Simulated time since construction or reset() (s).
   double time() const { return time_; }
@@ -125,7 +125,6 @@ class Simulator {
   RowSet rows_;
   RowResponse response_;
   Eigen::VectorXd v_start_;
-  std::vector<std::pair<std::int64_t, double>> warm_;  ///< (key, impulse) of the previous solve, sorted
   StepStatistics statistics_;
   double time_ = 0.0;
 };
