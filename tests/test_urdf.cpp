@@ -118,22 +118,9 @@ std::vector<std::string> bundledModels() {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Error checks: the call must throw abdyn::Error whose message starts with `source` + ": " and contains
-// every fragment.
-
-void checkError(const std::function<void()>& load, const std::string& source, const std::vector<std::string>& fragments) {
-  try {
-    load();
-    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    BOOST_TEST_MESSAGE("error message: " << what);
-    BOOST_TEST(what.rfind(source + ": ", 0) == 0, "message does not start with '" << source << ": ': " << what);
-    for (const std::string& f : fragments) BOOST_TEST(what.find(f) != std::string::npos, "'" << f << "' not in: " << what);
-  } catch (const std::exception& e) {
-    BOOST_ERROR("expected abdyn::Error, got another exception: " << e.what());
-  }
-}
+// Error checks (test_helpers.hpp): the call must throw abdyn::Error whose message starts with `source` +
+// ": " and contains every fragment.
+using abdyn::test::checkError;
 
 void checkStringError(const std::string& xml, const std::vector<std::string>& fragments, const UrdfOptions& options = {}) {
   checkError([&] { loadUrdfString(xml, options); }, "<string>", fragments);

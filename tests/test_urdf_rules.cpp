@@ -13,6 +13,7 @@
 
 #include "abdyn/abdyn.hpp"
 #include "captured_log.hpp"
+#include "test_helpers.hpp"
 
 using namespace abdyn;
 
@@ -31,15 +32,9 @@ bool contains(const std::string& text, const std::string& fragment) { return tex
 
 using testing::CapturedLog;
 
-// The call must throw abdyn::Error whose message contains every fragment.
+// The call must throw abdyn::Error whose message contains every fragment (test_helpers.hpp, any source).
 void checkError(const std::function<void()>& call, const std::vector<std::string>& fragments) {
-  try {
-    call();
-    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    for (const std::string& f : fragments) BOOST_TEST(contains(what, f), "'" << f << "' not in: " << what);
-  }
+  abdyn::test::checkError(call, "", fragments, "");
 }
 
 UrdfOptions strict() {
