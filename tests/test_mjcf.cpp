@@ -16,6 +16,7 @@
 // test_reference_mujoco_mjcf.cpp.
 
 using namespace abdyn;
+namespace tt = boost::test_tools;
 
 namespace {
 
@@ -228,8 +229,8 @@ BOOST_AUTO_TEST_CASE(springs_follow_mujocos_law) {
 BOOST_AUTO_TEST_CASE(what_is_not_modelled_is_listed_once_per_kind) {
   const MjcfModel m = loadMjcfModelString(R"(<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1"/>
                                              <camera name="c1"/><camera name="c2"/></body></worldbody>
-                                             <tendon/><sensor/><sensor/><contact/></mujoco>)");
-  BOOST_TEST(m.not_modelled.size() == 4u);  // camera, tendon, sensor, contact
+                                             <tendon/><sensor/><sensor/><contact><pair geom1="g" geom2="g"/></contact></mujoco>)");
+  BOOST_TEST(m.not_modelled.size() == 4u);  // camera, tendon, sensor, contact pair
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -313,9 +314,48 @@ BOOST_AUTO_TEST_CASE(missing_mesh_is_an_error_only_for_inertia) {
   const Model model = loadMjcfString(pendulum("<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><geom type='mesh' mesh='m'/>", asset));
   BOOST_TEST(model.geometries().size() == 1u);
   BOOST_TEST(model.geometries()[0].mesh_filename == "/nonexistent/part.stl");
-  checkStringError(pendulum("<geom type='mesh' mesh='m'/>", asset), {"<geom>", "mesh"});
+  checkStringError(pendulum("<geom type='mesh' mesh='m'/>", asset), {"<geom>", "/nonexistent/part.stl", "not found"});
+  // Nor when the geom is outside inertiagrouprange.
+  const Model grouped = loadMjcfString(
+      pendulum("<geom size='0.1'/><geom type='mesh' mesh='m' group='4'/>", "<compiler inertiagrouprange='0 3'/>" + asset));
+  BOOST_TEST(grouped.inertia(1).mass() == 1000 * 4 * M_PI * 0.001 / 3, tt::tolerance(1e-14));
   checkStringError(pendulum("<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><geom type='mesh' mesh='none'/>", asset),
                    {"mesh 'none' is not defined"});
+}
+
+BOOST_AUTO_TEST_CASE(a_mesh_of_vertices_alone_is_their_convex_hull) {
+  // The five points are in convex position; the faces below are their hull's (checked by hand).
+  const std::string vertices = "0 0 0  0.25 0.0625 0  0.03125 0.125 0.0625  0.0625 0.046875 0.125  0.125 0.09375 0.078125";
+  const Model hull = loadMjcfString(pendulum("<geom type='mesh' mesh='m'/>", "<asset><mesh name='m' vertex='" + vertices + "'/></asset>"));
+  const Model faces = loadMjcfString(pendulum(
+      "<geom type='mesh' mesh='m'/>",
+      "<asset><mesh name='m' vertex='" + vertices + "' face='0 2 1  0 1 3  0 3 2  1 2 4  1 4 3  2 3 4'/></asset>"));
+  // The same surface, its triangles listed from other corners: MuJoCo's single-precision triangle centroids
+  // (which abdyn reproduces) then round differently, a few 1e-8 relative (float's epsilon is 1.2e-7).
+  BOOST_TEST(hull.inertia(1).mass() == faces.inertia(1).mass(), tt::tolerance(1e-7));
+  BOOST_TEST((hull.inertia(1).com() - faces.inertia(1).com()).norm() <= 1e-7 * faces.inertia(1).com().norm());
+  BOOST_TEST((hull.inertia(1).inertiaAboutCom() - faces.inertia(1).inertiaAboutCom()).norm() <=
+             1e-7 * faces.inertia(1).inertiaAboutCom().norm());
+}
+
+BOOST_AUTO_TEST_CASE(mesh_inertia_errors) {
+  const auto model = [](const std::string& mesh, const std::string& geom = "<geom type='mesh' mesh='m'/>") {
+    return pendulum(geom, "<asset><mesh name='m' " + mesh + "/></asset>");
+  };
+  const std::string tetra = "vertex='0 0 0  1 0 0  0 1 0  0 0 1'";
+  checkStringError(model("vertex='0 0 0  1 0 0  0 1 0  1 1 0' face='0 1 2  1 3 2'"), {"<mesh name='m'>", "volume is too small"});
+  checkStringError(model(tetra + " face='0 2 1  0 1 3  0 3 2  1 3 2'"), {"<mesh name='m'>", "inconsistent orientation"});
+  checkStringError(model(tetra + " face='0 2 1  0 1 9'"), {"<mesh name='m'>", "vertex index 9 out of range"});
+  checkStringError(model("vertex='0 0 0  1 0 0  0 1'"), {"<mesh name='m'>", "multiple of 3"});
+  checkStringError(model(tetra + " face='0 2 1.5'"), {"<mesh name='m'>", "integers"});
+  checkStringError(model(""), {"<mesh name='m'>", "neither file nor vertex"});
+  checkStringError(model(tetra, "<geom type='mesh' mesh='m' shellinertia='true'/>"), {"<geom>", "shellinertia"});
+  checkStringError(model(tetra, "<geom type='box' mesh='m'/>"), {"<geom>", "primitive fitted to a mesh"});
+  // An STL file that is no mesh: the reader's message, behind the element.
+  TemporaryFiles files;
+  const std::string junk = files.write("mjcf_junk.stl", "not a mesh");
+  checkStringError(pendulum("<geom type='mesh' mesh='j'/>", "<asset><mesh name='j' file='" + junk + "'/></asset>"),
+                   {"<mesh name='j'>", junk});
 }
 
 BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_before_parsing) {

@@ -41,7 +41,8 @@ std::vector<std::string> modelFiles() {
 // cond(M) amplifying it) and with
 // MuJoCo's principal axes replaced by the exact ones of the same tensors (then within the tolerances of
 // every other file), which shows that the difference is the diagonalisation and nothing else.
-const std::vector<std::string> kDiagonalised = {"frames.xml", "inertia_explicit.xml", "inertia_geoms.xml"};
+const std::vector<std::string> kDiagonalised = {"frames.xml", "inertia_explicit.xml", "inertia_geoms.xml",
+                                                  "mesh_exact.xml", "mesh_inertia.xml"};
 
 void checkAgreement(const std::string& name, const abdyn::test::MujocoComparison& c, double tol_M, double tol_qacc) {
   BOOST_TEST_REQUIRE((c.loaded_abdyn && c.loaded_mujoco && c.error.empty()), name << ": " << c.error);

@@ -13,11 +13,14 @@
 
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/error.hpp"
+#include "abdyn/io/mesh.hpp"
+#include "abdyn/model/convex_hull.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "io/xml_limits.hpp"
 #include "io/mjcf_document.hpp"
+#include "io/mjcf_mesh_inertia.hpp"
 
 namespace abdyn {
 // A named namespace rather than an anonymous one: the unity build merges the files' anonymous namespaces.
@@ -167,7 +170,7 @@ class MjcfLoader {
   }
 
   // The inertia MuJoCo's compiler gives a body (mjCBody::Compile, GeomFrame), computed exactly.
-  BodyInertia bodyInertia(const MjcfBody& b) const {
+  BodyInertia bodyInertia(const MjcfBody& b) {
     const internal::MjcfCompiler& c = doc_.compiler;
     BodyInertia in;
     std::vector<const MjcfGeom*> selected;
@@ -177,28 +180,23 @@ class MjcfLoader {
     const bool from_geoms = c.inertiafromgeom == internal::MjcfInertiaFromGeom::True ||
                             (c.inertiafromgeom == internal::MjcfInertiaFromGeom::Auto && !b.inertial);
     if (from_geoms && !selected.empty()) {
-      std::vector<double> masses;
-      for (const MjcfGeom* g : selected) masses.push_back(geomMass(*g));
-      if (selected.size() == 1) {
-        in.mass = masses[0];
-        in.com = selected[0]->pose.pos;
-        in.axes = rotation(selected[0]->pose.quat);
-        in.moments = moments(*selected[0], masses[0]);
+      std::vector<BodyInertia> parts;
+      for (const MjcfGeom* g : selected) parts.push_back(geomInertia(*g));
+      if (parts.size() == 1) {
+        in = parts[0];
       } else {
         double mass = 0.0;
         Vector3 first = Vector3::Zero();
-        for (std::size_t k = 0; k < selected.size(); ++k) {
-          mass += masses[k];
-          first += masses[k] * selected[k]->pose.pos;
+        for (const BodyInertia& p : parts) {
+          mass += p.mass;
+          first += p.mass * p.com;
         }
         if (mass < kMinVal) fail(b.where, "the body's geoms have no mass, so they give no centre of mass");
         const Vector3 com = first / mass;
         Matrix3 I = Matrix3::Zero();
-        for (std::size_t k = 0; k < selected.size(); ++k) {
-          const Matrix3 R = rotation(selected[k]->pose.quat);
-          const Vector3 d = selected[k]->pose.pos - com;
-          I += R * moments(*selected[k], masses[k]).asDiagonal() * R.transpose() +
-               masses[k] * (d.squaredNorm() * Matrix3::Identity() - d * d.transpose());
+        for (const BodyInertia& p : parts) {
+          const Vector3 d = p.com - com;
+          I += p.tensor() + p.mass * (d.squaredNorm() * Matrix3::Identity() - d * d.transpose());
         }
         in = principal(mass, com, I);
       }
@@ -245,12 +243,97 @@ class MjcfLoader {
     return in;
   }
 
-  // A geom's mass: its mass attribute (when its volume is not zero), else density times volume.
-  double geomMass(const MjcfGeom& g) const {
-    if (g.type == MjcfGeomType::Mesh) {
-      fail(g.where, "inertia from mesh geoms is not computed by abdyn; give the body an <inertial>, or set "
-                    "<compiler inertiagrouprange> to leave the mesh out");
+  // A geom's mass, centre of mass and inertia in the body frame, as MuJoCo's compiler gives them: the
+  // geom's mass attribute (when its volume is not zero), else density times volume.
+  BodyInertia geomInertia(const MjcfGeom& g) {
+    if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh) {
+      fail(g.where, "a primitive fitted to a mesh (type with mesh) is not computed by abdyn; give the body an "
+                    "<inertial>, or set <compiler inertiagrouprange> to leave the geom out");
     }
+    if (g.type == MjcfGeomType::Mesh) {
+      if (g.shellinertia) {
+        fail(g.where, "shellinertia=\"true\" is not computed by abdyn (MuJoCo 2.2.2 places a shell's inertia in the "
+                      "frame of the mesh's volume inertia); give the body an <inertial>");
+      }
+      const internal::MjcfMeshInertia& mi = meshInertia(g);
+      const double mass = g.mass && mi.volume > kMinVal ? *g.mass : g.density * mi.volume;
+      const Matrix3 R = rotation(g.pose.quat);
+      return principal(mass, g.pose.pos + R * mi.com, R * (mass * mi.inertia_per_mass) * R.transpose());
+    }
+    const double mass = geomMass(g);
+    return BodyInertia{mass, g.pose.pos, rotation(g.pose.quat), moments(g, mass)};
+  }
+
+  // A mesh asset, looked up by name; "" when the file has none of that name.
+  const internal::MjcfMesh* meshAsset(const MjcfGeom& g) const {
+    const auto m = std::find_if(doc_.meshes.begin(), doc_.meshes.end(),
+                                [&](const internal::MjcfMesh& x) { return x.name == g.mesh; });
+    return m == doc_.meshes.end() ? nullptr : &*m;
+  }
+
+  // The triangles of a mesh asset: its file (STL, OBJ), or the vertex and face data written in the XML
+  // (the faces of the vertices' convex hull when none are given, as MuJoCo makes them).
+  TriangleMesh meshTriangles(const internal::MjcfMesh& m, const MjcfGeom& g) const {
+    TriangleMesh t;
+    if (m.file.empty()) {
+      for (std::size_t i = 0; i + 2 < m.vertex.size(); i += 3) t.vertices.emplace_back(m.vertex[i], m.vertex[i + 1], m.vertex[i + 2]);
+      if (!m.face.empty()) {
+        for (std::size_t i = 0; i + 2 < m.face.size(); i += 3) t.triangles.push_back({m.face[i], m.face[i + 1], m.face[i + 2]});
+        return t;
+      }
+      ConvexHull hull;
+      try {
+        hull = convexHull(t.vertices, 0, m.where.text);
+      } catch (const Error& e) {
+        fail(m.where, e.what());
+      }
+      t.vertices = hull.vertices;
+      for (const std::vector<int>& f : hull.faces) {
+        for (std::size_t k = 1; k + 1 < f.size(); ++k) t.triangles.push_back({f[0], f[k], f[k + 1]});
+      }
+      return t;
+    }
+    if (!std::filesystem::is_regular_file(m.file)) {
+      fail(g.where, "mesh file '" + m.file + "' (mesh '" + m.name + "') not found; it is needed for the body's inertia "
+                    "(an <inertial> in the body, or <compiler inertiagrouprange> leaving the geom out, would not need it)");
+    }
+    try {
+      return readMesh(m.file);
+    } catch (const Error& e) {
+      fail(m.where, e.what());
+    }
+  }
+
+  // The inertia of a mesh geom's mesh (mjcf_mesh_inertia.hpp), computed once per asset.
+  const internal::MjcfMeshInertia& meshInertia(const MjcfGeom& g) {
+    const internal::MjcfMesh* m = meshAsset(g);
+    if (m == nullptr) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
+    const auto found = mesh_inertias_.find(g.mesh);
+    if (found != mesh_inertias_.end()) return found->second;
+    const TriangleMesh t = meshTriangles(*m, g);
+    const std::string ext = std::filesystem::path(m->file).extension().string();
+    if (m->file.empty() || ext == ".obj" || ext == ".OBJ") {
+      // MuJoCo refuses a surface whose triangles run an edge twice the same way (inconsistent winding).
+      std::vector<std::pair<int, int>> edges;
+      for (const auto& f : t.triangles) {
+        for (int k = 0; k < 3; ++k) edges.emplace_back(f[static_cast<std::size_t>(k)], f[static_cast<std::size_t>((k + 1) % 3)]);
+      }
+      std::sort(edges.begin(), edges.end());
+      if (std::adjacent_find(edges.begin(), edges.end()) != edges.end()) {
+        fail(m->where, "the mesh's faces have inconsistent orientation (an edge is run twice the same way)");
+      }
+    }
+    internal::MjcfMeshProcessing how;
+    how.scale = m->scale;
+    how.refpos = m->refpos;
+    how.refquat = m->refquat;
+    how.density = m->density;
+    how.exact = doc_.compiler.exactmeshinertia;
+    return mesh_inertias_.emplace(g.mesh, internal::mjcfMeshInertia(t, how, m->where.text)).first->second;
+  }
+
+  // A primitive geom's mass: its mass attribute (when its volume is not zero), else density times volume.
+  double geomMass(const MjcfGeom& g) const {
     const bool sized = g.type == MjcfGeomType::Sphere ? g.size[0] > 0
                        : g.type == MjcfGeomType::Capsule || g.type == MjcfGeomType::Cylinder
                            ? g.size[0] > 0 && g.size[1] > 0
@@ -552,6 +635,7 @@ class MjcfLoader {
   std::vector<double> qpos0_;  // MuJoCo's qpos0: ref, identity quaternions, the free bodies' drawn poses
   std::vector<std::string> warned_;
   std::vector<std::string> body_names_;  // every MuJoCo body's name, by index
+  std::map<std::string, internal::MjcfMeshInertia> mesh_inertias_;  // by mesh asset name
 };
 
 MjcfModel loadFromText(const std::string& xml, const std::string& source, const std::string& base_dir,

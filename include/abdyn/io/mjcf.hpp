@@ -34,7 +34,13 @@
 //     multi-geom bodies stops at 1e-12 absolute, which changes its mass matrix by up to about 1e-9
 //     relative on some bodies; abdyn computes the exact tensor). Without <inertial> (or with
 //     inertiafromgeom="true"), the geoms in inertiagrouprange give it, from mass or density (sphere,
-//     capsule, cylinder, ellipsoid, box: MuJoCo's formulas). <compiler> boundmass, boundinertia,
+//     capsule, cylinder, ellipsoid, box: MuJoCo's formulas; mesh geoms as MuJoCo 2.2.2 computes a mesh's
+//     volume inertia, in its single-precision steps, with refpos, refquat, scale and exactmeshinertia:
+//     by default every pyramid from the triangles' centroid counts positive and the volume is that of
+//     the box with the mesh's principal moments; meshes from STL and OBJ files or from vertex and face
+//     data in the XML, vertex data alone standing for its convex hull, whose triangles MuJoCo lists from
+//     other corners, a difference of a few 1e-8 relative; shellinertia and primitives fitted to meshes
+//     are refused for inertia). <compiler> boundmass, boundinertia,
 //     balanceinertia and settotalmass apply as in MuJoCo (after MjcfOptions' own bounds raise them).
 //   - Joint armature, damping, stiffness (toward springref; ball and free joints toward qpos0) and
 //     frictionloss become Model::armature, damping, stiffness / springReference and friction; a range
