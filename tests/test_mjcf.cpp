@@ -323,6 +323,83 @@ BOOST_AUTO_TEST_CASE(missing_mesh_is_an_error_only_for_inertia) {
                    {"mesh 'none' is not defined"});
 }
 
+BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
+  const MjcfModel m = loadMjcfModelString(R"(<mujoco>
+    <asset><mesh name="wedge" file="meshes/wedge.obj"/></asset>
+    <worldbody>
+      <geom name="floor" type="plane" size="3 2 0.1"/>
+      <body name="b" pos="0 0 1">
+        <joint name="j" axis="0 1 0"/>
+        <geom name="s" size="0.1"/>
+        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05"/>
+        <geom name="y" type="cylinder" size="0.05 0.2" pos="0.1 0 0"/>
+        <geom name="x" type="box" size="0.1 0.2 0.3" contype="0" conaffinity="0" group="2"/>
+        <geom name="e" type="ellipsoid" size="0.1 0.2 0.3"/>
+        <geom name="w" type="mesh" mesh="wedge"/>
+        <body name="fixed" pos="0 0 -0.5"><geom size="0.05"/></body>
+      </body>
+    </worldbody>
+    <contact><exclude body1="b" body2="world"/><exclude body1="fixed" body2="b"/></contact>
+  </mujoco>)", {}, kModels);
+  const Model& model = m.model;
+  const auto geometry = [&](const std::string& name) -> const Geometry& {
+    for (const Geometry& g : model.geometries()) {
+      if (g.name == name) return g;
+    }
+    BOOST_FAIL("no geometry " << name);
+    return model.geometries().front();
+  };
+  BOOST_TEST(model.geometries().size() == 8u);
+  BOOST_TEST((geometry("floor").shape == ShapeType::Plane && geometry("floor").body == 0));
+  BOOST_TEST(geometry("floor").size == Vector3(3, 2, 0));
+  BOOST_TEST((geometry("s").shape == ShapeType::Sphere && geometry("s").size == Vector3(0.1, 0, 0)));
+  // fromto: a capsule of length 0.4 centred half way, its z along the segment.
+  const Geometry& c = geometry("c");
+  BOOST_TEST((c.shape == ShapeType::Capsule && c.size == Vector3(0.05, 0.4, 0)));
+  BOOST_TEST((c.X_geometry_body.applyInverseToPoint(Vector3::Zero()) - Vector3(0, 0, 0.2)).norm() <= 1e-15);
+  BOOST_TEST((geometry("y").shape == ShapeType::Cylinder && geometry("y").size == Vector3(0.05, 0.4, 0)));
+  BOOST_TEST((geometry("x").shape == ShapeType::Box && geometry("x").size == Vector3(0.2, 0.4, 0.6)));
+  BOOST_TEST((geometry("x").role == GeometryRole::Visual && geometry("s").role == GeometryRole::Collision));
+  BOOST_TEST((geometry("e").shape == ShapeType::Ellipsoid && geometry("e").size == Vector3(0.1, 0.2, 0.3)));
+  // The collision mesh is loaded with its hull; the fused static body's sphere is on body b.
+  const Geometry& w = geometry("w");
+  BOOST_TEST((w.shape == ShapeType::Mesh && w.mesh != nullptr));
+  BOOST_TEST(w.mesh->triangles.vertices.size() == 6u);
+  BOOST_TEST(geometry("fixed/geom0").body == model.bodyId("b"));
+  // Excludes: b with the world, and b with itself (the static body is part of it).
+  const int b = model.bodyId("b");
+  BOOST_TEST((m.excluded_pairs == std::vector<std::pair<int, int>>{{0, b}, {b, b}}));
+  checkStringError("<mujoco><contact><exclude body1='a'/></contact></mujoco>", {"<exclude>", "needs body1 and body2"});
+  checkStringError("<mujoco><contact><exclude body1='a' body2='world'/></contact></mujoco>", {"<exclude>", "body 'a' does not exist"});
+  checkStringError("<mujoco><contact><bad/></contact></mujoco>", {"<bad>", "unknown element in <contact>"});
+}
+
+// The shape placed with refpos, refquat and scale is where the inertia puts the mass: the centroid of the
+// shape's solid (signed tetrahedra, in double) is the body's centre of mass (exactmeshinertia, which is
+// exact for any closed surface), to single precision, in which MuJoCo keeps the vertices.
+BOOST_AUTO_TEST_CASE(a_mesh_shape_sits_where_its_inertia_is) {
+  const Model model = loadMjcfString(R"(<mujoco>
+    <compiler exactmeshinertia="true"/>
+    <asset><mesh name="l" file="meshes/lblock.stl" refpos="0.1 0.02 0.05" refquat="0.9 0.1 -0.3 0.2" scale="1.5 1.5 1.5"/></asset>
+    <worldbody><body name="b"><joint name="j"/><geom type="mesh" mesh="l" pos="0.1 0.2 0.3" euler="10 20 30"/></body></worldbody>
+  </mujoco>)", {}, kModels);
+  const Geometry& g = model.geometries().at(0);
+  BOOST_TEST_REQUIRE(g.mesh != nullptr);
+  double volume = 0.0;
+  Vector3 moment = Vector3::Zero();
+  for (const auto& t : g.mesh->triangles.triangles) {
+    // Shape coordinates to body coordinates.
+    const Vector3 a = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[0])]);
+    const Vector3 b = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[1])]);
+    const Vector3 c = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[2])]);
+    const double v = a.dot(b.cross(c)) / 6;  // the tetrahedron (0, a, b, c)
+    volume += v;
+    moment += v * (a + b + c) / 4;
+  }
+  BOOST_TEST((moment / volume - model.inertia(1).com()).norm() <= 1e-6 * model.inertia(1).com().norm());
+  BOOST_TEST(model.inertia(1).mass() == 1000 * volume, tt::tolerance(1e-6));
+}
+
 BOOST_AUTO_TEST_CASE(a_mesh_of_vertices_alone_is_their_convex_hull) {
   // The five points are in convex position; the faces below are their hull's (checked by hand).
   const std::string vertices = "0 0 0  0.25 0.0625 0  0.03125 0.125 0.0625  0.0625 0.046875 0.125  0.125 0.09375 0.078125";

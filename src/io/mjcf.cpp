@@ -15,6 +15,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/io/mesh.hpp"
 #include "abdyn/model/convex_hull.hpp"
+#include "abdyn/model/mesh_shape.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
@@ -122,6 +123,9 @@ class MjcfLoader {
     for (const double x : {options_.bound_mass, options_.bound_inertia}) {
       if (!std::isfinite(x) || x < 0.0) fail("MjcfOptions::bound_mass and bound_inertia must be finite and not negative");
     }
+    if (options_.max_hull_vertices < 0 || (options_.max_hull_vertices > 0 && options_.max_hull_vertices < 4)) {
+      fail(fmt::format("MjcfOptions::max_hull_vertices must be 0 (no bound) or at least 4, not {}", options_.max_hull_vertices));
+    }
     for (const std::string& what : doc_.not_modelled) warn(what);
     if (doc_.option.passive_disabled) warn("<flag passive=\"disable\"/>: joint damping and springs are dropped");
     builder_.setGravity(doc_.option.gravity_disabled ? Vector3::Zero() : doc_.option.gravity);
@@ -146,6 +150,10 @@ class MjcfLoader {
       }
     }();
     out.constraints = constraints(out.model);
+    for (const internal::MjcfExclude& e : doc_.excludes) {
+      const int a = placement(e.body1, e.where).body, b = placement(e.body2, e.where).body;
+      out.excluded_pairs.emplace_back(std::min(a, b), std::max(a, b));
+    }
     out.not_modelled = doc_.not_modelled;
     return out;
   }
@@ -455,6 +463,10 @@ class MjcfLoader {
         out.role = g.collides ? GeometryRole::Collision : GeometryRole::Visual;
         out.body = p.body;
         out.X_geometry_body = plxOf(g.pose) * p.X_frame_body;
+        if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh) {
+          warn_once("primitives fitted to meshes (a geom with both type and mesh) are not kept as the model's geometry");
+          continue;
+        }
         switch (g.type) {
           case MjcfGeomType::Sphere:
             out.shape = ShapeType::Sphere;
@@ -468,19 +480,23 @@ class MjcfLoader {
             out.shape = ShapeType::Cylinder;
             out.size = Vector3(g.size[0], 2 * g.size[1], 0.0);
             break;
-          case MjcfGeomType::Mesh: {
-            const auto m = std::find_if(doc_.meshes.begin(), doc_.meshes.end(),
-                                        [&](const internal::MjcfMesh& x) { return x.name == g.mesh; });
-            if (m == doc_.meshes.end()) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
-            out.shape = ShapeType::Mesh;
-            out.mesh_filename = m->file;
-            out.mesh_scale = m->scale;
+          case MjcfGeomType::Capsule:
+            out.shape = ShapeType::Capsule;
+            out.size = Vector3(g.size[0], 2 * g.size[1], 0.0);
             break;
-          }
-          default:
-            warn_once("geoms of type capsule, ellipsoid, plane and hfield are not kept as the model's geometry (the "
-                      "Simulator's contacts and the viewer do not see them); their inertia, where they have one, is in "
-                      "their bodies");
+          case MjcfGeomType::Ellipsoid:
+            out.shape = ShapeType::Ellipsoid;
+            out.size = g.size;
+            break;
+          case MjcfGeomType::Plane:
+            out.shape = ShapeType::Plane;
+            out.size = Vector3(g.size[0], g.size[1], 0.0);  // MuJoCo's half extents; 0: unbounded
+            break;
+          case MjcfGeomType::Mesh:
+            if (!meshGeometry(g, out)) continue;
+            break;
+          case MjcfGeomType::Hfield:
+            warn_once("height fields (hfield geoms) are not kept as the model's geometry");
             continue;
         }
         builder_.addGeometry(out);
@@ -498,6 +514,55 @@ class MjcfLoader {
         }
       }
     }
+  }
+
+  // A mesh geom's shape: the file and its scale in a frame that takes in the mesh's refpos and refquat
+  // (MuJoCo moves the file's points by -refpos, turns them by refquat's inverse R^T, then scales them), and for
+  // collision geoms the loaded triangles and their hull. False, after a warning, when it cannot be kept.
+  bool meshGeometry(const MjcfGeom& g, Geometry& out) {
+    const internal::MjcfMesh* m = meshAsset(g);
+    if (m == nullptr) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
+    out.shape = ShapeType::Mesh;
+    out.mesh_filename = m->file;
+    out.mesh_scale = m->scale;
+    const bool turned = m->refquat != Vector4(1.0, 0.0, 0.0, 0.0);
+    const bool uniform = m->scale.maxCoeff() == m->scale.minCoeff();  // then scaling and turning commute
+    if (turned && !uniform) {
+      warn_once("mesh geoms with both refquat and an unequal scale are not kept as the model's geometry");
+      return false;
+    }
+    if (!m->refpos.isZero() || turned) {
+      // Shape frame S in the geom frame G: x_G = R^T (scale * (x_file - refpos)) = R^T x_S' - R^T scale refpos,
+      // so S is turned by R^T and placed at -R^T (scale * refpos).
+      const Matrix3 R_G_S = rotation(m->refquat.normalized()).transpose();
+      const Vector3 origin = -R_G_S * m->scale.cwiseProduct(m->refpos);
+      out.X_geometry_body = Plx::fromPose(R_G_S, origin) * out.X_geometry_body;
+    }
+    if (out.role != GeometryRole::Collision || !options_.load_collision_meshes) return true;
+    const auto found = mesh_shapes_.find(g.mesh);
+    if (found != mesh_shapes_.end()) {
+      out.mesh = found->second;
+      return true;
+    }
+    std::shared_ptr<const MeshShape> shape;
+    try {
+      TriangleMesh t;
+      if (m->file.empty()) {
+        for (std::size_t i = 0; i + 2 < m->vertex.size(); i += 3) t.vertices.emplace_back(m->vertex[i], m->vertex[i + 1], m->vertex[i + 2]);
+        for (std::size_t i = 0; i + 2 < m->face.size(); i += 3) t.triangles.push_back({m->face[i], m->face[i + 1], m->face[i + 2]});
+        if (t.triangles.empty()) t = meshTriangles(*m, g);  // the hull's faces
+      } else if (!std::filesystem::is_regular_file(m->file)) {
+        throw Error("mesh file '" + m->file + "' not found");
+      } else {
+        t = readMesh(m->file);
+      }
+      shape = makeMeshShape(std::move(t), m->scale, options_.max_hull_vertices, m->file.empty() ? m->name : m->file);
+    } catch (const Error& e) {
+      logger()->warn("{}: {}; the shape keeps no mesh (Simulator contacts will not see it)", g.where.text, e.what());
+    }
+    mesh_shapes_.emplace(g.mesh, shape);
+    out.mesh = shape;
+    return true;
   }
 
   void warn_once(const std::string& what) {
@@ -556,19 +621,21 @@ class MjcfLoader {
     }
   }
 
+  // Where the MuJoCo body of that name ("" or "world": the world) ended up.
+  const Placement& placement(const std::string& name, const internal::MjcfWhere& where) const {
+    if (name.empty() || name == "world") return placed_[0];
+    for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
+      if (doc_.bodies[b].name == name) return placed_[b];
+    }
+    fail(where, "body '" + name + "' does not exist");
+  }
+
   ConstraintSet constraints(const Model& model) const {
     ConstraintSet set;
     if (doc_.equalities.empty()) return set;
     Data data(model);
     const Eigen::Map<const Eigen::VectorXd> q0(qpos0_.data(), model.nq());
     forwardKinematics(model, data, q0);
-    const auto placement = [&](const std::string& name, const internal::MjcfWhere& where) -> const Placement& {
-      if (name.empty() || name == "world") return placed_[0];
-      for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
-        if (doc_.bodies[b].name == name) return placed_[b];
-      }
-      fail(where, "body '" + name + "' does not exist");
-    };
     for (std::size_t k = 0; k < doc_.equalities.size(); ++k) {
       const internal::MjcfEquality& e = doc_.equalities[k];
       const std::string name = e.name.empty() ? "equality" + std::to_string(k) : e.name;
@@ -636,6 +703,7 @@ class MjcfLoader {
   std::vector<std::string> warned_;
   std::vector<std::string> body_names_;  // every MuJoCo body's name, by index
   std::map<std::string, internal::MjcfMeshInertia> mesh_inertias_;  // by mesh asset name
+  std::map<std::string, std::shared_ptr<const MeshShape>> mesh_shapes_;  // by mesh asset name; null: not loaded
 };
 
 MjcfModel loadFromText(const std::string& xml, const std::string& source, const std::string& base_dir,
