@@ -538,7 +538,8 @@ class MjcfLoader {
       const Vector3 origin = -R_G_S * m->scale.cwiseProduct(m->refpos);
       out.X_geometry_body = Plx::fromPose(R_G_S, origin) * out.X_geometry_body;
     }
-    if (out.role != GeometryRole::Collision || !options_.load_collision_meshes) return true;
+    // A mesh given as data in the file has no file to draw it from: its triangles are kept whatever its role.
+    if (!m->file.empty() && (out.role != GeometryRole::Collision || !options_.load_collision_meshes)) return true;
     const auto found = mesh_shapes_.find(g.mesh);
     if (found != mesh_shapes_.end()) {
       out.mesh = found->second;
@@ -722,7 +723,11 @@ std::string readFile(const std::string& path) {
 }  // namespace mjcf_loader
 
 MjcfModel loadMjcfModel(const std::string& path, const MjcfOptions& options) {
-  const std::string dir = std::filesystem::path(path).parent_path().string();
+  // Absolute, so that the model's mesh file names are found from anywhere.
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) absolute = path;
+  const std::string dir = absolute.parent_path().string();
   return mjcf_loader::loadFromText(mjcf_loader::readFile(path), path, dir, options);
 }
 

@@ -86,9 +86,10 @@ struct MjcfOptions {
   /// Lower bound on every body's principal moments; the larger of this and `<compiler boundinertia>`
   /// applies. 0: none.
   double bound_inertia = 0.0;
-  /// Read the mesh of every collision mesh geom at load (STL, OBJ, DAE with assimp, or the XML's vertex
-  /// data) and compute its convex hull (Geometry::mesh, shared by the geoms naming one mesh). A mesh that
-  /// cannot be read is a warning naming it: the shape keeps no mesh data, so contacts skip it.
+  /// Read the mesh file of every collision mesh geom at load (STL, OBJ, DAE with assimp) and compute its
+  /// convex hull (Geometry::mesh, shared by the geoms naming one mesh; meshes given as vertex data in the
+  /// file are always kept so). A mesh that cannot be read is a warning naming it: the shape keeps no mesh
+  /// data, so contacts skip it.
   bool load_collision_meshes = true;
   /// Bound on the vertices of each collision mesh's convex hull (MuJoCo's maxhullvert); 0: no bound,
   /// otherwise at least 4.
