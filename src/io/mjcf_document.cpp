@@ -516,6 +516,12 @@ class Reader {
         if (m.vertex.empty()) fail(n, "neither file nor vertex is given");
         if (m.vertex.size() % 3 != 0) fail(n, "vertex: the number of coordinates is not a multiple of 3");
         if (m.face.size() % 3 != 0) fail(n, "face: the number of indices is not a multiple of 3");
+        for (const int f : m.face) {
+          if (f < 0 || static_cast<std::size_t>(f) >= m.vertex.size() / 3) {
+            fail(n, "face: vertex index " + std::to_string(f) + " out of range (" + std::to_string(m.vertex.size() / 3) +
+                        " vertices)");
+          }
+        }
       } else {
         m.name = a.text("name", std::filesystem::path(m.file).stem().string());
         const std::string dir = !compiler_.meshdir.empty() ? compiler_.meshdir : compiler_.assetdir;
