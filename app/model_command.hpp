@@ -18,6 +18,7 @@ struct Arguments {
   abdyn::UrdfOptions urdf;  // all but floating_base, which `floating` gives
   double duration = 5.0;
   double dt = 1e-3;
+  bool dt_given = false;  // --dt was given; otherwise a model's own time step (MJCF's <option timestep>) applies
   std::string integrator;  // empty: chosen by the model (see --integrator's help)
   int substeps = 1;
   bool ground = false;

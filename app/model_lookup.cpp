@@ -38,12 +38,28 @@ abdyn::MjcfOptions mjcfOptions(const abdyn::UrdfOptions& options) {
   return m;
 }
 
+// The equalities of the MJCF file loadModelFile read last: an MJCF file's model and constraints come from
+// one reading, so that its warnings are logged once and its meshes read once.
+struct LastMjcf {
+  std::string path;
+  abdyn::ConstraintSet constraints;
+};
+LastMjcf& lastMjcf() {
+  static LastMjcf last;
+  return last;
+}
+
 }  // namespace
 
 abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& options) {
-  return isMjcfFile(path) ? abdyn::loadMjcf(path, mjcfOptions(options)) : abdyn::loadUrdf(path, options);
+  if (!isMjcfFile(path)) return abdyn::loadUrdf(path, options);
+  abdyn::MjcfModel m = abdyn::loadMjcfModel(path, mjcfOptions(options));
+  lastMjcf() = LastMjcf{path, std::move(m.constraints)};
+  return std::move(m.model);
 }
 
 abdyn::ConstraintSet loadModelConstraints(const std::string& path, const abdyn::Model& model) {
-  return isMjcfFile(path) ? abdyn::loadMjcfModel(path).constraints : abdyn::loadUrdfLoops(path, model);
+  if (!isMjcfFile(path)) return abdyn::loadUrdfLoops(path, model);
+  if (lastMjcf().path == path) return lastMjcf().constraints;
+  return abdyn::loadMjcfModel(path).constraints;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "display_urdf.hpp"
+#include "model_lookup.hpp"
 
 namespace fs = std::filesystem;
 
@@ -171,9 +174,12 @@ void checkTrajectory(const std::string& text, const abdyn::Model& model, const s
 std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing) {
   abdyn::UrdfOptions options = inputs.urdf;
   options.floating_base = inputs.floating;
-  const abdyn::Model model = abdyn::loadUrdf(inputs.model_path, options);
-  const abdyn::ConstraintSet constraints = abdyn::loadUrdfLoops(inputs.model_path, model);
-  const std::string urdf = readFile(inputs.model_path, "model");
+  // An MJCF file is drawn from URDF text written for the page (display_urdf.hpp), every shape of it.
+  const bool mjcf = isMjcfFile(inputs.model_path);
+  const abdyn::Model model = loadModelFile(inputs.model_path, options);
+  const abdyn::ConstraintSet constraints = loadModelConstraints(inputs.model_path, model);
+  std::map<std::string, std::string> generated;
+  const std::string urdf = mjcf ? displayUrdf(model, generated) : readFile(inputs.model_path, "model");
 
   std::ostringstream js;
   js << "window.ABDYN_DATA = {\"model\": {\"name\": " << jsonString(model.name())
@@ -203,9 +209,13 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
   const abdyn::ResourceSearch resources = abdyn::ResourceSearch::forFile(inputs.model_path, inputs.urdf.package_dirs);
   std::set<std::string> seen;
   bool first = true;
+  for (const auto& [name, bytes] : generated) {
+    js << (first ? "\n" : ",\n") << jsonString(name) << ": {\"base64\": \"" << base64(bytes) << "\"}";
+    first = false;
+  }
   for (const abdyn::Geometry& g : model.geometries()) {
-    if (g.role != abdyn::GeometryRole::Visual || g.shape != abdyn::ShapeType::Mesh) continue;
-    if (!seen.insert(g.mesh_filename).second) continue;
+    if ((g.role != abdyn::GeometryRole::Visual && !mjcf) || g.shape != abdyn::ShapeType::Mesh) continue;
+    if (g.mesh_filename.empty() || !seen.insert(g.mesh_filename).second) continue;
     const std::optional<std::string> file = abdyn::resolveResource(g.mesh_filename, resources, inputs.model_path);
     if (!file) {
       missing.push_back(g.mesh_filename);

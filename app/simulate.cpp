@@ -220,7 +220,10 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
   abdyn_app::addParsed(command, "--duration", "S", args.duration, parsePositive,
                        "simulated time in seconds (default 5); the run ends exactly at S (a last, shorter step when "
                        "--dt does not divide it)");
-  abdyn_app::addParsed(command, "--dt", "H", args.dt, parsePositive, "time step in seconds (default 0.001)");
+  command.add_option_function<std::string>("--dt", [&args](const std::string& text) {
+    args.dt = parsePositive("--dt", text);
+    args.dt_given = true;
+  }, "time step in seconds (default: the file's <option timestep> for MJCF files, else 0.001)")->type_name("H");
   command.add_option("--q0", args.q0,
                      "the start: all nq values comma-separated, or named values changing the neutral configuration, "
                      "e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate joints, <joint>[k]=x for "
@@ -256,14 +259,23 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
                                                "(see abdyn view --help)")->type_name("DIR");
 }
 
-void checkSimulateArguments(Arguments& args) {
-  if (args.dt > args.duration) throw UsageError("--dt must not exceed --duration");
+// The time step against the duration (--dt, or the model's own time step).
+static void checkStep(const Arguments& args) {
+  if (args.dt > args.duration) {
+    throw UsageError(args.dt_given ? "--dt must not exceed --duration"
+                                   : "the model's time step (" + std::to_string(args.dt) +
+                                         " s) exceeds --duration; give a shorter --dt");
+  }
   if (args.duration / args.dt > kMaxSteps) {
     std::ostringstream s;
     s << "--duration " << args.duration << " with --dt " << args.dt << " makes " << args.duration / args.dt
       << " steps; at most " << kMaxSteps << " are allowed (shorten --duration or lengthen --dt)";
     throw UsageError(s.str());
   }
+}
+
+void checkSimulateArguments(Arguments& args) {
+  checkStep(args);
   if (args.limits && args.no_limits) throw UsageError("--limits and --no-limits contradict each other");
   if (args.rows() && !args.integrator.empty() && args.integrator != "semi-implicit-euler" &&
       args.integrator != "implicit-damping") {
@@ -276,6 +288,10 @@ void checkSimulateArguments(Arguments& args) {
 
 int simulate(Arguments args) {
   const abdyn::Model model = load(args);
+  if (!args.dt_given && model.timestep() > 0.0) {
+    args.dt = model.timestep();  // the file's own step (MJCF's <option timestep>)
+    checkStep(args);
+  }
   // A floating root whose link has no mass leaves its six coordinates without inertia of their own.
   if (args.floating && floatingRoot(model) && !model.hasDynamics() && model.inertia(1).mass() <= 0.0) {
     throw UsageError("--floating: the root link '" + model.bodyName(1) + "' of model '" + model.name() +

@@ -4,7 +4,9 @@
 //   differs       both load, a tolerance is broken (the three figures are printed)
 //   refused       MuJoCo loads the file, abdyn refuses it (abdyn's reason)
 //   not-mujoco    MuJoCo refuses it too (an include fragment, a file of a later MuJoCo): not counted
-// Usage: mjcf_compare PATH... (docs/loading-robots.md shows the run over the public collections).
+// Usage: mjcf_compare [--exact-axes] PATH... (docs/loading-robots.md shows the run over the public
+// collections). --exact-axes first replaces MuJoCo's approximate principal axes of body inertias by the
+// exact ones of the same tensors (useExactPrincipalAxes), to tell that effect apart from the rest.
 
 #include <algorithm>
 #include <cstdio>
@@ -20,12 +22,17 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: mjcf_compare PATH...\n";
+    std::cerr << "usage: mjcf_compare [--exact-axes] PATH...\n";
     return 2;
   }
   abdyn::logger()->set_level(spdlog::level::off);
   std::vector<std::string> files;
+  bool exact_axes = false;
   for (int a = 1; a < argc; ++a) {
+    if (std::string(argv[a]) == "--exact-axes") {
+      exact_axes = true;
+      continue;
+    }
     const std::filesystem::path p(argv[a]);
     if (std::filesystem::is_directory(p)) {
       for (const auto& e : std::filesystem::recursive_directory_iterator(p)) {
@@ -39,7 +46,7 @@ int main(int argc, char** argv) {
   int mujoco = 0, loaded = 0, agreeing = 0;
   for (const std::string& f : files) {
     std::mt19937 rng(30);
-    const abdyn::test::MujocoComparison c = abdyn::test::compareMjcfWithMujoco(f, 20, rng);
+    const abdyn::test::MujocoComparison c = abdyn::test::compareMjcfWithMujoco(f, 20, rng, exact_axes);
     std::string line = f + "  ";
     if (!c.loaded_mujoco) {
       line += "not-mujoco  " + c.error;

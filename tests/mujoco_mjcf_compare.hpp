@@ -73,8 +73,10 @@ inline double relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, doubl
 /// MuJoCo 2.2.2 diagonalises fullinertia and multi-geom body inertias by a Jacobi iteration that stops at
 /// 1e-12 (absolute) off-diagonal entries; abdyn keeps the exact tensor. This replaces MuJoCo's principal
 /// moments and axes (body_inertia, body_iquat) by the exact ones of abdyn's tensor, on every body that
-/// is one abdyn body (same name and mass), so that what remains is the rest of the model. Returns the
-/// largest change of a tensor entry (kg m^2).
+/// is one abdyn body (same name, mass within 1e-9 relative), so that what remains is the rest of the model.
+/// A mesh geom's mass also depends on that diagonalisation by default (MuJoCo 2.2.2 weighs it by the volume
+/// of the box with the mesh's principal moments): the mass is replaced by abdyn's too. Returns the largest
+/// change of a tensor entry (kg m^2).
 inline double useExactPrincipalAxes(const Model& model, mjModel* m) {
   double change = 0.0;
   for (int b = 1; b < m->nbody; ++b) {
@@ -84,7 +86,8 @@ inline double useExactPrincipalAxes(const Model& model, mjModel* m) {
     for (int k = 1; k < model.nbodies(); ++k) {
       if (model.bodyName(k) == name) i = k;
     }
-    if (i < 0 || model.inertia(i).mass() != m->body_mass[b]) continue;
+    if (i < 0 || std::abs(model.inertia(i).mass() - m->body_mass[b]) > 1e-9 * m->body_mass[b]) continue;
+    m->body_mass[b] = model.inertia(i).mass();
     // The abdyn body's axes are the MuJoCo body's (its frame is only moved to the last joint's anchor).
     const Matrix3 I = model.inertia(i).inertiaAboutCom();
     const double* q = m->body_iquat + 4 * b;

@@ -855,3 +855,28 @@ BOOST_AUTO_TEST_CASE(energy_statement_names_known_causes) {
   BOOST_TEST(fine.status == 0, fine.err);
   BOOST_TEST(contains(fine.out, "conserved"), fine.out);
 }
+
+// An MJCF file: its warnings logged once, its <option timestep> the default step, its gravity, its
+// capsule on the ground.
+BOOST_AUTO_TEST_CASE(mjcf_files_use_their_options_and_geoms) {
+  const fs::path xml = scratch() / "capsule.xml";
+  std::ofstream(xml) << R"(<mujoco><option timestep="0.005" gravity="0 0 -5"/><worldbody>
+    <body name="b" pos="0 0 0.3"><freejoint/><geom type="capsule" size="0.05 0.1"/></body></worldbody><tendon/></mujoco>)";
+  const Run info = run({"info", xml.string()});
+  BOOST_TEST(info.status == 0);
+  const std::string all = info.out + info.err;
+  const std::string warning = "tendons are not modelled";
+  BOOST_TEST(all.find(warning) != std::string::npos);
+  BOOST_TEST(all.find(warning) == all.rfind(warning), "the warning is logged more than once: " << all);
+  const Run sim = run({"simulate", xml.string(), "--duration", "0.05"});
+  BOOST_TEST(sim.status == 0, sim.err);
+  BOOST_TEST(contains(sim.out, "10 steps of 0.005 s"), sim.out);
+  BOOST_TEST(contains(sim.out, "gravity  0  0 -5"), sim.out);
+  BOOST_TEST(contains(run({"simulate", xml.string(), "--duration", "0.05", "--dt", "0.01"}).out, "5 steps of 0.01 s"));
+  const Run ground = run({"simulate", xml.string(), "--duration", "0.1", "--ground", "0"});
+  BOOST_TEST(ground.status == 0, ground.err);
+  BOOST_TEST(contains(ground.out, "collision geometry 'b/geom0'"), ground.out);
+  const Run short_run = run({"simulate", xml.string(), "--duration", "0.001"});
+  BOOST_TEST(short_run.status != 0);
+  BOOST_TEST(contains(short_run.err, "the model's time step (0.005"), short_run.err);
+}

@@ -16,6 +16,7 @@
 // test_reference_mujoco_mjcf.cpp.
 
 using namespace abdyn;
+namespace tt = boost::test_tools;
 
 namespace {
 
@@ -219,8 +220,8 @@ BOOST_AUTO_TEST_CASE(springs_follow_mujocos_law) {
 BOOST_AUTO_TEST_CASE(what_is_not_modelled_is_listed_once_per_kind) {
   const MjcfModel m = loadMjcfModelString(R"(<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1"/>
                                              <camera name="c1"/><camera name="c2"/></body></worldbody>
-                                             <tendon/><sensor/><sensor/><contact/></mujoco>)");
-  BOOST_TEST(m.not_modelled.size() == 4u);  // camera, tendon, sensor, contact
+                                             <tendon/><sensor/><sensor/><contact><pair geom1="g" geom2="g"/></contact></mujoco>)");
+  BOOST_TEST(m.not_modelled.size() == 4u);  // camera, tendon, sensor, contact pair
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -304,9 +305,125 @@ BOOST_AUTO_TEST_CASE(missing_mesh_is_an_error_only_for_inertia) {
   const Model model = loadMjcfString(pendulum("<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><geom type='mesh' mesh='m'/>", asset));
   BOOST_TEST(model.geometries().size() == 1u);
   BOOST_TEST(model.geometries()[0].mesh_filename == "/nonexistent/part.stl");
-  checkStringError(pendulum("<geom type='mesh' mesh='m'/>", asset), {"<geom>", "mesh"});
+  checkStringError(pendulum("<geom type='mesh' mesh='m'/>", asset), {"<geom>", "/nonexistent/part.stl", "not found"});
+  // Nor when the geom is outside inertiagrouprange.
+  const Model grouped = loadMjcfString(
+      pendulum("<geom size='0.1'/><geom type='mesh' mesh='m' group='4'/>", "<compiler inertiagrouprange='0 3'/>" + asset));
+  BOOST_TEST(grouped.inertia(1).mass() == 1000 * 4 * M_PI * 0.001 / 3, tt::tolerance(1e-14));
   checkStringError(pendulum("<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><geom type='mesh' mesh='none'/>", asset),
                    {"mesh 'none' is not defined"});
+}
+
+BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
+  const MjcfModel m = loadMjcfModelString(R"(<mujoco>
+    <asset><mesh name="wedge" file="meshes/wedge.obj"/></asset>
+    <worldbody>
+      <geom name="floor" type="plane" size="3 2 0.1"/>
+      <body name="b" pos="0 0 1">
+        <joint name="j" axis="0 1 0"/>
+        <geom name="s" size="0.1"/>
+        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05"/>
+        <geom name="y" type="cylinder" size="0.05 0.2" pos="0.1 0 0"/>
+        <geom name="x" type="box" size="0.1 0.2 0.3" contype="0" conaffinity="0" group="2"/>
+        <geom name="e" type="ellipsoid" size="0.1 0.2 0.3"/>
+        <geom name="w" type="mesh" mesh="wedge"/>
+        <body name="fixed" pos="0 0 -0.5"><geom size="0.05"/></body>
+      </body>
+    </worldbody>
+    <contact><exclude body1="b" body2="world"/><exclude body1="fixed" body2="b"/></contact>
+  </mujoco>)", {}, kModels);
+  const Model& model = m.model;
+  const auto geometry = [&](const std::string& name) -> const Geometry& {
+    for (const Geometry& g : model.geometries()) {
+      if (g.name == name) return g;
+    }
+    BOOST_FAIL("no geometry " << name);
+    return model.geometries().front();
+  };
+  BOOST_TEST(model.geometries().size() == 8u);
+  BOOST_TEST((geometry("floor").shape == ShapeType::Plane && geometry("floor").body == 0));
+  BOOST_TEST(geometry("floor").size == Vector3(3, 2, 0));
+  BOOST_TEST((geometry("s").shape == ShapeType::Sphere && geometry("s").size == Vector3(0.1, 0, 0)));
+  // fromto: a capsule of length 0.4 centred half way, its z along the segment.
+  const Geometry& c = geometry("c");
+  BOOST_TEST((c.shape == ShapeType::Capsule && c.size == Vector3(0.05, 0.4, 0)));
+  BOOST_TEST((c.X_geometry_body.applyInverseToPoint(Vector3::Zero()) - Vector3(0, 0, 0.2)).norm() <= 1e-15);
+  BOOST_TEST((geometry("y").shape == ShapeType::Cylinder && geometry("y").size == Vector3(0.05, 0.4, 0)));
+  BOOST_TEST((geometry("x").shape == ShapeType::Box && geometry("x").size == Vector3(0.2, 0.4, 0.6)));
+  BOOST_TEST((geometry("x").role == GeometryRole::Visual && geometry("s").role == GeometryRole::Collision));
+  BOOST_TEST((geometry("e").shape == ShapeType::Ellipsoid && geometry("e").size == Vector3(0.1, 0.2, 0.3)));
+  // The collision mesh is loaded with its hull; the fused static body's sphere is on body b.
+  const Geometry& w = geometry("w");
+  BOOST_TEST((w.shape == ShapeType::Mesh && w.mesh != nullptr));
+  BOOST_TEST(w.mesh->triangles.vertices.size() == 6u);
+  BOOST_TEST(geometry("fixed/geom0").body == model.bodyId("b"));
+  // Excludes: b with the world, and b with itself (the static body is part of it).
+  const int b = model.bodyId("b");
+  BOOST_TEST((m.excluded_pairs == std::vector<std::pair<int, int>>{{0, b}, {b, b}}));
+  checkStringError("<mujoco><contact><exclude body1='a'/></contact></mujoco>", {"<exclude>", "needs body1 and body2"});
+  checkStringError("<mujoco><contact><exclude body1='a' body2='world'/></contact></mujoco>", {"<exclude>", "body 'a' does not exist"});
+  checkStringError("<mujoco><contact><bad/></contact></mujoco>", {"<bad>", "unknown element in <contact>"});
+}
+
+// The shape placed with refpos, refquat and scale is where the inertia puts the mass: the centroid of the
+// shape's solid (signed tetrahedra, in double) is the body's centre of mass (exactmeshinertia, which is
+// exact for any closed surface), to single precision, in which MuJoCo keeps the vertices.
+BOOST_AUTO_TEST_CASE(a_mesh_shape_sits_where_its_inertia_is) {
+  const Model model = loadMjcfString(R"(<mujoco>
+    <compiler exactmeshinertia="true"/>
+    <asset><mesh name="l" file="meshes/lblock.stl" refpos="0.1 0.02 0.05" refquat="0.9 0.1 -0.3 0.2" scale="1.5 1.5 1.5"/></asset>
+    <worldbody><body name="b"><joint name="j"/><geom type="mesh" mesh="l" pos="0.1 0.2 0.3" euler="10 20 30"/></body></worldbody>
+  </mujoco>)", {}, kModels);
+  const Geometry& g = model.geometries().at(0);
+  BOOST_TEST_REQUIRE(g.mesh != nullptr);
+  double volume = 0.0;
+  Vector3 moment = Vector3::Zero();
+  for (const auto& t : g.mesh->triangles.triangles) {
+    // Shape coordinates to body coordinates.
+    const Vector3 a = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[0])]);
+    const Vector3 b = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[1])]);
+    const Vector3 c = g.X_geometry_body.applyInverseToPoint(g.mesh->triangles.vertices[static_cast<std::size_t>(t[2])]);
+    const double v = a.dot(b.cross(c)) / 6;  // the tetrahedron (0, a, b, c)
+    volume += v;
+    moment += v * (a + b + c) / 4;
+  }
+  BOOST_TEST((moment / volume - model.inertia(1).com()).norm() <= 1e-6 * model.inertia(1).com().norm());
+  BOOST_TEST(model.inertia(1).mass() == 1000 * volume, tt::tolerance(1e-6));
+}
+
+BOOST_AUTO_TEST_CASE(a_mesh_of_vertices_alone_is_their_convex_hull) {
+  // The five points are in convex position; the faces below are their hull's (checked by hand).
+  const std::string vertices = "0 0 0  0.25 0.0625 0  0.03125 0.125 0.0625  0.0625 0.046875 0.125  0.125 0.09375 0.078125";
+  const Model hull = loadMjcfString(pendulum("<geom type='mesh' mesh='m'/>", "<asset><mesh name='m' vertex='" + vertices + "'/></asset>"));
+  const Model faces = loadMjcfString(pendulum(
+      "<geom type='mesh' mesh='m'/>",
+      "<asset><mesh name='m' vertex='" + vertices + "' face='0 2 1  0 1 3  0 3 2  1 2 4  1 4 3  2 3 4'/></asset>"));
+  // The same surface, its triangles listed from other corners: MuJoCo's single-precision triangle centroids
+  // (which abdyn reproduces) then round differently, a few 1e-8 relative (float's epsilon is 1.2e-7).
+  BOOST_TEST(hull.inertia(1).mass() == faces.inertia(1).mass(), tt::tolerance(1e-7));
+  BOOST_TEST((hull.inertia(1).com() - faces.inertia(1).com()).norm() <= 1e-7 * faces.inertia(1).com().norm());
+  BOOST_TEST((hull.inertia(1).inertiaAboutCom() - faces.inertia(1).inertiaAboutCom()).norm() <=
+             1e-7 * faces.inertia(1).inertiaAboutCom().norm());
+}
+
+BOOST_AUTO_TEST_CASE(mesh_inertia_errors) {
+  const auto model = [](const std::string& mesh, const std::string& geom = "<geom type='mesh' mesh='m'/>") {
+    return pendulum(geom, "<asset><mesh name='m' " + mesh + "/></asset>");
+  };
+  const std::string tetra = "vertex='0 0 0  1 0 0  0 1 0  0 0 1'";
+  checkStringError(model("vertex='0 0 0  1 0 0  0 1 0  1 1 0' face='0 1 2  1 3 2'"), {"<mesh name='m'>", "volume is too small"});
+  checkStringError(model(tetra + " face='0 2 1  0 1 3  0 3 2  1 3 2'"), {"<mesh name='m'>", "inconsistent orientation"});
+  checkStringError(model(tetra + " face='0 2 1  0 1 9'"), {"<mesh name='m'>", "vertex index 9 out of range"});
+  checkStringError(model("vertex='0 0 0  1 0 0  0 1'"), {"<mesh name='m'>", "multiple of 3"});
+  checkStringError(model(tetra + " face='0 2 1.5'"), {"<mesh name='m'>", "integers"});
+  checkStringError(model(""), {"<mesh name='m'>", "neither file nor vertex"});
+  checkStringError(model(tetra, "<geom type='mesh' mesh='m' shellinertia='true'/>"), {"<geom>", "shellinertia"});
+  checkStringError(model(tetra, "<geom type='box' mesh='m'/>"), {"<geom>", "primitive fitted to a mesh"});
+  // An STL file that is no mesh: the reader's message, behind the element.
+  TemporaryFiles files;
+  const std::string junk = files.write("mjcf_junk.stl", "not a mesh");
+  checkStringError(pendulum("<geom type='mesh' mesh='j'/>", "<asset><mesh name='j' file='" + junk + "'/></asset>"),
+                   {"<mesh name='j'>", junk});
 }
 
 BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_before_parsing) {

@@ -13,11 +13,15 @@
 
 #include "abdyn/algorithms/kinematics.hpp"
 #include "abdyn/error.hpp"
+#include "abdyn/io/mesh.hpp"
+#include "abdyn/model/convex_hull.hpp"
+#include "abdyn/model/mesh_shape.hpp"
 #include "abdyn/logging.hpp"
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "io/xml_limits.hpp"
 #include "io/mjcf_document.hpp"
+#include "io/mjcf_mesh_inertia.hpp"
 
 namespace abdyn {
 // A named namespace rather than an anonymous one: the unity build merges the files' anonymous namespaces.
@@ -119,6 +123,9 @@ class MjcfLoader {
     for (const double x : {options_.bound_mass, options_.bound_inertia}) {
       if (!std::isfinite(x) || x < 0.0) fail("MjcfOptions::bound_mass and bound_inertia must be finite and not negative");
     }
+    if (options_.max_hull_vertices < 0 || (options_.max_hull_vertices > 0 && options_.max_hull_vertices < 4)) {
+      fail(fmt::format("MjcfOptions::max_hull_vertices must be 0 (no bound) or at least 4, not {}", options_.max_hull_vertices));
+    }
     for (const std::string& what : doc_.not_modelled) warn(what);
     if (doc_.option.passive_disabled) warn("<flag passive=\"disable\"/>: joint damping and springs are dropped");
     builder_.setGravity(doc_.option.gravity_disabled ? Vector3::Zero() : doc_.option.gravity);
@@ -143,6 +150,10 @@ class MjcfLoader {
       }
     }();
     out.constraints = constraints(out.model);
+    for (const internal::MjcfExclude& e : doc_.excludes) {
+      const int a = placement(e.body1, e.where).body, b = placement(e.body2, e.where).body;
+      out.excluded_pairs.emplace_back(std::min(a, b), std::max(a, b));
+    }
     out.not_modelled = doc_.not_modelled;
     return out;
   }
@@ -167,7 +178,7 @@ class MjcfLoader {
   }
 
   // The inertia MuJoCo's compiler gives a body (mjCBody::Compile, GeomFrame), computed exactly.
-  BodyInertia bodyInertia(const MjcfBody& b) const {
+  BodyInertia bodyInertia(const MjcfBody& b) {
     const internal::MjcfCompiler& c = doc_.compiler;
     BodyInertia in;
     std::vector<const MjcfGeom*> selected;
@@ -177,28 +188,23 @@ class MjcfLoader {
     const bool from_geoms = c.inertiafromgeom == internal::MjcfInertiaFromGeom::True ||
                             (c.inertiafromgeom == internal::MjcfInertiaFromGeom::Auto && !b.inertial);
     if (from_geoms && !selected.empty()) {
-      std::vector<double> masses;
-      for (const MjcfGeom* g : selected) masses.push_back(geomMass(*g));
-      if (selected.size() == 1) {
-        in.mass = masses[0];
-        in.com = selected[0]->pose.pos;
-        in.axes = rotation(selected[0]->pose.quat);
-        in.moments = moments(*selected[0], masses[0]);
+      std::vector<BodyInertia> parts;
+      for (const MjcfGeom* g : selected) parts.push_back(geomInertia(*g));
+      if (parts.size() == 1) {
+        in = parts[0];
       } else {
         double mass = 0.0;
         Vector3 first = Vector3::Zero();
-        for (std::size_t k = 0; k < selected.size(); ++k) {
-          mass += masses[k];
-          first += masses[k] * selected[k]->pose.pos;
+        for (const BodyInertia& p : parts) {
+          mass += p.mass;
+          first += p.mass * p.com;
         }
         if (mass < kMinVal) fail(b.where, "the body's geoms have no mass, so they give no centre of mass");
         const Vector3 com = first / mass;
         Matrix3 I = Matrix3::Zero();
-        for (std::size_t k = 0; k < selected.size(); ++k) {
-          const Matrix3 R = rotation(selected[k]->pose.quat);
-          const Vector3 d = selected[k]->pose.pos - com;
-          I += R * moments(*selected[k], masses[k]).asDiagonal() * R.transpose() +
-               masses[k] * (d.squaredNorm() * Matrix3::Identity() - d * d.transpose());
+        for (const BodyInertia& p : parts) {
+          const Vector3 d = p.com - com;
+          I += p.tensor() + p.mass * (d.squaredNorm() * Matrix3::Identity() - d * d.transpose());
         }
         in = principal(mass, com, I);
       }
@@ -245,12 +251,97 @@ class MjcfLoader {
     return in;
   }
 
-  // A geom's mass: its mass attribute (when its volume is not zero), else density times volume.
-  double geomMass(const MjcfGeom& g) const {
-    if (g.type == MjcfGeomType::Mesh) {
-      fail(g.where, "inertia from mesh geoms is not computed by abdyn; give the body an <inertial>, or set "
-                    "<compiler inertiagrouprange> to leave the mesh out");
+  // A geom's mass, centre of mass and inertia in the body frame, as MuJoCo's compiler gives them: the
+  // geom's mass attribute (when its volume is not zero), else density times volume.
+  BodyInertia geomInertia(const MjcfGeom& g) {
+    if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh) {
+      fail(g.where, "a primitive fitted to a mesh (type with mesh) is not computed by abdyn; give the body an "
+                    "<inertial>, or set <compiler inertiagrouprange> to leave the geom out");
     }
+    if (g.type == MjcfGeomType::Mesh) {
+      if (g.shellinertia) {
+        fail(g.where, "shellinertia=\"true\" is not computed by abdyn (MuJoCo 2.2.2 places a shell's inertia in the "
+                      "frame of the mesh's volume inertia); give the body an <inertial>");
+      }
+      const internal::MjcfMeshInertia& mi = meshInertia(g);
+      const double mass = g.mass && mi.volume > kMinVal ? *g.mass : g.density * mi.volume;
+      const Matrix3 R = rotation(g.pose.quat);
+      return principal(mass, g.pose.pos + R * mi.com, R * (mass * mi.inertia_per_mass) * R.transpose());
+    }
+    const double mass = geomMass(g);
+    return BodyInertia{mass, g.pose.pos, rotation(g.pose.quat), moments(g, mass)};
+  }
+
+  // A mesh asset, looked up by name; "" when the file has none of that name.
+  const internal::MjcfMesh* meshAsset(const MjcfGeom& g) const {
+    const auto m = std::find_if(doc_.meshes.begin(), doc_.meshes.end(),
+                                [&](const internal::MjcfMesh& x) { return x.name == g.mesh; });
+    return m == doc_.meshes.end() ? nullptr : &*m;
+  }
+
+  // The triangles of a mesh asset: its file (STL, OBJ), or the vertex and face data written in the XML
+  // (the faces of the vertices' convex hull when none are given, as MuJoCo makes them).
+  TriangleMesh meshTriangles(const internal::MjcfMesh& m, const MjcfGeom& g) const {
+    TriangleMesh t;
+    if (m.file.empty()) {
+      for (std::size_t i = 0; i + 2 < m.vertex.size(); i += 3) t.vertices.emplace_back(m.vertex[i], m.vertex[i + 1], m.vertex[i + 2]);
+      if (!m.face.empty()) {
+        for (std::size_t i = 0; i + 2 < m.face.size(); i += 3) t.triangles.push_back({m.face[i], m.face[i + 1], m.face[i + 2]});
+        return t;
+      }
+      ConvexHull hull;
+      try {
+        hull = convexHull(t.vertices, 0, m.where.text);
+      } catch (const Error& e) {
+        fail(m.where, e.what());
+      }
+      t.vertices = hull.vertices;
+      for (const std::vector<int>& f : hull.faces) {
+        for (std::size_t k = 1; k + 1 < f.size(); ++k) t.triangles.push_back({f[0], f[k], f[k + 1]});
+      }
+      return t;
+    }
+    if (!std::filesystem::is_regular_file(m.file)) {
+      fail(g.where, "mesh file '" + m.file + "' (mesh '" + m.name + "') not found; it is needed for the body's inertia "
+                    "(an <inertial> in the body, or <compiler inertiagrouprange> leaving the geom out, would not need it)");
+    }
+    try {
+      return readMesh(m.file);
+    } catch (const Error& e) {
+      fail(m.where, e.what());
+    }
+  }
+
+  // The inertia of a mesh geom's mesh (mjcf_mesh_inertia.hpp), computed once per asset.
+  const internal::MjcfMeshInertia& meshInertia(const MjcfGeom& g) {
+    const internal::MjcfMesh* m = meshAsset(g);
+    if (m == nullptr) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
+    const auto found = mesh_inertias_.find(g.mesh);
+    if (found != mesh_inertias_.end()) return found->second;
+    const TriangleMesh t = meshTriangles(*m, g);
+    const std::string ext = std::filesystem::path(m->file).extension().string();
+    if (m->file.empty() || ext == ".obj" || ext == ".OBJ") {
+      // MuJoCo refuses a surface whose triangles run an edge twice the same way (inconsistent winding).
+      std::vector<std::pair<int, int>> edges;
+      for (const auto& f : t.triangles) {
+        for (int k = 0; k < 3; ++k) edges.emplace_back(f[static_cast<std::size_t>(k)], f[static_cast<std::size_t>((k + 1) % 3)]);
+      }
+      std::sort(edges.begin(), edges.end());
+      if (std::adjacent_find(edges.begin(), edges.end()) != edges.end()) {
+        fail(m->where, "the mesh's faces have inconsistent orientation (an edge is run twice the same way)");
+      }
+    }
+    internal::MjcfMeshProcessing how;
+    how.scale = m->scale;
+    how.refpos = m->refpos;
+    how.refquat = m->refquat;
+    how.density = m->density;
+    how.exact = doc_.compiler.exactmeshinertia;
+    return mesh_inertias_.emplace(g.mesh, internal::mjcfMeshInertia(t, how, m->where.text)).first->second;
+  }
+
+  // A primitive geom's mass: its mass attribute (when its volume is not zero), else density times volume.
+  double geomMass(const MjcfGeom& g) const {
     const bool sized = g.type == MjcfGeomType::Sphere ? g.size[0] > 0
                        : g.type == MjcfGeomType::Capsule || g.type == MjcfGeomType::Cylinder
                            ? g.size[0] > 0 && g.size[1] > 0
@@ -372,6 +463,10 @@ class MjcfLoader {
         out.role = g.collides ? GeometryRole::Collision : GeometryRole::Visual;
         out.body = p.body;
         out.X_geometry_body = plxOf(g.pose) * p.X_frame_body;
+        if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh) {
+          warn_once("primitives fitted to meshes (a geom with both type and mesh) are not kept as the model's geometry");
+          continue;
+        }
         switch (g.type) {
           case MjcfGeomType::Sphere:
             out.shape = ShapeType::Sphere;
@@ -385,19 +480,23 @@ class MjcfLoader {
             out.shape = ShapeType::Cylinder;
             out.size = Vector3(g.size[0], 2 * g.size[1], 0.0);
             break;
-          case MjcfGeomType::Mesh: {
-            const auto m = std::find_if(doc_.meshes.begin(), doc_.meshes.end(),
-                                        [&](const internal::MjcfMesh& x) { return x.name == g.mesh; });
-            if (m == doc_.meshes.end()) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
-            out.shape = ShapeType::Mesh;
-            out.mesh_filename = m->file;
-            out.mesh_scale = m->scale;
+          case MjcfGeomType::Capsule:
+            out.shape = ShapeType::Capsule;
+            out.size = Vector3(g.size[0], 2 * g.size[1], 0.0);
             break;
-          }
-          default:
-            warn_once("geoms of type capsule, ellipsoid, plane and hfield are not kept as the model's geometry (the "
-                      "Simulator's contacts and the viewer do not see them); their inertia, where they have one, is in "
-                      "their bodies");
+          case MjcfGeomType::Ellipsoid:
+            out.shape = ShapeType::Ellipsoid;
+            out.size = g.size;
+            break;
+          case MjcfGeomType::Plane:
+            out.shape = ShapeType::Plane;
+            out.size = Vector3(g.size[0], g.size[1], 0.0);  // MuJoCo's half extents; 0: unbounded
+            break;
+          case MjcfGeomType::Mesh:
+            if (!meshGeometry(g, out)) continue;
+            break;
+          case MjcfGeomType::Hfield:
+            warn_once("height fields (hfield geoms) are not kept as the model's geometry");
             continue;
         }
         builder_.addGeometry(out);
@@ -415,6 +514,56 @@ class MjcfLoader {
         }
       }
     }
+  }
+
+  // A mesh geom's shape: the file and its scale in a frame that takes in the mesh's refpos and refquat
+  // (MuJoCo moves the file's points by -refpos, turns them by refquat's inverse R^T, then scales them), and for
+  // collision geoms the loaded triangles and their hull. False, after a warning, when it cannot be kept.
+  bool meshGeometry(const MjcfGeom& g, Geometry& out) {
+    const internal::MjcfMesh* m = meshAsset(g);
+    if (m == nullptr) fail(g.where, "mesh '" + g.mesh + "' is not defined in <asset>");
+    out.shape = ShapeType::Mesh;
+    out.mesh_filename = m->file;
+    out.mesh_scale = m->scale;
+    const bool turned = m->refquat != Vector4(1.0, 0.0, 0.0, 0.0);
+    const bool uniform = m->scale.maxCoeff() == m->scale.minCoeff();  // then scaling and turning commute
+    if (turned && !uniform) {
+      warn_once("mesh geoms with both refquat and an unequal scale are not kept as the model's geometry");
+      return false;
+    }
+    if (!m->refpos.isZero() || turned) {
+      // Shape frame S in the geom frame G: x_G = R^T (scale * (x_file - refpos)) = R^T x_S' - R^T scale refpos,
+      // so S is turned by R^T and placed at -R^T (scale * refpos).
+      const Matrix3 R_G_S = rotation(m->refquat.normalized()).transpose();
+      const Vector3 origin = -R_G_S * m->scale.cwiseProduct(m->refpos);
+      out.X_geometry_body = Plx::fromPose(R_G_S, origin) * out.X_geometry_body;
+    }
+    // A mesh given as data in the file has no file to draw it from: its triangles are kept whatever its role.
+    if (!m->file.empty() && (out.role != GeometryRole::Collision || !options_.load_collision_meshes)) return true;
+    const auto found = mesh_shapes_.find(g.mesh);
+    if (found != mesh_shapes_.end()) {
+      out.mesh = found->second;
+      return true;
+    }
+    std::shared_ptr<const MeshShape> shape;
+    try {
+      TriangleMesh t;
+      if (m->file.empty()) {
+        for (std::size_t i = 0; i + 2 < m->vertex.size(); i += 3) t.vertices.emplace_back(m->vertex[i], m->vertex[i + 1], m->vertex[i + 2]);
+        for (std::size_t i = 0; i + 2 < m->face.size(); i += 3) t.triangles.push_back({m->face[i], m->face[i + 1], m->face[i + 2]});
+        if (t.triangles.empty()) t = meshTriangles(*m, g);  // the hull's faces
+      } else if (!std::filesystem::is_regular_file(m->file)) {
+        throw Error("mesh file '" + m->file + "' not found");
+      } else {
+        t = readMesh(m->file);
+      }
+      shape = makeMeshShape(std::move(t), m->scale, options_.max_hull_vertices, m->file.empty() ? m->name : m->file);
+    } catch (const Error& e) {
+      logger()->warn("{}: {}; the shape keeps no mesh (Simulator contacts will not see it)", g.where.text, e.what());
+    }
+    mesh_shapes_.emplace(g.mesh, shape);
+    out.mesh = shape;
+    return true;
   }
 
   void warn_once(const std::string& what) {
@@ -473,19 +622,21 @@ class MjcfLoader {
     }
   }
 
+  // Where the MuJoCo body of that name ("" or "world": the world) ended up.
+  const Placement& placement(const std::string& name, const internal::MjcfWhere& where) const {
+    if (name.empty() || name == "world") return placed_[0];
+    for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
+      if (doc_.bodies[b].name == name) return placed_[b];
+    }
+    fail(where, "body '" + name + "' does not exist");
+  }
+
   ConstraintSet constraints(const Model& model) const {
     ConstraintSet set;
     if (doc_.equalities.empty()) return set;
     Data data(model);
     const Eigen::Map<const Eigen::VectorXd> q0(qpos0_.data(), model.nq());
     forwardKinematics(model, data, q0);
-    const auto placement = [&](const std::string& name, const internal::MjcfWhere& where) -> const Placement& {
-      if (name.empty() || name == "world") return placed_[0];
-      for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
-        if (doc_.bodies[b].name == name) return placed_[b];
-      }
-      fail(where, "body '" + name + "' does not exist");
-    };
     for (std::size_t k = 0; k < doc_.equalities.size(); ++k) {
       const internal::MjcfEquality& e = doc_.equalities[k];
       const std::string name = e.name.empty() ? "equality" + std::to_string(k) : e.name;
@@ -552,6 +703,8 @@ class MjcfLoader {
   std::vector<double> qpos0_;  // MuJoCo's qpos0: ref, identity quaternions, the free bodies' drawn poses
   std::vector<std::string> warned_;
   std::vector<std::string> body_names_;  // every MuJoCo body's name, by index
+  std::map<std::string, internal::MjcfMeshInertia> mesh_inertias_;  // by mesh asset name
+  std::map<std::string, std::shared_ptr<const MeshShape>> mesh_shapes_;  // by mesh asset name; null: not loaded
 };
 
 MjcfModel loadFromText(const std::string& xml, const std::string& source, const std::string& base_dir,
@@ -570,7 +723,11 @@ std::string readFile(const std::string& path) {
 }  // namespace mjcf_loader
 
 MjcfModel loadMjcfModel(const std::string& path, const MjcfOptions& options) {
-  const std::string dir = std::filesystem::path(path).parent_path().string();
+  // Absolute, so that the model's mesh file names are found from anywhere.
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) absolute = path;
+  const std::string dir = absolute.parent_path().string();
   return mjcf_loader::loadFromText(mjcf_loader::readFile(path), path, dir, options);
 }
 

@@ -164,7 +164,7 @@ class Reader {
       } else if (k == "sensor") {
         note("<sensor>: sensors are not modelled");
       } else if (k == "contact") {
-        note("<contact>: contact pairs and excludes are not modelled");
+        for (const Node& e : s.children) contact(e, d);
       } else if (k == "visual" || k == "statistic") {
         note("<" + k + ">: visualisation settings are not read");
       } else if (k == "custom" || k == "extension" || k == "size") {
@@ -496,20 +496,39 @@ class Reader {
         note("<asset> <" + n.kind() + ">: not read (abdyn reads mesh assets only)");
         continue;
       }
-      const Attrs a = attrs(n, classOf(n, main_), "mesh");
+      const std::string cls = classOf(n, main_);
+      const Attrs a = attrs(n, cls, "mesh");
       MjcfMesh m;
       m.where = MjcfWhere{describe(n)};
       m.file = a.text("file");
-      if (m.file.empty()) {
-        note("<mesh> without a file (vertex data in the XML): not read");
-        continue;
-      }
-      m.name = a.text("name", std::filesystem::path(m.file).stem().string());
       m.scale = a.vector3("scale", Vector3::Ones());
-      const std::string dir = !compiler_.meshdir.empty() ? compiler_.meshdir : compiler_.assetdir;
-      std::filesystem::path p(m.file);
-      if (!p.is_absolute() && !dir.empty()) p = std::filesystem::path(dir) / p;
-      m.file = resolve(p.string());
+      m.refpos = a.vector3("refpos", Vector3::Zero());
+      a.numbers("refquat", m.refquat.data(), 4);
+      m.density = attrs(n, cls, "geom").number("density", 1000.0);
+      if (m.file.empty()) {
+        m.name = a.text("name");
+        if (m.name.empty()) fail(n, "a mesh without a file needs a name");
+        m.vertex = numberList(n, "vertex");
+        for (const double f : numberList(n, "face")) {
+          if (f != std::floor(f) || std::abs(f) > 1e9) fail(n, "face: the indices must be integers");
+          m.face.push_back(static_cast<int>(f));
+        }
+        if (m.vertex.empty()) fail(n, "neither file nor vertex is given");
+        if (m.vertex.size() % 3 != 0) fail(n, "vertex: the number of coordinates is not a multiple of 3");
+        if (m.face.size() % 3 != 0) fail(n, "face: the number of indices is not a multiple of 3");
+        for (const int f : m.face) {
+          if (f < 0 || static_cast<std::size_t>(f) >= m.vertex.size() / 3) {
+            fail(n, "face: vertex index " + std::to_string(f) + " out of range (" + std::to_string(m.vertex.size() / 3) +
+                        " vertices)");
+          }
+        }
+      } else {
+        m.name = a.text("name", std::filesystem::path(m.file).stem().string());
+        const std::string dir = !compiler_.meshdir.empty() ? compiler_.meshdir : compiler_.assetdir;
+        std::filesystem::path p(m.file);
+        if (!p.is_absolute() && !dir.empty()) p = std::filesystem::path(dir) / p;
+        m.file = resolve(p.string());
+      }
       d.meshes.push_back(std::move(m));
     }
   }
@@ -636,6 +655,7 @@ class Reader {
     g.group = static_cast<int>(a.number("group", 0.0));
     g.mesh = a.text("mesh");
     g.collides = a.number("contype", 1.0) != 0.0 || a.number("conaffinity", 1.0) != 0.0;
+    g.shellinertia = a.boolean("shellinertia", 0) == 1;
     if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh && a.get("type") == nullptr) g.type = MjcfGeomType::Mesh;
     double ft[6];
     if (a.numbers("fromto", ft, 6)) {
@@ -721,6 +741,34 @@ class Reader {
     const int limited = a.keyword("ctrllimited", {"false", "true", "auto"}, 2);
     if (limited == 1 || (limited == 2 && has_range)) act.ctrlrange = range;
     d.actuators.push_back(std::move(act));
+  }
+
+  void contact(const Node& n, MjcfDocument& d) {
+    if (n.kind() == "pair") {
+      note("<contact> <pair>: explicit contact pairs are not modelled");
+      return;
+    }
+    if (n.kind() != "exclude") fail(n, "unknown element in <contact>");
+    const Attrs a{*this, n, nullptr};
+    MjcfExclude e;
+    e.where = MjcfWhere{describe(n)};
+    e.body1 = a.text("body1");
+    e.body2 = a.text("body2");
+    if (e.body1.empty() || e.body2.empty()) fail(n, "an exclude needs body1 and body2");
+    d.excludes.push_back(std::move(e));
+  }
+
+  // A list of any length of numbers (vertex and face data); empty when the attribute is missing.
+  std::vector<double> numberList(const Node& n, const char* name) const {
+    std::vector<double> out;
+    const char* v = n.attribute(name);
+    if (v == nullptr) return out;
+    const int words = countWords(v);
+    if (words > 48'000'000) fail(n, std::string(name) + ": more than 48 million numbers");  // MeshLimits' 16 million vertices
+    out.resize(static_cast<std::size_t>(words));
+    const std::string why = parseNumbers(v, out.data(), static_cast<int>(out.size()));
+    if (!why.empty()) fail(n, std::string(name) + ": " + why);
+    return out;
   }
 
   void key(const Node& n, MjcfDocument& d) {

@@ -84,6 +84,7 @@ struct MjcfGeom {
   int group = 0;
   std::string mesh;                // mesh asset name (mesh geoms)
   bool collides = true;            // contype or conaffinity nonzero
+  bool shellinertia = false;       // shellinertia="true": the mesh's inertia as a shell (mesh geoms)
 };
 
 struct MjcfSite {
@@ -145,8 +146,19 @@ struct MjcfKey {
 struct MjcfMesh {
   MjcfWhere where;
   std::string name;
-  std::string file;  // resolved against meshdir / assetdir and the main file's folder
+  std::string file;  // resolved against meshdir / assetdir and the main file's folder; "" for vertex data
   Vector3 scale = Vector3::Ones();
+  Vector3 refpos = Vector3::Zero();             // the file's point that becomes the origin
+  Vector4 refquat = Vector4(1.0, 0.0, 0.0, 0.0);  // the file's frame's orientation (not normalised)
+  double density = 1000.0;  // the geom density of the mesh's default class (MuJoCo weighs its inertia with it)
+  std::vector<double> vertex;  // vertex data written in the XML (x y z ...), when there is no file
+  std::vector<int> face;       // face data written in the XML (three indices each)
+};
+
+// <contact><exclude body1 body2>: the two bodies never collide with each other.
+struct MjcfExclude {
+  MjcfWhere where;
+  std::string body1, body2;
 };
 
 struct MjcfDocument {
@@ -158,6 +170,7 @@ struct MjcfDocument {
   std::vector<MjcfActuator> actuators;
   std::vector<MjcfKey> keys;
   std::vector<MjcfMesh> meshes;
+  std::vector<MjcfExclude> excludes;
   std::vector<std::string> not_modelled;  // one remark per kind of element read past
 };
 

@@ -296,3 +296,47 @@ BOOST_AUTO_TEST_CASE(view_removes_its_temporary_folder) {
   BOOST_TEST(r.status == 1);
   BOOST_TEST(fs::is_empty(tmp));
 }
+
+// An MJCF file: the page draws it from URDF text written for it (app/display_urdf.hpp), one link per
+// body and one joint per joint of the model, every geom a visual; the mesh files embedded, the shapes
+// URDF has no element for drawn from ones it has (a capsule as a cylinder and two spheres, an ellipsoid
+// as the unit sphere mesh scaled, a mesh given as data as its triangles).
+BOOST_AUTO_TEST_CASE(view_draws_mjcf_files) {
+  const fs::path xml = scratch() / "shapes.xml";
+  std::ofstream(xml) << "<mujoco><asset><mesh name='w' file='" << source("tests/models/mjcf/meshes/wedge.obj")
+                     << "'/><mesh name='t' vertex='0 0 0 1 0 0 0 1 0 0 0 1'/></asset><worldbody>"
+                     << "<body name='a' pos='0 0 1'><joint name='ball' type='ball'/><geom type='capsule' size='0.1 0.2'/>"
+                     << "<body name='b' pos='0 0 -0.5'><joint name='hinge' axis='0 1 0'/><geom type='ellipsoid' size='0.1 0.2 0.3'/>"
+                     << "<geom type='mesh' mesh='w'/><geom type='mesh' mesh='t' contype='0' conaffinity='0'/></body></body>"
+                     << "</worldbody></mujoco>";
+  const fs::path dir = scratch() / "mjcf";
+  const Run r = run({"view", xml.string(), "--out", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  const nlohmann::json data = pageData(dir);
+  const std::string urdf = data["model"]["urdf"];
+  const abdyn::Model model = abdyn::loadMjcf(xml.string());
+  BOOST_TEST(data["model"]["joints"].size() == static_cast<std::size_t>(model.nbodies() - 1));
+  for (int i = 1; i < model.nbodies(); ++i) {
+    BOOST_TEST(contains(urdf, "<joint name=\"" + model.joint(i).name + "\""), model.joint(i).name);
+    BOOST_TEST(contains(urdf, "<link name=\"" + model.bodyName(i) + "\">"), model.bodyName(i));
+  }
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = urdf.find(what); at != std::string::npos; at = urdf.find(what, at + 1)) ++n;
+    return n;
+  };
+  BOOST_TEST(count("<cylinder radius=\"0.10000000000000001\" length=\"0.40000000000000002\"/>") == 1u);
+  BOOST_TEST(count("<sphere radius=\"0.10000000000000001\"/>") == 2u);
+  BOOST_TEST(contains(urdf, "<mesh filename=\"abdyn-shapes/unit_sphere.stl\" scale=\"0.10000000000000001 0.20000000000000001 0.29999999999999999\"/>"));
+  const nlohmann::json& meshes = data["model"]["meshes"];
+  const std::string obj = source("tests/models/mjcf/meshes/wedge.obj");
+  BOOST_TEST_REQUIRE(meshes.contains(obj));
+  BOOST_TEST(decodeBase64(meshes[obj]["base64"]) == readFile(obj));
+  // The generated meshes are binary STL the library reads back: the sphere, and the tetrahedron's hull.
+  for (const std::string name : {"abdyn-shapes/unit_sphere.stl", "abdyn-shapes/b/geom2.stl"}) {
+    BOOST_TEST_REQUIRE(meshes.contains(name), name);
+    const abdyn::TriangleMesh m = abdyn::parseStl(decodeBase64(meshes[name]["base64"]), name);
+    BOOST_TEST(m.triangles.size() == (name.find("sphere") != std::string::npos ? 1024u : 4u), name);
+  }
+  BOOST_TEST(data["model"]["missing_meshes"].empty());
+}

@@ -27,14 +27,24 @@
 //   - A body without joints (static, or mocap) is fused into its parent, as MuJoCo's fusestatic does: its
 //     inertia is added to the parent's body (dropped on the world), and it becomes a Fixed frame there.
 //   - Sites become User frames (named after the site, "site/<name>" when a body has the name too, or
-//     "<body>/site<k>" when unnamed); geoms become the model's
-//     geometry (collision when contype or conaffinity is nonzero, visual otherwise).
+//     "<body>/site<k>" when unnamed); geoms become the model's geometry (Geometry, named after the geom
+//     or "<body>/geom<k>"; collision when contype or conaffinity is nonzero, visual otherwise): spheres,
+//     capsules, cylinders, boxes, ellipsoids and planes with MuJoCo's sizes turned into Geometry's, and
+//     meshes, placed with the mesh's refpos and refquat, their collision meshes loaded with their convex
+//     hulls (MjcfOptions::load_collision_meshes). Height fields and primitives fitted to meshes are not
+//     kept (a warning says so). <contact><exclude> pairs are in MjcfModel::excluded_pairs.
 //   - <inertial> gives a body's mass, centre of mass and inertia (diaginertia in the frame of its
 //     orientation, or fullinertia, used as written: MuJoCo's diagonalisation of fullinertia and of
 //     multi-geom bodies stops at 1e-12 absolute, which changes its mass matrix by up to about 1e-9
 //     relative on some bodies; abdyn computes the exact tensor). Without <inertial> (or with
 //     inertiafromgeom="true"), the geoms in inertiagrouprange give it, from mass or density (sphere,
-//     capsule, cylinder, ellipsoid, box: MuJoCo's formulas). <compiler> boundmass, boundinertia,
+//     capsule, cylinder, ellipsoid, box: MuJoCo's formulas; mesh geoms as MuJoCo 2.2.2 computes a mesh's
+//     volume inertia, in its single-precision steps, with refpos, refquat, scale and exactmeshinertia:
+//     by default every pyramid from the triangles' centroid counts positive and the volume is that of
+//     the box with the mesh's principal moments; meshes from STL and OBJ files or from vertex and face
+//     data in the XML, vertex data alone standing for its convex hull, whose triangles MuJoCo lists from
+//     other corners, a difference of a few 1e-8 relative; shellinertia and primitives fitted to meshes
+//     are refused for inertia). <compiler> boundmass, boundinertia,
 //     balanceinertia and settotalmass apply as in MuJoCo (after MjcfOptions' own bounds raise them).
 //   - Joint armature, damping, stiffness (toward springref; ball and free joints toward qpos0) and
 //     frictionloss become Model::armature, damping, stiffness / springReference and friction; a range
@@ -58,6 +68,7 @@
 // attributes, 16 million elements). Warnings go to abdyn::logger().
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abdyn/constraints/loop_closure.hpp"
@@ -75,6 +86,14 @@ struct MjcfOptions {
   /// Lower bound on every body's principal moments; the larger of this and `<compiler boundinertia>`
   /// applies. 0: none.
   double bound_inertia = 0.0;
+  /// Read the mesh file of every collision mesh geom at load (STL, OBJ, DAE with assimp) and compute its
+  /// convex hull (Geometry::mesh, shared by the geoms naming one mesh; meshes given as vertex data in the
+  /// file are always kept so). A mesh that cannot be read is a warning naming it: the shape keeps no mesh
+  /// data, so contacts skip it.
+  bool load_collision_meshes = true;
+  /// Bound on the vertices of each collision mesh's convex hull (MuJoCo's maxhullvert); 0: no bound,
+  /// otherwise at least 4.
+  int max_hull_vertices = 0;
 };
 
 /// A model loaded from MJCF with what lies outside the tree.
@@ -85,6 +104,10 @@ struct MjcfModel {
   ConstraintSet constraints;
   /// One line per kind of element read past (what abdyn does not model), as warned.
   std::vector<std::string> not_modelled;
+  /// The body pairs of the file's `<contact><exclude body1 body2>`, whose geometries never collide with
+  /// each other: abdyn body indices (the bodies the two MuJoCo bodies are part of), smaller first, in the
+  /// file's order. A pair within one abdyn body (static bodies fused) has both indices equal.
+  std::vector<std::pair<int, int>> excluded_pairs;
 };
 
 /// Loads the MJCF file at `path` (includes and mesh files relative to its folder). Throws abdyn::Error.
