@@ -61,6 +61,7 @@
 
 // Constraints: loop closures (Lagrange multipliers) and one-dimensional rows (joints, limits, motors,
 // contacts) with their responses and the PGS solver.
+#include "abdyn/constraints/broad_phase.hpp"
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/convex_distance.hpp"
