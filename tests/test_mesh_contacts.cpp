@@ -272,3 +272,43 @@ BOOST_AUTO_TEST_CASE(excluded_pairs_do_not_collide) {
   settings.contact.excluded_body_pairs = {{-1, 1}};
   BOOST_CHECK_THROW(Simulator(model, settings), InvalidArgument);
 }
+
+// SRDF's disable_collisions list, read into excluded_pairs; malformed and hostile files are refused naming
+// the source and what is wrong.
+BOOST_AUTO_TEST_CASE(srdf_disabled_collisions) {
+  const std::string srdf =
+      "<?xml version=\"1.0\"?>\n<robot name=\"two\">\n  <group name=\"all\"><chain base_link=\"cube0\" tip_link=\"cube1\"/></group>\n"
+      "  <disable_collisions link1=\"cube0\" link2=\"cube1\" reason=\"Never\"/>\n"
+      "  <disable_collisions link1=\"a\" link2=\"b\"/>\n</robot>\n";
+  const auto pairs = parseSrdfDisabledCollisions(srdf);
+  BOOST_TEST((pairs == std::vector<std::pair<std::string, std::string>>{{"cube0", "cube1"}, {"a", "b"}}));
+  const std::filesystem::path dir = test::temporaryPath("srdf");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "two.srdf") << srdf;
+  BOOST_TEST((readSrdfDisabledCollisions((dir / "two.srdf").string()) == pairs));
+
+  const auto refused = [](const std::string& xml, const std::string& expected) {
+    try {
+      parseSrdfDisabledCollisions(xml, "bad.srdf");
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      BOOST_TEST((what.find("bad.srdf") != std::string::npos && what.find(expected) != std::string::npos), what);
+      return;
+    }
+    BOOST_ERROR("accepted: " << xml.substr(0, 80));
+  };
+  refused("<robot><disable_collisions link1=\"a\" link2=\"b\"></robot>", "malformed XML");
+  refused("", "malformed XML");
+  refused("<mujoco/>", "root element is 'mujoco'");
+  refused("<robot>\n<disable_collisions link1=\"a\"/></robot>", ":2: disable_collisions has no link2");
+  refused("<robot><disable_collisions link1=\"\" link2=\"b\"/></robot>", "no link1");
+  std::string deep;
+  for (int k = 0; k < 100000; ++k) deep += "<a>";
+  refused("<robot>" + deep, "refused before parsing");
+  std::string attributes = "<robot><disable_collisions";
+  for (int k = 0; k < 1000; ++k) attributes += " x" + std::to_string(k) + "=\"1\"";
+  refused(attributes + "/></robot>", "refused before parsing");
+  BOOST_CHECK_THROW(readSrdfDisabledCollisions((dir / "missing.srdf").string()), Error);
+  BOOST_CHECK_THROW(readSrdfDisabledCollisions(dir.string()), Error);
+  std::filesystem::remove_all(dir);
+}

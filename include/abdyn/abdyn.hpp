@@ -42,6 +42,7 @@
 #include "abdyn/io/mesh.hpp"
 #include "abdyn/io/mjcf.hpp"
 #include "abdyn/io/resource_resolver.hpp"
+#include "abdyn/io/srdf.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_export.hpp"
 #include "abdyn/io/urdf_loops.hpp"
