@@ -1,9 +1,9 @@
-// A quadruped standing on its own collision meshes: models/mesh_feet.urdf on a floating base, its four feet
+// A quadruped standing on its own collision meshes: examples/mesh_feet/mesh_feet.urdf on a floating base, its four feet
 // OBJ meshes collided as convex hulls with the ground, its legs held straight by a joint-space PD law.
 // Dropped from 5 mm above standing height, it stands for 2 s; exits 1 if it sinks more than 1 mm into the
 // ground or does not come to rest.
 //
-//   example_mesh_feet models/mesh_feet.urdf
+//   example_mesh_feet examples/mesh_feet/mesh_feet.urdf
 
 #include <algorithm>
 #include <iostream>
@@ -12,7 +12,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: example_mesh_feet models/mesh_feet.urdf\n";
+    std::cerr << "usage: example_mesh_feet examples/mesh_feet/mesh_feet.urdf\n";
     return 2;
   }
   try {
