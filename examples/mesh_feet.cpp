@@ -1,5 +1,5 @@
-// A quadruped standing on its own collision meshes: examples/mesh_feet/mesh_feet.urdf on a floating base, its four feet
-// OBJ meshes collided as convex hulls with the ground, its legs held straight by a joint-space PD law.
+// A quadruped standing on its own collision meshes: examples/mesh_feet/mesh_feet.urdf on a floating base, its
+// four feet OBJ meshes collided as convex hulls with the ground, its legs held straight by a joint-space PD law.
 // Dropped from 5 mm above standing height, it stands for 2 s; exits 1 if it sinks more than 1 mm into the
 // ground or does not come to rest.
 //
