@@ -18,15 +18,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "mujoco_scene.hpp"
 
 namespace {
 
@@ -152,40 +150,23 @@ void abdynQuadrupedStanding(benchmark::State& state) {
   state.counters["energy_J"] = energy;
 }
 
-// Kinetic and potential energy of MuJoCo's current state.
-double mujocoEnergy(const mjModel* m, mjData* d) {
-  mj_energyPos(m, d);
-  mj_energyVel(m, d);
-  return d->energy[0] + d->energy[1];
-}
-
 void mujocoQuadrupedStanding(benchmark::State& state) {
-  const std::string path = "/tmp/abdyn_bench_mesh_scenes_" + std::to_string(::getpid()) + ".xml";
-  std::ofstream(path) << mujocoQuadruped();
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-  std::remove(path.c_str());
-  if (m == nullptr) {
-    state.SkipWithError(error);
-    return;
-  }
-  m->opt.enableflags |= mjENBL_ENERGY;  // else mj_energyPos and mj_energyVel leave the energy at zero
-  mjData* d = mj_makeData(m);
+  abdyn_bench::MujocoScene scene(mujocoQuadruped(), state);
+  if (!scene.ok()) return;
+  mjData* d = scene.d;
   double deepest = 0.0, drift = 0.0, height = 0.0, energy = 0.0;
   int contacts = 0;
   for (auto _ : state) {
-    mj_resetData(m, d);
+    mj_resetData(scene.m, d);
     deepest = 0.0;
     double energy_landed = 0.0;
     for (int s = 0; s < kSteps; ++s) {
       for (int j = 0; j < 8; ++j) d->qfrc_applied[6 + j] = -kKp * d->qpos[7 + j] - kKd * d->qvel[6 + j];
-      mj_step(m, d);
-      if (s + 1 == kLandedStep) energy_landed = mujocoEnergy(m, d);
-      if (s + 1 >= kLandedStep) {
-        for (int c = 0; c < d->ncon; ++c) deepest = std::max(deepest, -d->contact[c].dist);
-      }
+      mj_step(scene.m, d);
+      if (s + 1 == kLandedStep) energy_landed = scene.energy();
+      if (s + 1 >= kLandedStep) deepest = std::max(deepest, scene.deepest());
     }
-    drift = mujocoEnergy(m, d) - energy_landed;
+    drift = scene.energy() - energy_landed;
     energy = energy_landed;
     height = d->qpos[2];
     contacts = d->ncon;
@@ -195,8 +176,6 @@ void mujocoQuadrupedStanding(benchmark::State& state) {
   state.counters["height_mm"] = 1e3 * height;
   state.counters["contacts"] = contacts;
   state.counters["energy_J"] = energy;
-  mj_deleteData(d);
-  mj_deleteModel(m);
 }
 
 BENCHMARK(abdynQuadrupedStanding)->Name("QuadrupedStanding/abdyn")->Unit(benchmark::kMillisecond)->Iterations(1);
