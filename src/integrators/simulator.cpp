@@ -57,21 +57,23 @@ Simulator::Simulator(Model model, const SimulatorSettings& settings)
       settings_(settings),
       data_(model_),
       rows_(model_),
+      broad_phase_(model_),
       response_(model_),
       v_start_(model_.nv()) {
   internal::checkDynamics(model_, "abdyn::Simulator");
   if (settings_.ground || settings_.body_contacts) {
     if (const std::string missed = uncollidedShapes(model_, settings_.contact); !missed.empty()) logger()->warn("abdyn::Simulator: {}", missed);
+    excludedBodyPairs(model_, settings_.contact);  // refuses unknown names now rather than at the first step
   }
 }
 
 void Simulator::buildRows(double h) {
-  statistics_.contacts = appendRows(q, v_start_, h, data_, rows_);
+  statistics_.contacts = appendRows(q, v_start_, h, data_, rows_, broad_phase_);
   statistics_.rows = rows_.size();
 }
 
 int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
-                          RowSet& rows) const {
+                          RowSet& rows, BroadPhase& broad_phase) const {
   const SimulatorSettings& s = settings_;
   const double erp = substepErp(s.erp, s.substeps);
   GroundContactSettings contact = s.contact;
@@ -86,7 +88,7 @@ int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& 
   if (s.joint_friction) addJointFrictionRows(rows, model_, h, kFrictionKeys);
   if (s.mimic) addMimicRows(rows, model_, q_rows, erp, h, kMimicKeys);
   int contacts = s.ground ? addGroundContactRows(rows, model_, data, v_start, contact, h, kContactKeys) : 0;
-  if (s.body_contacts) contacts += addBodyContactRows(rows, model_, data, v_start, contact, h, kBodyContactKeys);
+  if (s.body_contacts) contacts += addBodyContactRows(rows, model_, data, v_start, contact, h, kBodyContactKeys, broad_phase);
   return contacts;
 }
 
@@ -102,12 +104,19 @@ Simulator::RowSource Simulator::rowSource(std::int64_t key, std::int64_t& offset
 
 int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
                            RowSet& rows) const {
+  BroadPhase broad_phase(model_);
+  return buildRowsAt(q_rows, v_start, h, data, rows, broad_phase);
+}
+
+int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
+                           RowSet& rows,
+                           BroadPhase& broad_phase) const {
   internal::checkConfiguration(model_, q_rows, "abdyn::Simulator::buildRowsAt");
   internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::buildRowsAt", "v_start");
   internal::checkTimeStep(h, "abdyn::Simulator::buildRowsAt");
   internal::checkData(model_, data, "abdyn::Simulator::buildRowsAt");
   forwardKinematics(model_, data, q_rows);
-  return appendRows(q_rows, v_start, h, data, rows);
+  return appendRows(q_rows, v_start, h, data, rows, broad_phase);
 }
 
 void Simulator::substep(double h, double t_end) {
