@@ -18,6 +18,7 @@
 #include <cmath>
 #include <new>
 
+#include "algorithms/joint_ops.hpp"
 #include "algorithms/pack_dynamics.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -276,6 +277,30 @@ HWY_INLINE void floatingArmatureProduct(const PackModel& model, const PackBody& 
   cross(w, l, wxl);
   for (int c = 0; c < 3; ++c) out[3 + c] = bc(model.armature[B.idx_v + 3]) * wxl[c];
 }
+// Adds sign times the joint spring's force (the law of addJointSpringForce, joint_ops.hpp) to out[0 .. B.nv - 1].
+// One-coordinate and planar joints lane by lane in the vectors; a quaternion's rotation vector (atan2 of
+// a norm) by the scalar law on each lane's own coordinates, which keeps lanes independent.
+void addSpringForce(const PackModel& model, const PackBody& B, double sign, const double* q, V* out) {
+  const D d;
+  const double k = sign * B.stiffness;
+  const double* qs = model.spring_reference.data() + B.idx_q;
+  if (B.type != JointType::Spherical && B.type != JointType::Floating) {
+    for (int c = 0; c < B.nv; ++c) out[c] = out[c] - bc(k) * (input(q, B.idx_q + c) - bc(qs[c]));
+    return;
+  }
+  const int nq = B.type == JointType::Floating ? 7 : 4;
+  HWY_ALIGN double coordinates[7][kLanesMax], force[6][kLanesMax];
+  for (int c = 0; c < nq; ++c) hn::Store(input(q, B.idx_q + c), d, coordinates[c]);
+  for (int c = 0; c < B.nv; ++c) hn::Store(out[c], d, force[c]);
+  for (size_t l = 0; l < hn::Lanes(d); ++l) {
+    double qj[7], tau[6];
+    for (int c = 0; c < nq; ++c) qj[c] = coordinates[c][l];
+    for (int c = 0; c < B.nv; ++c) tau[c] = force[c][l];
+    addJointSpringForce(B.type, B.nv, k, qj, qs, tau);
+    for (int c = 0; c < B.nv; ++c) force[c][l] = tau[c];
+  }
+  for (int c = 0; c < B.nv; ++c) out[c] = hn::Load(d, force[c]);
+}
 HWY_INLINE void output(V value, double* x, int j) { hn::Store(value, D(), x + static_cast<size_t>(j) * hn::Lanes(D())); }
 
 // X_up = X_J(q) X_tree (jointTransformTimes): axis-aligned revolute joints mix two rows of E_tree, axis-aligned
@@ -418,6 +443,12 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
     const PackBody& B = model.bodies[i];
     V armature_product[6];                                            // a (w x v): a floating joint's armature
     floatingArmatureProduct(model, B, options, v, armature_product);
+    const bool springs = options.springs && B.stiffness != 0.0;
+    V spring[6];                                                      // overcome the springs
+    if (springs) {
+      for (int k = 0; k < B.nv; ++k) spring[k] = zero();
+      addSpringForce(model, B, -1.0, q, spring);
+    }
     for (int k = 0; k < B.nv; ++k) {
       const int dof = B.idx_v + k;
       V t = columnDot(B, k, body[i].f);                               // tau_i = S^T f_i
@@ -426,6 +457,7 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
         t = t + bc(model.damping[dof]) * input(v, dof);
         t = t + bc(options.implicit_damping_step * model.damping[dof]) * input(qdd, dof);
       }
+      if (springs) t = t + spring[k];
       output(t, tau, dof);
     }
     if (B.parent > 0) {                                               // f_p += X_up^T f_i
@@ -535,10 +567,17 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
     }
     V armature_product[6];                                            // a (w x v): a floating joint's armature
     floatingArmatureProduct(model, B, options, v, armature_product);
-    for (int k = 0; k < B.nv; ++k) {                                  // u = tau - S^T pA (- damping qd)
+    const bool springs = options.springs && B.stiffness != 0.0;
+    V spring[6];
+    if (springs) {
+      for (int k = 0; k < B.nv; ++k) spring[k] = zero();
+      addSpringForce(model, B, 1.0, q, spring);
+    }
+    for (int k = 0; k < B.nv; ++k) {                                  // u = tau - S^T pA (- damping qd + springs)
       const int d = B.idx_v + k;
       V u = input(tau, d) - columnDot(B, k, b.f) - armature_product[k];
       if (options.damping) u = u - bc(model.damping[d]) * input(v, d);
+      if (springs) u = u + spring[k];
       J[k].u = u;
       for (int c = 0; c < B.nv; ++c) J[k].Dinv[c] = Dinv[k][c];
     }
