@@ -195,8 +195,8 @@ double checkDynamicsDerivatives(const Case& c, int states, int forward_states, s
     // few 1e-12 on these models; 1e-10 leaves room for their conditioning without hiding a wrong term.
     ABDYN_CHECK_REL(data.qdd, aba(q, v, tau), 1e-10);
     // ABA's factors as forwardDynamics (fd, just run at the same state) leaves them, for RowResponse.
-    ABDYN_CHECK_REL(data.U, fd.U, 1e-10);
-    ABDYN_CHECK_REL(data.Dinv, fd.Dinv, 1e-10);
+    ABDYN_CHECK_REL(data.aba.U, fd.aba.U, 1e-10);
+    ABDYN_CHECK_REL(data.aba.Dinv, fd.aba.Dinv, 1e-10);
     check(columnsOf(data.dqdd_dq, cols), fdTangent(model, q, [&](const Eigen::VectorXd& x) { return aba(x, v, tau); }, cols),
           "dqdd/dq", s);
     check(columnsOf(data.dqdd_dv, cols),

@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(deep_chain_loads_and_runs_aba_in_linear_memory) {
   BOOST_TEST(model.ancestorOffset(n) == model.ancestorPairs());
   BOOST_TEST(data.M.size() == 0);  // the dense workspace is not there until a mass matrix is asked for
   BOOST_TEST(data.factor_ancestors.empty());
-  BOOST_TEST(data.deriv.v.empty());  // nor the derivatives' until they are
+  BOOST_TEST(data.deriv.v_world.empty());  // nor the derivatives' until they are
   BOOST_TEST(data.dtau_dq.size() == 0);
   if (ABDYN_COUNTS_BYTES) {
     BOOST_TEST_MESSAGE("10^5-link chain: the Model allocated " << model_bytes / n << " bytes per body, its Data "
@@ -243,11 +243,11 @@ BOOST_AUTO_TEST_CASE(derivative_workspace_is_allocated_on_first_use) {
   const int n = abdyn::Data::kEagerMassMatrixDofs + 76;
   const abdyn::Model model = chain(n);
   abdyn::Data data(model);
-  BOOST_TEST(data.deriv.v.empty());
+  BOOST_TEST(data.deriv.v_world.empty());
   const Eigen::VectorXd q = Eigen::VectorXd::Constant(n, 0.01), v = Eigen::VectorXd::Constant(n, 0.02);
   const Eigen::VectorXd qdd = Eigen::VectorXd::Zero(n);
   abdyn::inverseDynamicsDerivatives(model, data, q, v, qdd);
-  BOOST_TEST(data.deriv.v.size() == static_cast<std::size_t>(model.nbodies()));
+  BOOST_TEST(data.deriv.v_world.size() == static_cast<std::size_t>(model.nbodies()));
   BOOST_TEST(data.dtau_dq.rows() == n);
   const Eigen::MatrixXd dtau_dq = data.dtau_dq;
   const double scale = abdyn::inverseDynamics(model, data, q, v, qdd).cwiseAbs().maxCoeff();

@@ -31,11 +31,11 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));  // X_up = X_J(q) X_T
     const Motion vJ = internal::jointMotion(model, j, v);                        // vJ = S qd
     data.v[i] = data.X_up[i].apply(data.v[p]) + vJ;                              // v_i = X_up v_p + vJ
-    data.c[i] = data.v[i].cross(vJ);                                             // c_i = v_i x vJ
+    data.aba.c[i] = data.v[i].cross(vJ);                                             // c_i = v_i x vJ
     const RigidBodyInertia& I = model.inertia(i);
-    data.IA[i] = ArticulatedBodyInertia::fromMatrixUnchecked(model.inertiaMatrix(i));  // IA_i = I_i
-    data.pA[i] = data.v[i].crossDual(I * data.v[i]);                             // pA_i = v_i x* I_i v_i
-    if (f_ext) data.pA[i] -= (*f_ext)[i];                                        //        - f_ext_i
+    data.aba.IA[i] = ArticulatedBodyInertia::fromMatrixUnchecked(model.inertiaMatrix(i));  // IA_i = I_i
+    data.aba.pA[i] = data.v[i].crossDual(I * data.v[i]);                             // pA_i = v_i x* I_i v_i
+    if (f_ext) data.aba.pA[i] -= (*f_ext)[i];                                        //        - f_ext_i
   }
 
   // Pass 2, leaves to root.
@@ -44,11 +44,11 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
     const int p = model.parent(i);
     internal::visitJointDofs(j, [&](auto dofs) {
       using Step = internal::ArticulatedStep<decltype(dofs)::value>;
-      const Matrix6& IA = data.IA[i].matrix();
+      const Matrix6& IA = data.aba.IA[i].matrix();
       Step::factor(model, j, IA, options, data, caller);                   // U = IA S, D = S^T U, D^-1
       const Step step(model, data, j);
-      auto u = Step::rows(data.u, j);
-      step.bias(Step::rows(tau, j), data.pA[i].vector(), u);                 // u = tau - S^T pA
+      auto u = Step::rows(data.aba.u, j);
+      step.bias(Step::rows(tau, j), data.aba.pA[i].vector(), u);                 // u = tau - S^T pA
       if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));  // - damping qd
       if (options.springs && model.hasSprings()) internal::addJointSpringForce(model, j, q, 1.0, u.data());  // + springs
       if (options.armature) internal::addFloatingArmatureProduct(model, j, v, -1.0, u.data());  // - a (w x v)
@@ -56,10 +56,10 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
       step.solve(u, qdd);                                                    // qdd = D^-1 u, for now
       if (p == 0) return;
       const ArticulatedBodyInertia Ia = step.projectedInertia(IA);           // Ia = IA - U D^-1 U^T
-      Vector6 pa = data.pA[i].vector() + Ia.matrix() * data.c[i].vector();
+      Vector6 pa = data.aba.pA[i].vector() + Ia.matrix() * data.aba.c[i].vector();
       step.addResponse(qdd, pa);                                             // pa = pA + Ia c + U D^-1 u
-      data.IA[p] += data.X_up[i].applyInverse(Ia);                           // IA_p += X_up^T Ia X_up
-      data.pA[p] += data.X_up[i].applyInverse(Force(pa));                    // pA_p += X_up^T pa
+      data.aba.IA[p] += data.X_up[i].applyInverse(Ia);                           // IA_p += X_up^T Ia X_up
+      data.aba.pA[p] += data.X_up[i].applyInverse(Force(pa));                    // pA_p += X_up^T pa
     });
   }
 
@@ -70,7 +70,7 @@ ABDYN_FLATTEN void aba(const Model& model, Data& data, const Eigen::VectorXd& q,
     internal::visitJointDofs(j, [&](auto dofs) {
       using Step = internal::ArticulatedStep<decltype(dofs)::value>;
       const Step step(model, data, j);
-      Vector6 a = (data.X_up[i].apply(data.a_with_gravity[model.parent(i)]) + data.c[i]).vector();  // a' = X_up a_p + c
+      Vector6 a = (data.X_up[i].apply(data.a_with_gravity[model.parent(i)]) + data.aba.c[i]).vector();  // a' = X_up a_p + c
       auto qdd = Step::rows(data.qdd, j);
       typename Step::Rows Uta(j.nv, 1);
       step.correct(a, Uta, qdd);                                             // qdd = D^-1 (u - U^T a')

@@ -38,29 +38,29 @@ class ArticulatedStep {
   using Square = Eigen::Matrix<double, N, N, 0, kMaxN, kMaxN>;  // N x N: D, D^-1
   using Rows = Eigen::Matrix<double, N, 1, 0, kMaxN, 1>;        // N: one right-hand side's u, x
 
-  /// Joint j's views of model.motionSubspace() and of data.U and data.Dinv (written by factor).
+  /// Joint j's views of model.motionSubspace() and of data.aba.U and data.aba.Dinv (written by factor).
   ArticulatedStep(const Model& model, const Data& data, const Joint& j)
       : S(model.motionSubspace(), 0, j.idx_v, 6, j.nv),
-        U(data.U, 0, j.idx_v, 6, j.nv),
-        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv),
+        U(data.aba.U, 0, j.idx_v, 6, j.nv),
+        Dinv(data.aba.Dinv, j.idx_v, 0, j.nv, j.nv),
         axis(N == 1 ? j.axis_column : -1),
         axis_sign(j.axis_sign) {}
 
   /// The same step with S and U taken from 6 x nv column sets in other coordinates (the world coordinates of
-  /// the derivatives' articulated pass, derivatives.cpp), without axis picks; D^-1 from data.Dinv.
+  /// the derivatives' articulated pass, derivatives.cpp), without axis picks; D^-1 from data.aba.Dinv.
   ArticulatedStep(const Matrix6X& S_columns, const Matrix6X& U_columns, const Data& data, const Joint& j)
       : S(S_columns, 0, j.idx_v, 6, j.nv),
         U(U_columns, 0, j.idx_v, 6, j.nv),
-        Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv),
+        Dinv(data.aba.Dinv, j.idx_v, 0, j.nv, j.nv),
         axis(-1),
         axis_sign(1.0) {}
 
   /// U = IA S; D = S^T IA S, plus the armature and h times the damping as `options` ask; D^-1. Writes
-  /// them into data.U and data.Dinv; throws abdyn::Error naming `function` and the joint when D is not
+  /// them into data.aba.U and data.aba.Dinv; throws abdyn::Error naming `function` and the joint when D is not
   /// positive definite (a massless body whose motion another joint duplicates).
   static void factor(const Model& model, const Joint& j, const Matrix6& IA, const DynamicsOptions& options, Data& data,
                      const char* function) {
-    factorWith(model, j, IA, model.motionSubspace(), N == 1 ? j.axis_column : -1, data.U, options, data, function);
+    factorWith(model, j, IA, model.motionSubspace(), N == 1 ? j.axis_column : -1, data.aba.U, options, data, function);
   }
 
   /// factor with S's columns from S_columns (6 x nv, in IA's coordinates) and U written into U_columns, without
@@ -157,7 +157,7 @@ class ArticulatedStep {
     }
     if (options.armature) D.diagonal() += rows(model.armature(), j);
     if (options.damping) D.diagonal() += options.implicit_damping_step * rows(model.damping(), j);
-    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.Dinv, j.idx_v, 0, j.nv, j.nv);
+    Eigen::Block<Eigen::MatrixXd, N, N> Dinv(data.aba.Dinv, j.idx_v, 0, j.nv, j.nv);
     if constexpr (N == 1) {
       if (!(D(0, 0) > 0.0)) throwSingular(model, j, D(0, 0), function);
       Dinv(0, 0) = 1.0 / D(0, 0);

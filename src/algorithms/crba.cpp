@@ -108,14 +108,14 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     if (p > 0) {
-      data.X_subtree[i] = model.parent(p) == 0 ? data.X_up[i] : data.X_up[i] * data.X_subtree[p];
-      data.I_composite[i] = inertiaInSubtreeFrame(data.X_subtree[i], model.inertia(i));
+      data.crba.X_subtree[i] = model.parent(p) == 0 ? data.X_up[i] : data.X_up[i] * data.crba.X_subtree[p];
+      data.crba.I_composite[i] = inertiaInSubtreeFrame(data.crba.X_subtree[i], model.inertia(i));
       for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-        data.S_subtree.col(k) = axisInSubtreeFrame(data.X_subtree[i], j, S, k);
+        data.crba.S_subtree.col(k) = axisInSubtreeFrame(data.crba.X_subtree[i], j, S, k);
       }
     } else {
-      data.I_composite[i] = model.inertia(i);
-      data.S_subtree.middleCols(j.idx_v, j.nv) = S.middleCols(j.idx_v, j.nv);
+      data.crba.I_composite[i] = model.inertia(i);
+      data.crba.S_subtree.middleCols(j.idx_v, j.nv) = S.middleCols(j.idx_v, j.nv);
     }
   }
   // Only entries of ancestor pairs are written, into both triangles at once. Every other entry is zero by
@@ -128,14 +128,14 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
       // A floating base's axes in its own coordinates (S = 1) are the unit vectors: its block is Ic itself,
       // mirrored from the upper triangle so that M is symmetric to the last bit.
       auto block = data.M.block<6, 6>(j.idx_v, j.idx_v);
-      block = data.I_composite[i].matrix();
+      block = data.crba.I_composite[i].matrix();
       for (int r = 1; r < 6; ++r) {
         for (int c = 0; c < r; ++c) block(r, c) = block(c, r);
       }
       continue;
     }
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-      const Vector6 F = (data.I_composite[i] * Motion(Vector6(data.S_subtree.col(k)))).vector();
+      const Vector6 F = (data.crba.I_composite[i] * Motion(Vector6(data.crba.S_subtree.col(k)))).vector();
       // Ancestor coordinates come in runs of consecutive indices (a whole chain is one run).
       for (int l = k; l >= 0;) {
         int start = model.dofRunStart(l);
@@ -151,12 +151,12 @@ ABDYN_FLATTEN const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, 
         // One fixed-size 6-term dot product per entry, written to both triangles: Eigen's
         // dynamic-size product S^T F over the run cost about 45 instructions per entry (callgrind).
         for (int a = start; a <= l; ++a) {
-          data.M(a, k) = data.M(k, a) = Vector6::Map(data.S_subtree.col(a).data()).dot(F);
+          data.M(a, k) = data.M(k, a) = Vector6::Map(data.crba.S_subtree.col(a).data()).dot(F);
         }
         l = model.dofParent(run_start);
       }
     }
-    if (p > 0) addToComposite(data.I_composite[p], data.I_composite[i]);
+    if (p > 0) addToComposite(data.crba.I_composite[p], data.crba.I_composite[i]);
   }
   if (options.armature) data.M.diagonal() += model.armature();
   if (options.damping) data.M.diagonal() += options.implicit_damping_step * model.damping();

@@ -43,8 +43,8 @@ ABDYN_ALWAYS_INLINE Matrix6 crfTimes(const Motion& v, const Matrix6& M) {
 
 // An nv x 6 view of a 6 x nv workspace matrix: row k for coordinate k. The pairs pass dots runs of rows of
 // S, P and Q with one 6-vector each, so P and Q are stored this way in Data::deriv, and S's rows are copied
-// into data.Minv_tmp (scratch once M^-1 is formed): a run of rows is then six contiguous pieces, and the
-// loop over it vectorises. Data::deriv.S keeps S's columns (the constrained derivatives read them).
+// into Data::deriv.S_rows: a run of rows is then six contiguous pieces, and the loop over it vectorises.
+// Data::deriv.S_world keeps S's columns (the constrained derivatives read them).
 using RowsX6 = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 using ConstRowsX6 = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 6>>;
 ABDYN_ALWAYS_INLINE RowsX6 rowsOf(Matrix6X& m) { return RowsX6(m.data(), m.cols(), 6); }
@@ -64,19 +64,19 @@ ABDYN_ALWAYS_INLINE BodyMotion bodyTerms(const Model& model, Data& data, int i, 
   Motion vJ;
   for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
     const Motion Sk = X.applyInverse(Motion(Vector6(model.motionSubspace().col(k))));
-    w.S.col(k) = Sk.vector();
+    w.S_world.col(k) = Sk.vector();
     vJ += Sk * v[k];
   }
-  w.v[i] = w.v[model.parent(i)] + vJ;
+  w.v_world[i] = w.v_world[model.parent(i)] + vJ;
   const RigidBodyInertia I = X.applyInverse(model.inertia(i));
-  w.H[i] = I * w.v[i];
+  w.H[i] = I * w.v_world[i];
   w.Ic[i] = I.matrix();
-  w.B[i] = crfTimes(w.v[i], w.Ic[i]);
+  w.B[i] = crfTimes(w.v_world[i], w.Ic[i]);
   return {vJ, I};
 }
 
 // Body b's coordinates' vectors, of which every entry of d tau / d q and d tau / d v is a dot product:
-// w.S, w.u, w.alpha, w.w, w.P, w.Q (as rows), w.Gq, w.Gv. Needs b's subtree sums Ic, B, H, F and the
+// w.S_world, w.u, w.alpha, w.w, w.P, w.Q (as rows), w.Gq, w.Gv. Needs b's subtree sums Ic, B, H, F and the
 // motions of b and its parent. B + B^T once per body; (B + B^T) S_k and S_k x* H serve both Q_k and Gv_k.
 // Gq_k and Gv_k enter only the rows of k's strict ancestors: a joint on the world (the floating base's six
 // coordinates) has none, and its are left alone (zero since Data was built).
@@ -87,10 +87,10 @@ ABDYN_ALWAYS_INLINE void coordinateTermsOfBody(const Model& model, Data& data, i
   const int p = model.parent(b);
   const Matrix6 Bsym = w.B[b] + w.B[b].transpose();
   for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {
-    const Motion Sk(Vector6(w.S.col(k)));
-    const Motion u = w.v[p].cross(Sk);
-    const Motion alpha = w.a[p].cross(Sk) - u.cross(w.v[p]);
-    const Motion wk = (w.v[b] + w.v[p]).cross(Sk);
+    const Motion Sk(Vector6(w.S_world.col(k)));
+    const Motion u = w.v_world[p].cross(Sk);
+    const Motion alpha = w.a_world[p].cross(Sk) - u.cross(w.v_world[p]);
+    const Motion wk = (w.v_world[b] + w.v_world[p]).cross(Sk);
     const Vector6 BS = Bsym * Sk.vector();
     const Vector6 SxH = Sk.crossDual(w.H[b]).vector();
     w.u.col(k) = u.vector();
@@ -110,15 +110,15 @@ ABDYN_ALWAYS_INLINE void coordinateTermsOfBody(const Model& model, Data& data, i
 ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& v, const Eigen::VectorXd& qdd,
                                    const std::vector<Force>* f_ext) {
   Data::DerivativeWorkspace& w = data.deriv;
-  w.v[0] = Motion::Zero();
-  w.a[0] = -model.gravity();
+  w.v_world[0] = Motion::Zero();
+  w.a_world[0] = -model.gravity();
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     const BodyMotion body = bodyTerms(model, data, i, v);
     Motion aJ;
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) aJ += Motion(Vector6(w.S.col(k))) * qdd[k];
-    w.a[i] = w.a[model.parent(i)] + aJ + w.v[i].cross(body.vJ);  // d/dt S = v_i x S in world coordinates
-    w.F[i] = body.I * w.a[i] + w.v[i].crossDual(w.H[i]);
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) aJ += Motion(Vector6(w.S_world.col(k))) * qdd[k];
+    w.a_world[i] = w.a_world[model.parent(i)] + aJ + w.v_world[i].cross(body.vJ);  // d/dt S = v_i x S in world coordinates
+    w.F[i] = body.I * w.a_world[i] + w.v_world[i].crossDual(w.H[i]);
     if (f_ext) w.F[i] -= data.X_body_world[i].applyInverse((*f_ext)[i]);
   }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
@@ -133,7 +133,7 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
   for (int b = 1; b < model.nbodies(); ++b) {
     coordinateTermsOfBody(model, data, b);
     const Joint& j = model.joint(b);
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) data.tau[k] = w.S.col(k).dot(w.F[b].vector());
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) data.tau[k] = w.S_world.col(k).dot(w.F[b].vector());
   }
 }
 
@@ -141,9 +141,9 @@ ABDYN_FLATTEN void coordinateTerms(const Model& model, Data& data, const Eigen::
 // coordinates about the world origin (as Pinocchio's ABA derivatives, Carpentier and Mansard 2018): there the
 // articulated inertias, bias forces and subtree sums pass from child to parent, and the accelerations from
 // parent to child, without a transform, and the forward pass's world quantities serve ABA and the
-// derivatives at once. ABA's symbols as in aba.cpp; U = IA S in data.Minv_tmp, D^-1 in data.Dinv, u in
-// data.u, qdd in data.qdd. ABA's factors are left as forwardDynamics leaves them (data.X_up, data.Dinv and
-// data.U in body coordinates), which RowResponse reads. The subtree's net force is ABA's F_i = IA_i a_i +
+// derivatives at once. ABA's symbols as in aba.cpp; U = IA S in data.deriv.U_world, D^-1 in data.aba.Dinv, u in
+// data.aba.u, qdd in data.qdd. ABA's factors are left as forwardDynamics leaves them (data.X_up, data.aba.Dinv and
+// data.aba.U in body coordinates), which RowResponse reads. The subtree's net force is ABA's F_i = IA_i a_i +
 // pA_i (the force its parent exerts through joint i), so no backward sum of forces is needed after the
 // accelerations.
 ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, const Eigen::VectorXd& q,
@@ -152,20 +152,20 @@ ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, co
                                               const char* caller) {
   Data::DerivativeWorkspace& w = data.deriv;
   const int n = model.nbodies();
-  Matrix6X& U_world = data.Minv_tmp;
+  Matrix6X& U_world = w.U_world;
 
   // Pass 1, root to leaves: transforms, motions, inertias, IA_i = I_i, pA_i = v_i x* I_i v_i - f_ext_i.
-  w.v[0] = Motion::Zero();
+  w.v_world[0] = Motion::Zero();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
     const BodyMotion body = bodyTerms(model, data, i, v);
-    w.c[i] = w.v[i].cross(body.vJ);
-    w.IA[i] = w.Ic[i];
-    w.pA[i] = w.v[i].crossDual(w.H[i]);
-    if (f_ext) w.pA[i] -= data.X_body_world[i].applyInverse((*f_ext)[i]);
+    w.c_world[i] = w.v_world[i].cross(body.vJ);
+    w.IA_world[i] = w.Ic[i];
+    w.pA_world[i] = w.v_world[i].crossDual(w.H[i]);
+    if (f_ext) w.pA_world[i] -= data.X_body_world[i].applyInverse((*f_ext)[i]);
     internal::clearInverseMassForces(model, data, i);
   }
   ++data.X_body_world_stamp;
@@ -178,21 +178,21 @@ ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, co
     internal::visitJointDofs(j, [&](auto dofs) {
       constexpr int N = decltype(dofs)::value;
       using Step = internal::ArticulatedStep<N>;
-      Step::factor(model, j, w.IA[i], w.S, U_world, options, data, caller);  // U = IA S, D = S^T U, D^-1
-      const Step step(w.S, U_world, data, j);
-      auto u = Step::rows(data.u, j);
-      step.bias(Step::rows(tau, j), w.pA[i].vector(), u);  // u = tau - S^T pA
+      Step::factor(model, j, w.IA_world[i], w.S_world, U_world, options, data, caller);  // U = IA S, D = S^T U, D^-1
+      const Step step(w.S_world, U_world, data, j);
+      auto u = Step::rows(data.aba.u, j);
+      step.bias(Step::rows(tau, j), w.pA_world[i].vector(), u);  // u = tau - S^T pA
       if (options.damping) u -= Step::rows(model.damping(), j).cwiseProduct(Step::rows(v, j));
       if (options.armature) internal::addFloatingArmatureProduct(model, j, v, -1.0, u.data());
       auto qdd = Step::rows(data.qdd, j);
       step.solve(u, qdd);  // qdd = D^-1 u, for now
-      internal::inverseMassBackwardStep<N>(model, data, i, w.S, U_world);
+      internal::inverseMassBackwardStep<N>(model, data, i, w.S_world, U_world);
       if (p == 0) return;
-      const ArticulatedBodyInertia Ia = step.projectedInertia(w.IA[i]);  // Ia = IA - U D^-1 U^T
-      Vector6 pa = w.pA[i].vector() + Ia.matrix() * w.c[i].vector();
+      const ArticulatedBodyInertia Ia = step.projectedInertia(w.IA_world[i]);  // Ia = IA - U D^-1 U^T
+      Vector6 pa = w.pA_world[i].vector() + Ia.matrix() * w.c_world[i].vector();
       step.addResponse(qdd, pa);  // pa = pA + Ia c + U D^-1 u
-      w.IA[p] += Ia.matrix();
-      w.pA[p] += Force(pa);
+      w.IA_world[p] += Ia.matrix();
+      w.pA_world[p] += Force(pa);
       w.Ic[p] += w.Ic[i];
       w.B[p] += w.B[i];
       w.H[p] += w.H[i];
@@ -200,25 +200,25 @@ ABDYN_FLATTEN void articulatedCoordinateTerms(const Model& model, Data& data, co
   }
 
   // Pass 3, root to leaves: accelerations, M^-1's rows corrected, F_i, the coordinates' vectors.
-  w.a[0] = -model.gravity();
+  w.a_world[0] = -model.gravity();
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     internal::visitJointDofs(j, [&](auto dofs) {
       constexpr int N = decltype(dofs)::value;
       using Step = internal::ArticulatedStep<N>;
-      const Step step(w.S, U_world, data, j);
-      Vector6 a = (w.a[model.parent(i)] + w.c[i]).vector();  // a' = a_p + c
+      const Step step(w.S_world, U_world, data, j);
+      Vector6 a = (w.a_world[model.parent(i)] + w.c_world[i]).vector();  // a' = a_p + c
       auto qdd = Step::rows(data.qdd, j);
       typename Step::Rows Uta(j.nv, 1);
       step.correct(a, Uta, qdd);  // qdd = D^-1 (u - U^T a')
       step.addMotion(qdd, a);     // a_i = a' + S qdd
-      w.a[i] = Motion(a);
-      internal::inverseMassForwardStep<N>(model, data, i, w.S, U_world);
+      w.a_world[i] = Motion(a);
+      internal::inverseMassForwardStep<N>(model, data, i, w.S_world, U_world);
     });
     for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) {  // U in body coordinates, where forwardDynamics leaves it
-      data.U.col(k) = data.X_body_world[i].apply(Force(Vector6(U_world.col(k)))).vector();
+      data.aba.U.col(k) = data.X_body_world[i].apply(Force(Vector6(U_world.col(k)))).vector();
     }
-    w.F[i] = Force(Vector6(w.IA[i] * w.a[i].vector())) + w.pA[i];
+    w.F[i] = Force(Vector6(w.IA_world[i] * w.a_world[i].vector())) + w.pA_world[i];
     coordinateTermsOfBody(model, data, i);
   }
   internal::symmetrizeInverseMass(data);
@@ -282,10 +282,10 @@ ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bo
   double* dq = data.dtau_dq.col(k).data();
   double* dv = data.dtau_dv.col(k).data();
   double* M = data.M.col(k).data();
-  const Matrix6X& S_rows = data.Minv_tmp;
+  const Matrix6X& S_rows = w.S_rows;
   const ConstRowsX6 S = rowsOf(S_rows), P = rowsOf(w.P), Q = rowsOf(w.Q);
   const Vector6 Pk = P.row(k).transpose();
-  const double* Sk = w.S.col(k).data();
+  const double* Sk = w.S_world.col(k).data();
   setRowDots(dq + first, P, w.alpha.col(k).data(), Q, w.u.col(k).data(), first, count);
   setRowDots(dv + first, P, w.w.col(k).data(), Q, Sk, first, count);
   if (with_mass_matrix) setRowDots(M + first, P, Sk, first, count);
@@ -305,8 +305,8 @@ ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bo
   }
 }
 
-// S's rows into data.Minv_tmp for tauDerivativeColumn.
-void copySRows(Data& data) { rowsOf(data.Minv_tmp) = data.deriv.S.transpose(); }
+// S's rows into data.deriv.S_rows for tauDerivativeColumn.
+void copySRows(Data& data) { rowsOf(data.deriv.S_rows) = data.deriv.S_world.transpose(); }
 
 // d tau / d q and d tau / d v (and M) column by column; zero off the pattern.
 void tauDerivativePairs(const Model& model, Data& data, bool with_mass_matrix) {
@@ -442,9 +442,8 @@ bool isChain(const Model& model) {
 // matrices): with first = idx_v of c's body,
 //   -d qdd / d q_c = CP alpha_c + CQ u_c + E Gq_c,   -d qdd / d v_c = CP w_c + CQ S_c + E Gv_c + M^-1_c damping_c,
 //   CP = sum_{r >= first} M^-1_r P_r^T,   CQ = sum_{r >= first} M^-1_r Q_r^T,   E = sum_{r < first} M^-1_r S_r^T
-// (M^-1_r column r of M^-1): CP and CQ summed leaves to root, E root to leaves. The sums use the M^-1
-// pass's bias-force storage, scratch once M^-1 is formed: data.Minv_F[1..3], 6 x nv each, read as nv x 6
-// (a chain with nv >= kChainProductDofs has more than 3 bodies: at most 6 coordinates per joint).
+// (M^-1_r column r of M^-1): CP and CQ summed leaves to root, E root to leaves. The sums live in
+// data.deriv.CP, CQ and E, 6 x nv each, read as nv x 6.
 constexpr int kChainProductDofs = 48;  // below it the dense product's 2 nv^3 is no more work
 
 using ChainSum = RowsX6;
@@ -494,7 +493,7 @@ ABDYN_ALWAYS_INLINE void addOuter(ChainSum& C, const double* __restrict m, const
 ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, const DynamicsOptions& options) {
   const int nv = model.nv();
   const Data::DerivativeWorkspace& w = data.deriv;
-  ChainSum CP(data.Minv_F[1].data(), nv, 6), CQ(data.Minv_F[2].data(), nv, 6), E(data.Minv_F[3].data(), nv, 6);
+  ChainSum CP(data.deriv.CP.data(), nv, 6), CQ(data.deriv.CQ.data(), nv, 6), E(data.deriv.E.data(), nv, 6);
   CP.setZero();
   CQ.setZero();
   E.setZero();
@@ -507,7 +506,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
     }
     for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
       setMinusSums(data.dqdd_dq.col(c).data(), CP, w.alpha.col(c).data(), CQ, w.u.col(c).data());
-      setMinusSums(data.dqdd_dv.col(c).data(), CP, w.w.col(c).data(), CQ, w.S.col(c).data());
+      setMinusSums(data.dqdd_dv.col(c).data(), CP, w.w.col(c).data(), CQ, w.S_world.col(c).data());
     }
   }
   for (int b = 1; b < model.nbodies(); ++b) {
@@ -518,7 +517,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
         subtractSum(data.dqdd_dv.col(c).data(), E, w.Gv.col(c).data());
       }
     }
-    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), w.S.col(c).data());
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) addOuter(E, data.Minv.col(c).data(), w.S_world.col(c).data());
   }
   if (options.damping) {
     for (int c = 0; c < nv; ++c) data.dqdd_dv.col(c) -= model.damping()[c] * data.Minv.col(c);

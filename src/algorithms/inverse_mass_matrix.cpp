@@ -9,17 +9,17 @@
 namespace abdyn {
 namespace {
 
-// M^-1 into data.Minv after ABA's backward pass at q, from the factors data.U and data.Dinv, the transforms
+// M^-1 into data.Minv after ABA's backward pass at q, from the factors data.aba.U and data.aba.Dinv, the transforms
 // data.X_body_world and the motion-subspace columns in world coordinates S_world (6 x nv, as Data::S_world).
 void inverseMassMatrixAtFactors(const Model& model, Data& data, const Matrix6X& S_world) {
   // ABA with one right-hand side per coordinate (inverse_mass_steps.hpp), in world coordinates:
-  // only U (one column per coordinate) is moved there, into data.Minv_tmp.
+  // only U (one column per coordinate) is moved there, into data.minv.U_world.
   const int n = model.nbodies();
-  Matrix6X& U_world = data.Minv_tmp;
+  Matrix6X& U_world = data.minv.U_world;
   for (int i = 1; i < n; ++i) {
     const Joint& j = model.joint(i);
     const Plx& X = data.X_body_world[i];  // world to body i
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) U_world.col(k) = X.applyInverse(Force(Vector6(data.U.col(k)))).vector();
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) U_world.col(k) = X.applyInverse(Force(Vector6(data.aba.U.col(k)))).vector();
     internal::clearInverseMassForces(model, data, i);
   }
   data.Minv.setZero();
@@ -50,7 +50,7 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     const int p = model.parent(i);
     data.X_up[i] = jointTransformTimes(j, q.data() + j.idx_q, model.Xtree(i));
     data.X_body_world[i] = p > 0 ? data.X_up[i] * data.X_body_world[p] : data.X_up[i];
-    data.IA[i] = ArticulatedBodyInertia(model.inertia(i));
+    data.aba.IA[i] = ArticulatedBodyInertia(model.inertia(i));
   }
   ++data.X_body_world_stamp;
   for (int k = 0; k < model.nv(); ++k) data.S_world.col(k) = internal::worldMotionColumn(model, data, k).vector();
@@ -60,12 +60,12 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
     const Joint& j = model.joint(i);
     internal::visitJointDofs(j, [&](auto dofs) {
       using Step = internal::ArticulatedStep<decltype(dofs)::value>;
-      const Matrix6& IA = data.IA[i].matrix();
+      const Matrix6& IA = data.aba.IA[i].matrix();
       Step::factor(model, j, IA, options, data, "abdyn::inverseMassMatrix");  // U = IA S, D = S^T U, D^-1
       const int p = model.parent(i);
       if (p == 0) return;
       const ArticulatedBodyInertia Ia = Step(model, data, j).projectedInertia(IA);  // Ia = IA - U D^-1 U^T
-      data.IA[p] += data.X_up[i].applyInverse(Ia);                                  // IA_p += X_up^T Ia X_up
+      data.aba.IA[p] += data.X_up[i].applyInverse(Ia);                                  // IA_p += X_up^T Ia X_up
     });
   }
   inverseMassMatrixAtFactors(model, data, data.S_world);

@@ -112,8 +112,8 @@ Motion frameJacobianTimeVariationTimesV(const Model& model, Data& data, const Ei
                                         const Eigen::VectorXd& v, int frame, ReferenceFrame rf) {
   internal::checkData(model, data, "abdyn::frameJacobianTimeVariationTimesV");
   checkFrame(model, frame, "abdyn::frameJacobianTimeVariationTimesV");
-  data.tmp_v.setZero();
-  forwardKinematics(model, data, q, v, data.tmp_v);
+  data.zero_qdd.setZero(model.nv());
+  forwardKinematics(model, data, q, v, data.zero_qdd);
   if (rf != ReferenceFrame::LocalWorldAligned) return frameAcceleration(model, data, frame, rf);
   const Matrix3 R = frameRotationInWorld(model, data, frame);
   const Motion a_F = frameAcceleration(model, data, frame, ReferenceFrame::Local);

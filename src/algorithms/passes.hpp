@@ -34,7 +34,7 @@ const Eigen::VectorXd& nonlinearEffectsUnchecked(const Model& model, Data& data,
 
 // aba.cpp
 
-/// forwardDynamics (aba.hpp) without its argument checks: qdd in data.qdd, and data.X_up, data.IA, data.pA
+/// forwardDynamics (aba.hpp) without its argument checks: qdd in data.qdd, and data.X_up, data.aba.IA, data.aba.pA
 /// at (q, v) for the row responses that follow. A singular joint's error names `caller`.
 const Eigen::VectorXd& forwardDynamicsUnchecked(const Model& model, Data& data, const Eigen::VectorXd& q,
                                                 const Eigen::VectorXd& v, const Eigen::VectorXd& tau,

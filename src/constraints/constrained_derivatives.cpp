@@ -74,10 +74,10 @@ void closureTerms(const Model& model, const Data& data, const ConstrainedDynamic
     const int m = c.rows(), A = c.body_a, B = c.body_b;
     const Plx X_F = closureFrame(data, c);
     const Vector3& p_b = X_F.r();
-    const Motion& Va = d.v[A];
-    const Motion& Vb = d.v[B];
+    const Motion& Va = d.v_world[A];
+    const Motion& Vb = d.v_world[B];
     const Motion V = Vb - Va;
-    const Motion Acc = d.a[B] - d.a[A];
+    const Motion Acc = d.a_world[B] - d.a_world[A];
     const Motion VF = Va + Motion(Vector3::Zero(), V.linear() + V.angular().cross(p_b));
     const Motion Rel = Acc - VF.cross(V);
     const Force Fw = X_F.applyInverse(Force(Vector6(c.directions.transpose() * cd.lambda.segment(row, m))));
@@ -86,7 +86,7 @@ void closureTerms(const Model& model, const Data& data, const ConstrainedDynamic
     for (const int* kp = first; kp != last; ++kp) {
       const int k = *kp, bk = model.dofBody(k);
       const double ia = indicator(inSubtree(model, A, bk)), ib = indicator(inSubtree(model, B, bk));
-      const Motion S(Vector6(d.S.col(k)));
+      const Motion S(Vector6(d.S_world.col(k)));
       const Motion u(Vector6(d.u.col(k)));
       const Motion alpha(Vector6(d.alpha.col(k)));
       const Motion wk(Vector6(d.w.col(k)));
@@ -94,7 +94,7 @@ void closureTerms(const Model& model, const Data& data, const ConstrainedDynamic
       // q_k.
       const Motion dVa = (S.cross(Va) + u) * ia;
       const Motion dV = (S.cross(Vb) + u) * ib - dVa;
-      const Motion dA = (S.cross(d.a[B]) + alpha + u.cross(Vb)) * ib - (S.cross(d.a[A]) + alpha + u.cross(Va)) * ia;
+      const Motion dA = (S.cross(d.a_world[B]) + alpha + u.cross(Vb)) * ib - (S.cross(d.a_world[A]) + alpha + u.cross(Va)) * ia;
       const Vector3 dp_b = ib * (S.linear() + S.angular().cross(p_b));
       const Motion dVF = dVa + Motion(Vector3::Zero(), dV.linear() + dV.angular().cross(p_b) + V.angular().cross(dp_b));
       const Motion dPhi = X_F.apply(dA - dVF.cross(V) - VF.cross(dV) - dF.cross(Rel));
@@ -113,7 +113,7 @@ void closureTerms(const Model& model, const Data& data, const ConstrainedDynamic
         const int j = *jp, bj = model.dofBody(j);
         const double sigma = indicator(inSubtree(model, B, bj)) - indicator(inSubtree(model, A, bj));
         if (sigma == 0.0) continue;
-        const Motion Sj(Vector6(d.S.col(j)));
+        const Motion Sj(Vector6(d.S_world.col(j)));
         double value = Sj.vector().dot(dFw);
         if (inSubtree(model, bj, bk)) value += S.cross(Sj).vector().dot(Fw.vector());
         w.rhs_top(j, k) += sigma * value;
@@ -132,7 +132,7 @@ void jacobianDerivativeTimes(const Model& model, const Data& data, const Constra
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     Motion vi = w.v_y[model.parent(i)];
-    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) vi += Motion(Vector6(d.S.col(k))) * w.y[k];
+    for (int k = j.idx_v; k < j.idx_v + j.nv; ++k) vi += Motion(Vector6(d.S_world.col(k))) * w.y[k];
     w.v_y[i] = vi;
   }
   w.dG_y.setZero();
@@ -145,7 +145,7 @@ void jacobianDerivativeTimes(const Model& model, const Data& data, const Constra
     for (int t = w.path_offset[ci]; t < w.path_offset[ci + 1]; ++t) {
       const int k = w.path[t], bk = model.dofBody(k);
       const double ia = indicator(inSubtree(model, A, bk)), ib = indicator(inSubtree(model, B, bk));
-      const Motion S(Vector6(d.S.col(k)));
+      const Motion S(Vector6(d.S_world.col(k)));
       const Motion u = w.v_y[model.parent(bk)].cross(S);
       const Motion dV = (S.cross(w.v_y[B]) + u) * ib - (S.cross(w.v_y[A]) + u) * ia;
       const Motion dGy = X_F.apply(dV - frameMotion(S, X_F.r(), ia, ib).cross(V));

@@ -115,7 +115,7 @@ void articulatedGamma(ConstrainedDynamicsData& cd, const Eigen::MatrixXd& G, dou
 // joint transforms and the velocity products c_i = v_i x S qd: a_i = X_up a_p + c_i.
 void biasAccelerationsFromAba(const Model& model, Data& data) {
   data.a[0] = Motion::Zero();
-  for (int i = 1; i < model.nbodies(); ++i) data.a[i] = data.X_up[i].apply(data.a[model.parent(i)]) + data.c[i];
+  for (int i = 1; i < model.nbodies(); ++i) data.a[i] = data.X_up[i].apply(data.a[model.parent(i)]) + data.aba.c[i];
 }
 
 // C and G at q (G_exact too with exact_jacobian) from one kinematics pass, whose joint transforms the

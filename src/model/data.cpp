@@ -29,7 +29,7 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   const int nv = model.nv();
   fill(X_up, n, Plx());
   fill(X_body_world, n, Plx());
-  fill(X_subtree, n, Plx());
+  fill(crba.X_subtree, n, Plx());
   fill(v, n, Motion());
   fill(a, n, Motion());
   fill(a_with_gravity, n, Motion());
@@ -40,18 +40,18 @@ Data::Data(const Model& model) : model_key(model.structureKey()) {
   fill(subtree_mass, n, 0.0);
   fill(subtree_moment, n, Vector3(Vector3::Zero()));
   fill(f, n, Force());
-  fill(I_composite, n, RigidBodyInertia());
-  zero(S_subtree, 6, nv);
-  fill(IA, n, ArticulatedBodyInertia());
-  fill(pA, n, Force());
-  fill(c, n, Motion());
-  zero(U, 6, nv);
-  u.setZero(nv);
-  zero(Dinv, nv, 6);
+  fill(crba.I_composite, n, RigidBodyInertia());
+  zero(crba.S_subtree, 6, nv);
+  fill(aba.IA, n, ArticulatedBodyInertia());
+  fill(aba.pA, n, Force());
+  fill(aba.c, n, Motion());
+  zero(aba.U, 6, nv);
+  aba.u.setZero(nv);
+  zero(aba.Dinv, nv, 6);
   tau.setZero(nv);
   qdd.setZero(nv);
   factor_D.setZero(nv);
-  tmp_v.setZero(nv);
+  zero_qdd.setZero(nv);
   if (nv <= kEagerMassMatrixDofs) {
     internal::reserveMassMatrix(model, *this);
     internal::reserveDerivatives(model, *this);
@@ -65,20 +65,20 @@ namespace internal {
 void reserveDerivatives(const Model& model, Data& data) {
   const int n = model.nbodies();
   const int nv = model.nv();
-  if (data.dtau_dq.rows() == nv && static_cast<int>(data.deriv.v.size()) == n) return;
+  if (data.dtau_dq.rows() == nv && static_cast<int>(data.deriv.v_world.size()) == n) return;
   for (Eigen::MatrixXd* m : {&data.dtau_dq, &data.dtau_dv, &data.dqdd_dq, &data.dqdd_dv, &data.dqdd_dtau}) m->setZero(nv, nv);
   Data::DerivativeWorkspace& w = data.deriv;
-  w.S.setZero(6, nv);
-  w.v.assign(n, Motion());
-  w.a.assign(n, Motion());
+  w.S_world.setZero(6, nv);
+  w.v_world.assign(n, Motion());
+  w.a_world.assign(n, Motion());
   w.F.assign(n, Force());
   w.H.assign(n, Force());
   w.Ic.assign(n, Matrix6::Zero());
   w.B.assign(n, Matrix6::Zero());
-  w.IA.assign(n, Matrix6::Zero());
-  w.pA.assign(n, Force());
-  w.c.assign(n, Motion());
-  for (Matrix6X* m : {&w.P, &w.Q, &w.alpha, &w.u, &w.w, &w.Gq, &w.Gv}) m->setZero(6, nv);
+  w.IA_world.assign(n, Matrix6::Zero());
+  w.pA_world.assign(n, Force());
+  w.c_world.assign(n, Motion());
+  for (Matrix6X* m : {&w.U_world, &w.P, &w.Q, &w.S_rows, &w.alpha, &w.u, &w.w, &w.Gq, &w.Gv, &w.CP, &w.CQ, &w.E}) m->setZero(6, nv);
 }
 
 void reserveMassMatrix(const Model& model, Data& data) {
@@ -86,8 +86,8 @@ void reserveMassMatrix(const Model& model, Data& data) {
   if (data.M.rows() == nv && data.factor_L.size() == model.ancestorPairs()) return;
   data.M.setZero(nv, nv);
   data.Minv.setZero(nv, nv);
-  data.Minv_F.assign(model.nbodies(), Matrix6X::Zero(6, nv));
-  data.Minv_tmp.setZero(6, nv);
+  data.minv.F.assign(model.nbodies(), Matrix6X::Zero(6, nv));
+  data.minv.U_world.setZero(6, nv);
   data.factor_L.setZero(model.ancestorPairs());
   // Coordinate k's strict ancestors, ascending: its dof parent's list followed by the dof parent itself.
   data.factor_ancestors.resize(static_cast<std::size_t>(model.ancestorPairs()));

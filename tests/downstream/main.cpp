@@ -209,13 +209,13 @@ void checkModelAndDynamics() {
     checkNear(qdd_aba, qdd, 1e-12, "forwardDynamics (ABA) vs closed form");
     // The leaf's articulated-body inertia is its own rigid-body inertia (library-owned std::vector,
     // copied here).
-    const std::vector<abdyn::ArticulatedBodyInertia> IA = data.IA;
-    checkNear(IA.at(2).matrix(), rigidInertiaMatrix(m2, Vector3(lc2, 0, 0), Ic2), 1e-14, "Data::IA of the leaf");
+    const std::vector<abdyn::ArticulatedBodyInertia> IA = data.aba.IA;
+    checkNear(IA.at(2).matrix(), rigidInertiaMatrix(m2, Vector3(lc2, 0, 0), Ic2), 1e-14, "Data::aba.IA of the leaf");
     const VectorXd& g_lib = abdyn::gravityTorques(model, data, q);
     checkNear(g_lib, G, 1e-13, "gravityTorques vs closed form");
     // Library-allocated buffers replaced here.
-    data.tmp_v.resize(1000);
-    data.tmp_v.setZero();
+    data.zero_qdd.resize(1000);
+    data.zero_qdd.setZero();
     data.M = MatrixXd::Identity(40, 40);
   }  // ~Data runs here, freeing buffers allocated by the library and by this program
   std::cout << "  two-link arm dynamics done\n";

@@ -34,8 +34,8 @@ void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::Vec
 /// data.dqdd_dv and data.dqdd_dtau: qdd = ABA(q, v, tau) (left in data.qdd), M^-1 from ABA's own factors
 /// (an O(n^2) pass, also in data.Minv), and d qdd / d x = -M^-1 d tau / d x at that qdd. ABA runs in world
 /// coordinates here, in the same three passes as M^-1 and the d tau terms (its qdd equals forwardDynamics'
-/// to roundoff); ABA's factors data.X_up, data.U and data.Dinv are left at q as forwardDynamics leaves them
-/// (RowResponse reads them), its other workspace (data.v, data.IA, ...) is not written. data.dtau_dq,
+/// to roundoff); ABA's factors data.X_up, data.aba.U and data.aba.Dinv are left at q as forwardDynamics leaves them
+/// (RowResponse reads them), its other workspace (data.v, data.aba.IA, ...) is not written. data.dtau_dq,
 /// data.dtau_dv and data.M are scratch: unspecified after this call.
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const DynamicsOptions& options = {});

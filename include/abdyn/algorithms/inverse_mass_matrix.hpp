@@ -10,7 +10,7 @@ namespace abdyn {
 
 /// M(q)^-1 (both triangles) into data.Minv, by an articulated-body recursion with one right-hand
 /// side per coordinate (O(n^2) flops, the size of the result), not by inverting M. Uses the
-/// 6 x nv-per-body workspace data.Minv_F (the largest part of Data on big models).
+/// 6 x nv-per-body workspace data.minv.F (the largest part of Data on big models).
 const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                          const DynamicsOptions& options = {});
 

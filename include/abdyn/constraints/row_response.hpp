@@ -33,7 +33,7 @@ class RowResponse {
   /// Workspace for `model`.
   explicit RowResponse(const Model& model);
 
-  /// Minv_Jt of every row through articulated-body propagation. Reads data.X_up, data.U and data.Dinv,
+  /// Minv_Jt of every row through articulated-body propagation. Reads data.X_up, data.aba.U and data.aba.Dinv,
   /// so forwardDynamics (ABA) must have run at the current q (with the same armature option).
   void articulated(const Model& model, const Data& data, RowSet& rows);
   /// Minv_Jt of every row from the factor of M already in data.factor_L, data.factor_D (factorizeMassMatrix at the current q).
