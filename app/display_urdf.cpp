@@ -120,8 +120,7 @@ std::string displayUrdf(const abdyn::Model& model, std::map<std::string, std::st
         if (generated.count(sphere_name) == 0) generated[sphere_name] = stl(unitSphere());
         visual(g.body, g.X_geometry_body, "<mesh filename=\"" + sphere_name + "\" scale=\"" + numbers(s) + "\"/>");
         break;
-      case abdyn::ShapeType::Plane:
-        if (s[0] > 0 && s[1] > 0) visual(g.body, g.X_geometry_body, "<box size=\"" + numbers(abdyn::Vector3(2 * s[0], 2 * s[1], 1e-3)) + "\"/>");
+      case abdyn::ShapeType::Plane:  // MJCF planes lie on the world: the page's own ground stands for them
         break;
       case abdyn::ShapeType::Mesh:
         if (!g.mesh_filename.empty()) {
