@@ -45,7 +45,11 @@ std::string stl(const abdyn::TriangleMesh& mesh) {
   const std::uint32_t count = static_cast<std::uint32_t>(mesh.triangles.size());
   put(&count, 4);
   for (const auto& t : mesh.triangles) {
-    const float normal[3] = {0.0f, 0.0f, 0.0f};  // readers recompute it from the corners
+    const abdyn::Vector3& a = mesh.vertices[static_cast<std::size_t>(t[0])];
+    const abdyn::Vector3 n = (mesh.vertices[static_cast<std::size_t>(t[1])] - a)
+                                 .cross(mesh.vertices[static_cast<std::size_t>(t[2])] - a)
+                                 .normalized();  // three.js shades with the file's normals
+    const float normal[3] = {static_cast<float>(n[0]), static_cast<float>(n[1]), static_cast<float>(n[2])};
     put(normal, sizeof(normal));
     for (const int i : t) {
       const abdyn::Vector3& v = mesh.vertices[static_cast<std::size_t>(i)];
