@@ -28,7 +28,8 @@ struct Arguments {
   bool height_given = false;
   double height = 0.0;
   std::string html_dir;  // simulate --html: the page's folder
-  bool rows() const { return ground || limits; }
+  std::string srdf_path;  // simulate --srdf: collide the bodies with each other but the pairs it disables
+  bool rows() const { return ground || limits || !srdf_path.empty(); }
 };
 
 /// Adds a command on one model: MODEL.urdf (a path or a bundled model's name), --floating and the URDF options.

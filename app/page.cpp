@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
+
 #include "abdyn/abdyn.hpp"
 #include "display_urdf.hpp"
 #include "model_lookup.hpp"
@@ -169,6 +171,94 @@ void checkTrajectory(const std::string& text, const abdyn::Model& model, const s
   if (rows == 0) fail(1, "the header is not followed by any rows");
 }
 
+// Short numbers for mesh vertices: the page draws them, nothing is compared at this precision.
+std::string jsonShort(double x) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "%.7g", x);
+  return buffer;
+}
+
+// Unit quaternion (w, x, y, z) of a rotation matrix, in the order the page reads.
+std::string jsonQuaternion(const abdyn::Matrix3& R) {
+  const Eigen::Quaterniond q(R);
+  return "[" + jsonNumber(q.w()) + "," + jsonNumber(q.x()) + "," + jsonNumber(q.y()) + "," + jsonNumber(q.z()) + "]";
+}
+
+const char* shapeName(abdyn::ShapeType shape) {
+  switch (shape) {
+    case abdyn::ShapeType::Box: return "box";
+    case abdyn::ShapeType::Cylinder: return "cylinder";
+    case abdyn::ShapeType::Sphere: return "sphere";
+    case abdyn::ShapeType::Mesh: return "mesh";
+    case abdyn::ShapeType::Capsule: return "capsule";
+    case abdyn::ShapeType::Ellipsoid: return "ellipsoid";
+    case abdyn::ShapeType::Plane: return "plane";
+  }
+  return "unknown";
+}
+
+// What the page draws for bodies without a visual shape: "bodies" (one entry per body: its parent, its
+// joint's origin in the parent body, its mass, centre of mass and equivalent inertia box, and what stands
+// in for it) and "collision" (the collision shapes of bodies that have no visual, poses in body
+// coordinates, mesh triangles when loaded).
+void writeStandIns(std::ostream& js, const abdyn::Model& model) {
+  std::vector<bool> visual(static_cast<std::size_t>(model.nbodies()), false);
+  std::vector<bool> collision(visual.size(), false);
+  for (const abdyn::Geometry& g : model.geometries()) {
+    if (g.role == abdyn::GeometryRole::Visual) {
+      visual[static_cast<std::size_t>(g.body)] = true;
+    } else if (g.shape != abdyn::ShapeType::Mesh || g.mesh) {
+      collision[static_cast<std::size_t>(g.body)] = true;
+    }
+  }
+  const auto name = [&](int body) { return body == 0 ? std::string("world") : model.bodyName(body); };
+  js << "\"bodies\": [";
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const abdyn::RigidBodyInertia& I = model.inertia(i);
+    const std::size_t b = static_cast<std::size_t>(i);
+    const char* drawn = visual[b] ? "visual" : collision[b] ? "collision" : "stick";
+    js << (i > 1 ? ",\n" : "\n") << "{\"name\": " << jsonString(name(i)) << ", \"parent\": " << jsonString(name(model.parent(i)))
+       << ", \"joint_p\": " << jsonArray(model.Xtree(i).r()) << ", \"mass\": " << jsonNumber(I.mass())
+       << ", \"com\": " << jsonArray(I.com()) << ", \"drawn\": \"" << drawn << "\"";
+    // The box of uniform density with the body's mass and rotational inertia about the centre of mass:
+    // I_k = m (a_j^2 + a_l^2) / 12 over its edges a, so a_k^2 = 6 (trace - 2 I_k) / m along principal axis k.
+    if (I.mass() > 0) {
+      Eigen::SelfAdjointEigenSolver<abdyn::Matrix3> principal(I.inertiaAboutCom());
+      abdyn::Matrix3 axes = principal.eigenvectors();
+      if (axes.determinant() < 0) axes.col(2) = -axes.col(2);
+      const abdyn::Vector3 moments = principal.eigenvalues();
+      abdyn::Vector3 edges;
+      for (int k = 0; k < 3; ++k) edges[k] = std::sqrt(std::max(0.0, 6.0 * (moments.sum() - 2.0 * moments[k]) / I.mass()));
+      js << ", \"box\": " << jsonArray(edges) << ", \"box_q\": " << jsonQuaternion(axes);
+    }
+    js << "}";
+  }
+  js << "],\n\"world_visual\": " << (visual[0] ? "true" : "false") << ",\n\"collision\": [";
+  bool first = true;
+  for (const abdyn::Geometry& g : model.geometries()) {
+    if (g.role != abdyn::GeometryRole::Collision || g.body == 0 || visual[static_cast<std::size_t>(g.body)]) continue;
+    if (g.shape == abdyn::ShapeType::Mesh && !g.mesh) continue;
+    // X_geometry_body: E rotates body coordinates into the shape's, r is the shape's origin in the body.
+    js << (first ? "\n" : ",\n") << "{\"body\": " << jsonString(name(g.body)) << ", \"shape\": \"" << shapeName(g.shape)
+       << "\", \"size\": " << jsonArray(g.size) << ", \"p\": " << jsonArray(g.X_geometry_body.r())
+       << ", \"q\": " << jsonQuaternion(g.X_geometry_body.E().transpose());
+    first = false;
+    if (g.shape == abdyn::ShapeType::Mesh) {
+      const abdyn::TriangleMesh& mesh = g.mesh->triangles;
+      js << ", \"vertices\": [";
+      for (std::size_t k = 0; k < mesh.vertices.size(); ++k) {
+        for (int c = 0; c < 3; ++c) js << (k || c ? "," : "") << jsonShort(mesh.vertices[k][c]);
+      }
+      js << "], \"triangles\": [";
+      for (std::size_t k = 0; k < mesh.triangles.size(); ++k) {
+        for (int c = 0; c < 3; ++c) js << (k || c ? "," : "") << mesh.triangles[k][static_cast<std::size_t>(c)];
+      }
+      js << "]";
+    }
+    js << "}";
+  }
+  js << "],\n";
+}
 
 // data.js: window.ABDYN_DATA (see viewer/src/main.js for its fields).
 std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing) {
@@ -193,7 +283,7 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
     abdyn::Vector3 axis = j.axis;
     if (j.nv == 1) axis = S.col(0).head<3>().norm() > 0 ? abdyn::Vector3(S.col(0).head<3>()) : abdyn::Vector3(S.col(0).tail<3>());
     js << (i > 1 ? ",\n" : "\n") << "{\"name\": " << jsonString(j.name) << ", \"type\": "
-       << jsonString(abdyn::jointTypeName(j.type)) << ", \"idx_q\": " << j.idx_q << ", \"nq\": " << j.nq
+       << jsonString(abdyn::jointTypeName(j.type)) << ", \"idx_q\": " << j.idx_q << ", \"idx_v\": " << j.idx_v << ", \"nq\": " << j.nq
        << ", \"nv\": " << j.nv << ", \"axis\": " << jsonArray(axis) << ", \"axis2\": " << jsonArray(j.axis2)
        << ", \"pitch\": " << jsonNumber(j.pitch) << "}";
   }
@@ -205,7 +295,9 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
        << ", \"p_a\": " << jsonArray(loop.p_a) << ", \"link_b\": " << jsonString(linkOf(loop.body_b))
        << ", \"p_b\": " << jsonArray(loop.p_b) << "}";
   }
-  js << "],\n\"meshes\": {";
+  js << "],\n";
+  writeStandIns(js, model);
+  js << "\"meshes\": {";
   const abdyn::ResourceSearch resources = abdyn::ResourceSearch::forFile(inputs.model_path, inputs.urdf.package_dirs);
   std::set<std::string> seen;
   bool first = true;

@@ -255,6 +255,10 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
                    "loop joints and position limits (a closed chain driven past its joints' ranges meets singular "
                    "configurations), unless --integrator names a method that cannot enforce them");
   command.add_flag("--no-limits", args.no_limits, "do not enforce the joint position limits");
+  command.add_option("--srdf", args.srdf_path,
+                     "collide the model's bodies with each other too (constraint rows, as --ground), except parents "
+                     "with their children and the link pairs FILE's disable_collisions elements name (SRDF)")
+      ->type_name("FILE");
   command.add_option("--html", args.html_dir, "after simulating, write a browser page replaying the run into DIR "
                                                "(see abdyn view --help)")->type_name("DIR");
 }

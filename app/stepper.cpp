@@ -29,6 +29,10 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
     settings.joint_limits = args.limits;
     settings.ground = args.ground;
     settings.contact.height = args.ground_height;
+    if (!args.srdf_path.empty()) {
+      settings.body_contacts = true;
+      settings.contact.excluded_pairs = abdyn::readSrdfDisabledCollisions(args.srdf_path);
+    }
     settings.implicit_damping = args.integrator == "implicit-damping";
     simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
     // The loops become the Simulator's row joints, solved with the limit rows.

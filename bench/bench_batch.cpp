@@ -3,7 +3,8 @@
 // Each iteration computes one algorithm for all kStates states (rows of one N x nq array), so items/s is
 // states/s (CPU time of the calling thread). Single/ALG/MODEL is the loop over one Data; Batch/ALG/MODEL/simd:S
 // the batched call on one thread with the instruction set capped at S (0 widest, 1 AVX2, 2 SSE4, 3 portable;
-// setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time.
+// setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time; Rollout/...
+// (below) rollouts, stepped alone or in packs.
 
 #include <random>
 
@@ -83,6 +84,49 @@ void batch(benchmark::State& state, Batch* b, Algorithm algorithm) {
   state.SetItemsProcessed(state.iterations() * kStates);
 }
 
+// Rollouts of kRuns runs of kSteps steps (h = 1 ms, zero joint forces, no contacts or limits), items/s
+// = steps/s, wall-clock time: Rollout/MODEL/simulator, abdyn::rollout (a Simulator per thread, each run
+// stepped alone with the single-state ABA); Rollout/MODEL/euler_loop, SemiImplicitEuler::step run by run
+// on the calling thread; Rollout/MODEL/batch, rolloutBatch (semi-implicit Euler, W runs per pack).
+constexpr int kRuns = 64, kSteps = 50;
+constexpr double kStep = 1e-3;
+
+enum class Roller { Simulator, EulerLoop, Batch };
+
+void rollouts(benchmark::State& state, Batch* b, Roller roller) {
+  const abdyn::Model& model = b->model;
+  const int threads = static_cast<int>(state.range(0)), nq = model.nq(), nv = model.nv();
+  const abdyn::RowMatrixXd q0 = b->Q.topRows(kRuns), v0 = abdyn::RowMatrixXd::Zero(kRuns, nv);
+  const abdyn::RowMatrixXd tau = abdyn::RowMatrixXd::Zero(kRuns, kSteps * nv);
+  abdyn::RowMatrixXd Q(kRuns, (kSteps + 1) * nq), V(kRuns, (kSteps + 1) * nv);
+  abdyn::SimulatorSettings settings;
+  settings.energy = false;
+  abdyn::Data data(model);
+  abdyn::SemiImplicitEuler euler(model);
+  Eigen::VectorXd q(nq), v(nv);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nv);
+  for (auto _ : state) {
+    switch (roller) {
+      case Roller::Simulator:
+        abdyn::rollout(model, settings, q0, v0, tau, kSteps, kStep, threads, Q, V);
+        break;
+      case Roller::EulerLoop:
+        for (int r = 0; r < kRuns; ++r) {
+          q = q0.row(r).transpose();
+          v = v0.row(r).transpose();
+          for (int t = 0; t < kSteps; ++t) euler.step(model, data, q, v, zero, kStep);
+          Q.row(r).tail(nq) = q.transpose();
+        }
+        break;
+      case Roller::Batch:
+        abdyn::rolloutBatch(model, abdyn::BatchIntegrator::SemiImplicitEuler, q0, v0, tau, kSteps, kStep, Q, V, threads);
+        break;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kRuns * kSteps);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +164,19 @@ int main(int argc, char** argv) {
           ->Args({0, 2})
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
+    }
+  }
+  for (auto& [label, b] : batches) {
+    if (label != "iiwa" && label != "panda") continue;  // arms: explicit damping is stable at h = 1 ms
+    const std::pair<const char*, Roller> rollers[] = {
+        {"simulator", Roller::Simulator}, {"euler_loop", Roller::EulerLoop}, {"batch", Roller::Batch}};
+    for (const auto& [name, roller] : rollers) {
+      auto* bm = benchmark::RegisterBenchmark(("Rollout/" + label + "/" + name).c_str(), rollouts, &b, roller)
+                     ->ArgName("threads")
+                     ->Arg(1)
+                     ->Unit(benchmark::kMillisecond)
+                     ->UseRealTime();
+      if (roller != Roller::EulerLoop) bm->Arg(2);
     }
   }
   benchmark::Initialize(&rest_argc, rest.data());

@@ -14,16 +14,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "mujoco_scene.hpp"
 
 namespace {
 
@@ -122,29 +119,18 @@ void abdynPile(benchmark::State& state) {
 
 void mujocoPile(benchmark::State& state) {
   const Pile pile = makePile();
-  const std::string path = "/tmp/abdyn_bench_mesh_pile_" + std::to_string(::getpid()) + ".xml";
-  std::ofstream(path) << mujocoXml(pile);
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-  std::remove(path.c_str());
-  if (m == nullptr) {
-    state.SkipWithError(error);
-    return;
-  }
-  mjData* d = mj_makeData(m);
-  for (int s = 0; s < kSettleSteps; ++s) mj_step(m, d);
+  abdyn_bench::MujocoScene scene(mujocoXml(pile), state);
+  if (!scene.ok()) return;
+  for (int s = 0; s < kSettleSteps; ++s) mj_step(scene.m, scene.d);
   double deepest = 0.0;
   for (auto _ : state) {
-    mj_step(m, d);
-    for (int c = 0; c < d->ncon; ++c) deepest = std::max(deepest, -d->contact[c].dist);
+    mj_step(scene.m, scene.d);
+    deepest = std::max(deepest, scene.deepest());
   }
-  mj_energyPos(m, d);
-  mj_energyVel(m, d);
+  scene.energy();
   state.counters["penetration_mm"] = 1e3 * deepest;
-  state.counters["kinetic_mJ"] = 1e3 * d->energy[1];
-  state.counters["contacts"] = d->ncon;
-  mj_deleteData(d);
-  mj_deleteModel(m);
+  state.counters["kinetic_mJ"] = 1e3 * scene.d->energy[1];
+  state.counters["contacts"] = scene.d->ncon;
 }
 
 BENCHMARK(abdynPile)->Name("MeshPile/abdyn")->Unit(benchmark::kMicrosecond)->Iterations(1000);

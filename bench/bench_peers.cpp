@@ -5,7 +5,8 @@
 //
 // Benchmark names are <ABA|RNEA|CRBA|dRNEA|dABA>/<model>/<library>; dRNEA and dABA are the first-order
 // derivatives (abdyn's inverseDynamicsDerivatives and forwardDynamicsDerivatives, Pinocchio's
-// computeRNEADerivatives and computeABADerivatives). Each model has 64 random valid states drawn
+// computeRNEADerivatives and computeABADerivatives). ABA/<model>/abdyn_batch and RNEA/<model>/abdyn_batch
+// time abdyn's batched calls on all the states at once (one thread; the per_state counter is per state). Each model has 64 random valid states drawn
 // before timing, the same numbers for every library (converted to each one's coordinates by the
 // adapters in bench/peers/), and every timed loop cycles through them, so no call sees the same input
 // twice in a row. All libraries compute the same physics: gravity (0, 0, -9.81), no joint damping
@@ -27,6 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -230,6 +232,39 @@ abdyn_bench::Outputs registerAbdynConstrained(const std::string& label, const st
   return out;
 }
 
+// <ALG>/<model>/abdyn_batch: the kStates states in one batched call on the calling thread (BatchWorkspace,
+// the widest instruction set), one iteration per batch; the counter per_state is the CPU time per state.
+void registerAbdynBatch(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
+  const auto rows = [](const std::vector<Eigen::VectorXd>& x) {
+    abdyn::RowMatrixXd out(static_cast<Eigen::Index>(x.size()), x.front().size());
+    for (std::size_t k = 0; k < x.size(); ++k) out.row(static_cast<Eigen::Index>(k)) = x[k].transpose();
+    return out;
+  };
+  auto in = std::make_shared<std::array<abdyn::RowMatrixXd, 4>>(
+      std::array<abdyn::RowMatrixXd, 4>{rows(c->q), rows(c->v), rows(c->tau), rows(c->qdd)});
+  const auto add = [&](const std::string& algorithm, auto call) {
+    benchmark::RegisterBenchmark((algorithm + "/" + label + "/abdyn_batch").c_str(), [c, in, call](benchmark::State& state) {
+      abdyn::BatchWorkspace workspace(c->model);
+      abdyn::RowMatrixXd out(kStates, c->model.nv());
+      state.SetLabel(abdyn::batchSimdName());
+      for (auto _ : state) {
+        call(*c, workspace, *in, out);
+        benchmark::ClobberMemory();
+      }
+      state.SetItemsProcessed(state.iterations() * kStates);
+      state.counters["per_state"] =
+          benchmark::Counter(kStates, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    });
+  };
+  using Rows = std::array<abdyn::RowMatrixXd, 4>;
+  add("ABA", [](const AbdynCase& m, abdyn::BatchWorkspace& w, const Rows& x, abdyn::RowMatrixXd& out) {
+    abdyn::forwardDynamicsBatch(m.model, w, x[0], x[1], x[2], out, kOptions);
+  });
+  add("RNEA", [](const AbdynCase& m, abdyn::BatchWorkspace& w, const Rows& x, abdyn::RowMatrixXd& out) {
+    abdyn::inverseDynamicsBatch(m.model, w, x[0], x[1], x[3], out, kOptions);
+  });
+}
+
 void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c) {
   const auto add = [&](const std::string& algorithm, auto call) {
     benchmark::RegisterBenchmark((algorithm + "/" + label + "/abdyn").c_str(), [c, call](benchmark::State& state) {
@@ -251,6 +286,7 @@ void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c
   add("CRBA", [](const AbdynCase& m, abdyn::Data& d, int s) {
     benchmark::DoNotOptimize(abdyn::massMatrix(m.model, d, m.q[s], kOptions));
   });
+  registerAbdynBatch(label, c);
   // The derivatives are dense nv x nv (O(nv^3) for d ABA): timed up to the 100-body models, as Pinocchio's.
   if (c->model.nv() > kMaxDerivativeDofs) return;
   add("dRNEA", [](const AbdynCase& m, abdyn::Data& d, int s) {

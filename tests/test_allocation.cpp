@@ -167,11 +167,11 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   BOOST_TEST(sim.statistics().contacts > 0);
   int coordinate_groups = 0;  // the solver's grouped path ran too (a limit and friction on one joint)
   for (int r = 0; r < sim.rows().size(); ++r) {
-    coordinate_groups += sim.rows()[r].visit == abdyn::ConstraintRow::Visit::CoordinateFirst;
+    coordinate_groups += sim.rows().state(r).visit == abdyn::RowSolverState::Visit::CoordinateFirst;
   }
   BOOST_TEST(coordinate_groups > 0);
   int block = 0;  // and the bilateral block (the hinge's five rows)
-  for (int r = 0; r < sim.rows().size(); ++r) block += sim.rows()[r].visit == abdyn::ConstraintRow::Visit::Block;
+  for (int r = 0; r < sim.rows().size(); ++r) block += sim.rows().state(r).visit == abdyn::RowSolverState::Visit::Block;
   BOOST_TEST(block == 5);
   BOOST_TEST(n == 0, n << " heap allocations");
 }

@@ -226,6 +226,39 @@ BOOST_AUTO_TEST_CASE(ground_and_limits_add_statistics) {
   BOOST_TEST(!contains(r.out, "nan"));
 }
 
+// --srdf: the bodies collide with each other too, but the pairs the file disables. The humanoid's shapes
+// overlap in its neutral pose wherever a link without shapes lies between two that have them (pelvis and
+// thighs across the hip's yaw and roll links) and where the arms hang against the trunk and thighs: the file
+// disables those pairs, as a generated SRDF would ("Default" pairs, in collision in the default pose).
+// The floating humanoid then stands on the ground, no NaN, with the body contacts counted.
+BOOST_AUTO_TEST_CASE(srdf_adds_body_contacts) {
+  const fs::path srdf = scratch() / "humanoid.srdf";
+  const char* const pairs[][2] = {
+      {"pelvis", "left_thigh"},         {"pelvis", "right_thigh"},         {"pelvis", "left_forearm"},
+      {"pelvis", "right_forearm"},      {"left_thigh", "left_forearm"},    {"right_thigh", "right_forearm"},
+      {"left_thigh", "left_hand"},      {"right_thigh", "right_hand"},     {"abdomen", "left_upper_arm"},
+      {"abdomen", "left_forearm"},      {"abdomen", "right_upper_arm"},    {"abdomen", "right_forearm"},
+      {"torso", "left_upper_arm"},      {"torso", "right_upper_arm"}};
+  {
+    std::ofstream out(srdf);
+    out << "<robot name=\"humanoid\">\n";
+    for (const auto& p : pairs) out << "  <disable_collisions link1=\"" << p[0] << "\" link2=\"" << p[1] << "\" reason=\"Default\"/>\n";
+    out << "</robot>\n";
+  }
+  const fs::path csv = scratch() / "srdf.csv";
+  const Run r = run({"simulate", model("humanoid"), "--floating", "--ground", "-0.95", "--srdf", srdf.string(),
+                     "--duration", "0.3", "--dt", "0.002", "--csv", csv.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  std::ifstream in(csv);
+  std::string line;
+  std::vector<std::string> last;
+  while (std::getline(in, line)) last = split(line, ',');
+  BOOST_REQUIRE(!last.empty());
+  BOOST_TEST(std::stoi(last.back()) > 0);                 // the feet on the ground
+  BOOST_TEST(std::stod(last[last.size() - 2]) < 1e-3);    // penetration
+  BOOST_TEST(!contains(r.out, "nan"), r.out);
+}
+
 BOOST_AUTO_TEST_CASE(info_lists_every_body) {
   const Run r = run({"info", model("iiwa7")});
   BOOST_REQUIRE(r.status == 0);
@@ -246,6 +279,10 @@ BOOST_AUTO_TEST_CASE(bad_arguments_get_clear_messages) {
   const fs::path broken = dir / "broken.urdf";
   std::ofstream(broken) << "<robot name=\"r\"><link name=\"a\"/><joint name=\"j\" type=\"revolute\"><parent link=\"a\"/>"
                            "<child link=\"missing\"/></joint></robot>";
+  const fs::path unknown_link = dir / "unknown_link.srdf";
+  std::ofstream(unknown_link) << "<robot name=\"humanoid\"><disable_collisions link1=\"pelvis\" link2=\"nowhere\"/></robot>";
+  const fs::path not_srdf = dir / "not_srdf.srdf";
+  std::ofstream(not_srdf) << "<robot><disable_collisions link1=\"pelvis\"/></robot>";
   const std::vector<Case> cases = {
       {{}, 2, "missing command"},
       {{"fly", model("pendulum")}, 2, "unknown command 'fly'"},
@@ -276,6 +313,9 @@ BOOST_AUTO_TEST_CASE(bad_arguments_get_clear_messages) {
       {{"simulate", model("pendulum"), "--substeps", "1.5"}, 2, "--substeps expects a positive integer"},
       {{"simulate", model("pendulum"), "--ground", "low"}, 2, "--ground expects a finite number, got 'low'"},
       {{"simulate", model("pendulum"), "--limits", "--integrator", "rk4"}, 2, "--integrator rk4 cannot enforce them"},
+      {{"simulate", model("humanoid"), "--floating", "--srdf", unknown_link.string()}, 1, "no body or link named 'nowhere'"},
+      {{"simulate", model("humanoid"), "--floating", "--srdf", not_srdf.string()}, 1, "disable_collisions has no link2"},
+      {{"simulate", model("humanoid"), "--floating", "--srdf", (dir / "none.srdf").string()}, 1, "none.srdf: cannot read the SRDF file"},
       {{"simulate", model("pendulum"), "--duration", "0.01", "--csv", (dir / "no_dir" / "x.csv").string()}, 1,
        "cannot write CSV file"},
   };

@@ -5,15 +5,35 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <boost/test/unit_test.hpp>
 
+#include "abdyn/error.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/types.hpp"
 
 namespace abdyn::test {
+
+/// Runs `call`, which must throw abdyn::Error whose message starts with `source` + `separator` (a loader
+/// names its file, or "<string>", then ": ") and contains every fragment.
+inline void checkError(const std::function<void()>& call, const std::string& source,
+                       const std::vector<std::string>& fragments, const std::string& separator = ": ") {
+  try {
+    call();
+    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    BOOST_TEST_MESSAGE("error message: " << what);
+    BOOST_TEST(what.rfind(source + separator, 0) == 0, "message does not start with '" << source << separator << "': " << what);
+    for (const std::string& f : fragments) BOOST_TEST(what.find(f) != std::string::npos, "'" << f << "' not in: " << what);
+  } catch (const std::exception& e) {
+    BOOST_ERROR("expected abdyn::Error, got another exception: " << e.what());
+  }
+}
 
 /// A path in the temporary directory that names this process: test programs of several build trees may
 /// run at once on one machine, and a shared fixed name lets one delete the other's file.

@@ -280,6 +280,16 @@ BOOST_AUTO_TEST_CASE(convex_hull_of_a_cube) {
   for (const Vector3& p : points) {
     for (std::size_t f = 0; f < hull.faces.size(); ++f) BOOST_TEST(hull.normals[f].dot(p) <= hull.offsets[f] + 1e-12);
   }
+  // Neighbours: a cube's vertex shares faces with the 6 others of its three faces (3 edges, 3 face diagonals).
+  BOOST_TEST_REQUIRE(hull.neighbor_offsets.size() == 9u);
+  for (int i = 0; i < 8; ++i) {
+    BOOST_TEST(hull.neighbor_offsets[static_cast<std::size_t>(i) + 1] - hull.neighbor_offsets[static_cast<std::size_t>(i)] == 6);
+    for (int k = hull.neighbor_offsets[static_cast<std::size_t>(i)]; k < hull.neighbor_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+      const Vector3 d = hull.vertices[static_cast<std::size_t>(hull.neighbors[static_cast<std::size_t>(k)])] -
+                        hull.vertices[static_cast<std::size_t>(i)];
+      BOOST_TEST((d.cwiseAbs().array() < 0.5).count() >= 1);  // on a common face: a coordinate equal
+    }
+  }
   // Bounded to 6 vertices: a hull of input points with at most 6 vertices.
   const abdyn::ConvexHull bounded = abdyn::convexHull(points, 6, "cube");
   BOOST_TEST(bounded.vertexCount() <= 6);

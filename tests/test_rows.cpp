@@ -259,14 +259,14 @@ BOOST_AUTO_TEST_CASE(articulated_and_dense_responses_agree) {
   RowResponse response(model);
   response.articulated(model, data, rows);
   std::vector<Eigen::VectorXd> articulated;
-  for (int r = 0; r < rows.size(); ++r) articulated.push_back(rows[r].Minv_Jt);
+  for (int r = 0; r < rows.size(); ++r) articulated.push_back(rows.state(r).Minv_Jt);
   response.dense(model, data, q, rows);
   const Eigen::MatrixXd M = massMatrix(model, data, q);
   const Eigen::LLT<Eigen::MatrixXd> llt(M);
   for (int r = 0; r < rows.size(); ++r) {
     const Eigen::VectorXd expected = llt.solve(rows[r].J);
     ABDYN_CHECK_REL(articulated[r], expected, 1e-10);
-    ABDYN_CHECK_REL(rows[r].Minv_Jt, expected, 1e-10);
+    ABDYN_CHECK_REL(rows.state(r).Minv_Jt, expected, 1e-10);
   }
 }
 
@@ -290,9 +290,9 @@ BOOST_AUTO_TEST_CASE(factorized_responses_on_sparse_rows_and_automatic_choice) {
   RowResponse response(humanoid);
   response.articulated(humanoid, data, rows);
   std::vector<Eigen::VectorXd> articulated;
-  for (int r = 0; r < rows.size(); ++r) articulated.push_back(rows[r].Minv_Jt);
+  for (int r = 0; r < rows.size(); ++r) articulated.push_back(rows.state(r).Minv_Jt);
   response.dense(humanoid, data, q, rows);
-  for (int r = 0; r < rows.size(); ++r) ABDYN_CHECK_REL(rows[r].Minv_Jt, articulated[r], 1e-12);
+  for (int r = 0; r < rows.size(); ++r) ABDYN_CHECK_REL(rows.state(r).Minv_Jt, articulated[r], 1e-12);
   BOOST_TEST((response.choose(ResponseMethod::Automatic) == ResponseMethod::Factorized));
   BOOST_TEST((response.choose(ResponseMethod::Articulated) == ResponseMethod::Articulated));
 
@@ -458,7 +458,7 @@ BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) 
     Eigen::VectorXd lambda(rows.size());
     for (int r = 0; r < rows.size(); ++r) {
       lambda[r] = rows[r].impulse;
-      BOOST_TEST((rows[r].visit == ConstraintRow::Visit::Block));
+      BOOST_TEST((rows.state(r).visit == RowSolverState::Visit::Block));
     }
     ABDYN_CHECK_REL(lambda, lambda_ref, 1e-10);
     ABDYN_CHECK_REL(v, v_ref, 1e-10);
@@ -489,7 +489,7 @@ BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) 
     response.articulated(model, data, rows);
     v = v_free;
     solveRowsPgs(rows, v, one_sweep);
-    BOOST_TEST((rows[10].visit == ConstraintRow::Visit::Alone));
+    BOOST_TEST((rows.state(10).visit == RowSolverState::Visit::Alone));
     ABDYN_CHECK_REL(v, v_ref, 1e-10);
     BOOST_TEST(std::abs(rows[9].impulse + rows[10].impulse - lambda_ref[9]) <= 1e-10 * (1.0 + std::abs(lambda_ref[9])));
   }
@@ -552,7 +552,7 @@ BOOST_AUTO_TEST_CASE(bilateral_block_among_bounded_rows_solves_the_mlcp) {
                                                                     << " sweeps, residual " << report.residual);
     BOOST_TEST(report.residual <= 1e-12);
     int block = 0;
-    for (int r = 0; r < rows.size(); ++r) block += rows[r].visit == ConstraintRow::Visit::Block;
+    for (int r = 0; r < rows.size(); ++r) block += rows.state(r).visit == RowSolverState::Visit::Block;
     BOOST_TEST(block == 4);
     checkBoundedMlcp(rows, M, v_free, v, 1e-12);
   }
@@ -685,7 +685,7 @@ BOOST_AUTO_TEST_CASE(coordinate_group_solves_a_limit_against_friction) {
   const PgsReport grouped = solveRowsPgs(rows, v, settings);
   BOOST_TEST(grouped.iterations <= 2);
   BOOST_TEST(grouped.residual <= 1e-12);
-  BOOST_TEST((rows[0].visit == ConstraintRow::Visit::CoordinateFirst));
+  BOOST_TEST((rows.state(0).visit == RowSolverState::Visit::CoordinateFirst));
   BOOST_TEST(std::abs(v[0] - 0.1) < 1e-12);
   BOOST_TEST(std::abs(rows[1].impulse + 10.0) < 1e-12);
   BOOST_TEST(std::abs(rows[0].impulse - (2.0 * 0.07 + 10.0)) < 1e-12);
@@ -736,7 +736,7 @@ BOOST_AUTO_TEST_CASE(coordinate_groups_solve_the_bounded_mlcp) {
                                                    << report.residual);
     BOOST_TEST(report.residual <= 1e-12);
     int groups = 0;
-    for (int r = 0; r < rows.size(); ++r) groups += rows[r].visit == ConstraintRow::Visit::CoordinateFirst;
+    for (int r = 0; r < rows.size(); ++r) groups += rows.state(r).visit == RowSolverState::Visit::CoordinateFirst;
     BOOST_TEST(groups == model.nv());
     checkBoundedMlcp(rows, M, v_free, v, 1e-12);
   }
@@ -808,7 +808,7 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
   // A row's support runs are ascending and disjoint and hold every nonzero of Y (the sweeps read nothing
   // else), and Y = L^-T J^T.
   for (int r = 0; r < rows.size(); ++r) {
-    const ConstraintRow& row = rows[r];
+    const RowSolverState& row = rows.state(r);
     BOOST_TEST(row.support_runs >= 1);
     for (int t = 1; t < row.support_runs; ++t) BOOST_TEST(row.support[t].first > row.support[t - 1].last + 1);
     Eigen::VectorXd outside = row.Y;
@@ -818,7 +818,7 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
     BOOST_TEST(outside.isZero(0.0));
     Eigen::VectorXd Lt_Y = row.Y;
     multiplyByLTransposed(model, data, Lt_Y);
-    ABDYN_CHECK_NEAR(Lt_Y, row.J, 1e-12);
+    ABDYN_CHECK_NEAR(Lt_Y, rows[r].J, 1e-12);
   }
 
   Eigen::VectorXd v = v_free;

@@ -193,7 +193,8 @@ BOOST_AUTO_TEST_CASE(duplicate_names_in_a_long_urdf_are_refused) {
     std::string xml = "<robot name=\"chain\"><link name=\"l0\"/>";
     for (int i = 1; i <= n; ++i) {
       const std::string link = i == n ? last_link : "l" + std::to_string(i);
-      xml += "<link name=\"" + link + "\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" "
+      // the last link's mass differs: repeating another link's name is a different definition, not a copy
+      xml += "<link name=\"" + link + "\"><inertial><mass value=\"" + (i == n ? "2" : "1") + "\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" "
              "ixz=\"0\" iyz=\"0\"/></inertial></link><joint name=\"" + (i == n ? last_joint : "j" + std::to_string(i)) +
              "\" type=\"continuous\"><parent link=\"l" + std::to_string(i - 1) + "\"/><child link=\"" + link + "\"/></joint>";
     }

@@ -118,22 +118,9 @@ std::vector<std::string> bundledModels() {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Error checks: the call must throw abdyn::Error whose message starts with `source` + ": " and contains
-// every fragment.
-
-void checkError(const std::function<void()>& load, const std::string& source, const std::vector<std::string>& fragments) {
-  try {
-    load();
-    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    BOOST_TEST_MESSAGE("error message: " << what);
-    BOOST_TEST(what.rfind(source + ": ", 0) == 0, "message does not start with '" << source << ": ': " << what);
-    for (const std::string& f : fragments) BOOST_TEST(what.find(f) != std::string::npos, "'" << f << "' not in: " << what);
-  } catch (const std::exception& e) {
-    BOOST_ERROR("expected abdyn::Error, got another exception: " << e.what());
-  }
-}
+// Error checks (test_helpers.hpp): the call must throw abdyn::Error whose message starts with `source` +
+// ": " and contains every fragment.
+using abdyn::test::checkError;
 
 void checkStringError(const std::string& xml, const std::vector<std::string>& fragments, const UrdfOptions& options = {}) {
   checkError([&] { loadUrdfString(xml, options); }, "<string>", fragments);
@@ -468,9 +455,12 @@ BOOST_AUTO_TEST_CASE(required_elements_and_attributes) {
   checkStringError(R"(<robot name="r"><link name="a"/><joint name="j" type="fixed"><parent link="a"/></joint><link name="b"/></robot>)",
                    {"joint 'j'", "no <child link=\"...\"> element"});
   checkStringError(R"(<robot name="r"><link/></robot>)", {"a <link> has no name attribute"});
-  checkStringError(R"(<robot><link name="a"/></robot>)", {"<robot> has no name attribute"});
+  // Without a name (a warning by default, tests/test_urdf_rules.cpp), a verbatim repeat of a link likewise.
+  checkStringError(R"(<robot><link name="a"/></robot>)", {"<robot> has no name attribute", "strict"}, strict);
   checkStringError(R"(<robot name="r"/>)", {"no <link> element"});
-  checkStringError(R"(<robot name="r"><link name="a"/><link name="a"/></robot>)", {"link 'a' is defined more than once"});
+  checkStringError(R"(<robot name="r"><link name="a"/><link name="a"><inertial><mass value="1"/></inertial></link></robot>)",
+                   {"link 'a' is defined more than once"});
+  checkStringError(R"(<robot name="r"><link name="a"/><link name="a"/></robot>)", {"link 'a' is defined twice", "strict"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="10" velocity="5"/></joint><joint name="hinge" type="fixed"><parent link="pole"/><child link="x"/>)") ,
                    {"joint 'hinge' is defined more than once"});
   // <inertial> needs <mass value>; a missing entry of <inertia> is 0 (a warning, refused by strict mode).
@@ -497,7 +487,11 @@ BOOST_AUTO_TEST_CASE(malformed_numbers) {
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", limit, inertial, R"(<origin xyz="1,5 0 0"/>)"),
                    {"joint 'hinge'", "<origin xyz=\"1,5 0 0\">", "'1,5' is not a number"});
   checkStringError(pendulum("<axis xyz=\"0 1\"/>", limit), {"joint 'hinge'", "<axis xyz=\"0 1\">", "expected 3 numbers, found 2"});
-  checkStringError(pendulum("<axis xyz=\"0 1 0 0\"/>", limit), {"joint 'hinge'", "expected 3 numbers, found more ('0')"});
+  checkStringError(pendulum("<axis xyz=\"0 1 0 1\"/>", limit), {"joint 'hinge'", "expected 3 numbers, found more ('1')"});
+  // extra zeros read with a warning (tests/test_urdf_rules.cpp); strict refuses them
+  UrdfOptions strict;
+  strict.strict = true;
+  checkStringError(pendulum("<axis xyz=\"0 1 0 0\"/>", limit), {"joint 'hinge'", "1 extra zero after the 3 numbers", "strict"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="0x10" velocity="5"/>)"),
                    {"joint 'hinge'", "<limit effort=\"0x10\">", "'0x10' is not a number"});
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", limit, inertialWith("abc", "0.01", "0.01", "0.01")),

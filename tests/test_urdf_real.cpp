@@ -38,21 +38,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 std::string pattern(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns/" + name + ".urdf"; }
 
 using testing::CapturedLog;
-
-bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
-
-// The call must throw abdyn::Error whose message starts with `source` + ": " and contains every fragment.
-void checkError(const std::function<void()>& load, const std::string& source, const std::vector<std::string>& fragments) {
-  try {
-    load();
-    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    BOOST_TEST_MESSAGE("error message: " << what);
-    BOOST_TEST(what.rfind(source + ": ", 0) == 0, "message does not start with '" << source << ": ': " << what);
-    for (const std::string& f : fragments) BOOST_TEST(contains(what, f), "'" << f << "' not in: " << what);
-  }
-}
+using abdyn::test::checkError;
 
 UrdfOptions strictOptions() {
   UrdfOptions o;

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "abdyn/abdyn.hpp"
 #include "captured_log.hpp"
+#include "test_helpers.hpp"
 
 using namespace abdyn;
 
@@ -31,15 +33,9 @@ bool contains(const std::string& text, const std::string& fragment) { return tex
 
 using testing::CapturedLog;
 
-// The call must throw abdyn::Error whose message contains every fragment.
+// The call must throw abdyn::Error whose message contains every fragment (test_helpers.hpp, any source).
 void checkError(const std::function<void()>& call, const std::vector<std::string>& fragments) {
-  try {
-    call();
-    BOOST_ERROR("no exception; expected one mentioning '" << fragments.front() << "'");
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    for (const std::string& f : fragments) BOOST_TEST(contains(what, f), "'" << f << "' not in: " << what);
-  }
+  abdyn::test::checkError(call, "", fragments, "");
 }
 
 UrdfOptions strict() {
@@ -357,4 +353,83 @@ BOOST_AUTO_TEST_CASE(uncollided_shapes_are_named) {
   Simulator warned(m, ground);
   BOOST_TEST(log.warnings() == 1, log.text.str());
   BOOST_TEST(log.has("abdyn::Simulator: model 'mesh_collisions': 2 of its 3 collision shapes"), log.text.str());
+}
+
+namespace {
+
+std::string patternText(const std::string& name) {
+  std::ifstream in(pattern(name));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `text` with its first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  BOOST_REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+// Loosely written numbers whose meaning is plain: one warning each, saying how it was read; the model is
+// the one of the same file written strictly (compared exactly: the same numbers reach the same code).
+BOOST_AUTO_TEST_CASE(loose_numbers_are_read_with_a_warning) {
+  CapturedLog log;
+  const Model m = loadUrdf(pattern("loose_numbers"));
+  BOOST_TEST(log.warnings() == 4, log.text.str());
+  BOOST_TEST(log.has("joint 'imu_joint': <origin xyz=\"$(optenv IMU_XYZ 0.19 0 0.149)\">: not URDF's number syntax "
+                     "(an unexpanded roslaunch substitution $(optenv IMU_XYZ ...)): its default \"0.19 0 0.149\" is read"),
+             log.text.str());
+  BOOST_TEST(log.has("joint 'steer': <origin xyz=\"0.07, 0, -0.69\">: not URDF's number syntax (commas between the "
+                     "numbers): read as \"0.07 0 -0.69\""), log.text.str());
+  BOOST_TEST(log.has("joint 'steer': <limit lower=\"-1.57.\">: not URDF's number syntax (a stray '.' after '-1.57')"),
+             log.text.str());
+  BOOST_TEST(log.has("joint 'wheel': <origin rpy=\"-3.14159 1.57079 0 0\">: not URDF's number syntax (1 extra zero "
+                     "after the 3 numbers)"), log.text.str());
+  std::string text = patternText("loose_numbers");
+  text = replaced(text, "xyz=\"0.07, 0, -0.69\"", "xyz=\"0.07 0 -0.69\"");
+  text = replaced(text, "lower=\"-1.57.\"", "lower=\"-1.57\"");
+  text = replaced(text, "rpy=\"-3.14159 1.57079 0 0\"", "rpy=\"-3.14159 1.57079 0\"");
+  text = replaced(text, "xyz=\"$(optenv IMU_XYZ 0.19 0 0.149)\"", "xyz=\"0.19 0 0.149\"");
+  const Model written_strictly = loadUrdfString(text);
+  BOOST_REQUIRE(m.nbodies() == written_strictly.nbodies());
+  for (int i = 1; i < m.nbodies(); ++i) {
+    BOOST_TEST((m.Xtree(i).E() == written_strictly.Xtree(i).E()));
+    BOOST_TEST((m.Xtree(i).r() == written_strictly.Xtree(i).r()));
+  }
+  BOOST_TEST(m.lowerPositionLimit() == written_strictly.lowerPositionLimit());
+  const Frame& imu = m.frame(m.frameId("imu"));
+  BOOST_TEST((imu.X_frame_body.r() == written_strictly.frame(written_strictly.frameId("imu")).X_frame_body.r()));
+  checkError([] { loadUrdf(pattern("loose_numbers"), strict()); }, {"joint 'steer'", "commas between the numbers", "strict"});
+
+  // What has no plain meaning stays refused, naming the attribute.
+  const std::string file = patternText("loose_numbers");
+  checkError([&] { loadUrdfString(replaced(file, "rpy=\"-3.14159 1.57079 0 0\"", "rpy=\"-3.14159 1.57079 0 1\"")); },
+             {"joint 'wheel'", "rpy=\"-3.14159 1.57079 0 1\"", "expected 3 numbers, found more ('1')"});
+  checkError([&] { loadUrdfString(replaced(file, "xyz=\"0.07, 0, -0.69\"", "xyz=\"0.07, 0\"")); },
+             {"joint 'steer'", "<origin xyz=\"0.07, 0\">", "'0.07,' is not a number"});
+  checkError([&] { loadUrdfString(replaced(file, "lower=\"-1.57.\"", "lower=\"-1.5.7\"")); },
+             {"joint 'steer'", "'-1.5.7' is not a number"});
+  checkError([&] { loadUrdfString(replaced(file, "IMU_XYZ 0.19 0 0.149", "IMU_XYZ")); }, {"joint 'imu_joint'", "'$(optenv' is not a number"});
+}
+
+BOOST_AUTO_TEST_CASE(a_robot_without_a_name_is_named_after_its_file) {
+  const Model m = loadWithOneWarning("unnamed_robot", {"<robot> has no name attribute", "named 'unnamed_robot'"});
+  BOOST_TEST(m.name() == "unnamed_robot");
+  BOOST_TEST(m.nv() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_link_repeated_verbatim_is_read_once) {
+  const Model m = loadWithOneWarning("repeated_link", {"link 'sensor' is defined twice, the same both times",
+                                                       "the repeat is ignored"});
+  BOOST_TEST(m.nv() == 1);
+  BOOST_TEST(m.inertia(m.bodyId("finger")).mass() == 0.05);
+  // two different definitions of one link: refused, naming it
+  const std::string file = patternText("repeated_link");
+  const std::size_t second = file.find("<link name=\"sensor\">", file.find("<link name=\"sensor\">") + 1);
+  std::string differing = file;
+  differing.replace(differing.find("0.01", second), 4, "0.02");
+  checkError([&] { loadUrdfString(differing); }, {"link 'sensor' is defined more than once"});
 }

@@ -42,6 +42,7 @@
 #include "abdyn/io/mesh.hpp"
 #include "abdyn/io/mjcf.hpp"
 #include "abdyn/io/resource_resolver.hpp"
+#include "abdyn/io/srdf.hpp"
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_export.hpp"
 #include "abdyn/io/urdf_loops.hpp"
@@ -61,6 +62,7 @@
 
 // Constraints: loop closures (Lagrange multipliers) and one-dimensional rows (joints, limits, motors,
 // contacts) with their responses and the PGS solver.
+#include "abdyn/constraints/broad_phase.hpp"
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/convex_distance.hpp"

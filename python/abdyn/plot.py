@@ -4,6 +4,8 @@
     kinetic, potential = abdyn.plot.energies(model, Q, V)
     ax = abdyn.plot.energy(t, kinetic, potential)      # kinetic, potential and total against time
     ax.figure.savefig("energy.png")
+    abdyn.plot.joint_positions(model, t, Q)            # one line per joint coordinate, named, by unit
+    abdyn.plot.joint_velocities(model, t, V)
 
 matplotlib is imported when a plot is drawn, not when abdyn is imported. Each function draws into `ax`
 (a matplotlib Axes) when given, else into a new figure, and returns the Axes.
@@ -13,7 +15,7 @@ import numpy as np
 
 from . import _abdyn
 
-__all__ = ["energies", "energy", "constraint_error", "contacts"]
+__all__ = ["energies", "energy", "joint_positions", "joint_velocities", "constraint_error", "contacts"]
 
 
 def _series(name, value, steps=None):
@@ -60,6 +62,66 @@ def energy(t, kinetic, potential, ax=None):
     ax.set_ylabel("energy (J)")
     ax.legend()
     return ax
+
+
+# Units of each coordinate of q and v by joint type (abdyn/model/joint.hpp's table); None for the
+# components of a unit quaternion, which have none and are not plotted.
+_UNITS = {
+    "revolute": (("rad",), ("rad/s",)),
+    "helical": (("rad",), ("rad/s",)),
+    "prismatic": (("m",), ("m/s",)),
+    "spherical": ((None,) * 4, ("rad/s",) * 3),
+    "planar": (("m", "m", "rad"), ("rad/s", "m/s", "m/s")),
+    "floating": (("m",) * 3 + (None,) * 4, ("rad/s",) * 3 + ("m/s",) * 3),
+}
+_AXIS_NAMES = {"rad": "angle", "m": "position", "rad/s": "angular velocity", "m/s": "velocity"}
+
+
+def _joint_plot(model, t, x, kind, ax):
+    t = _series("t", t)
+    width = model.nq if kind == "q" else model.nv
+    x = np.asarray(x, dtype=np.float64)
+    if x.shape != (t.shape[0], width):
+        raise _abdyn.InvalidArgument(
+            f"abdyn.plot.joint_{'positions' if kind == 'q' else 'velocities'}: argument '{kind}' has shape {x.shape}, "
+            f"expected ({t.shape[0]}, {width})")
+    groups = {}  # unit -> [(label, column)] in the model's coordinate order
+    for joint in model.joints:
+        units = _UNITS[joint.type][0 if kind == "q" else 1]
+        start = joint.idx_q if kind == "q" else joint.idx_v
+        for k, unit in enumerate(units):
+            if unit is not None:
+                label = joint.name if len(units) == 1 else f"{joint.name}[{k}]"
+                groups.setdefault(unit, []).append((label, start + k))
+    ax = _axes(ax)
+    axis = ax
+    handles = []
+    # Angles and lengths never share a scale: the second unit gets its own axis on the right.
+    for n, (unit, columns) in enumerate(groups.items()):
+        if n == 1:
+            axis = ax.twinx()
+        for label, column in columns:
+            # colours C0, C1, ... run on across both axes; dashed lines belong to the right axis
+            handles += axis.plot(t, x[:, column], label=f"{label} ({unit})", color=f"C{len(handles) % 10}",
+                                 linestyle="-" if n == 0 else "--")
+        axis.set_ylabel(f"joint {_AXIS_NAMES[unit]} ({unit})")
+    ax.set_xlabel("t (s)")
+    if handles:
+        ax.legend(handles=handles, fontsize="small")
+    return ax
+
+
+def joint_positions(model, t, q, ax=None):
+    """Each joint coordinate of q (T, nq) against time (s), labelled with its joint's name (name[k] for a
+    joint with several) and unit: angles (rad) on the left axis, lengths (m) on a second axis on the right.
+    The components of unit quaternions (spherical and floating joints) have no unit and are left out."""
+    return _joint_plot(model, t, q, "q", ax)
+
+
+def joint_velocities(model, t, v, ax=None):
+    """Each joint velocity coordinate of v (T, nv) against time (s), labelled like joint_positions: angular
+    rates (rad/s) on the left axis, linear ones (m/s) on the right (abdyn's v: joint.hpp's table)."""
+    return _joint_plot(model, t, v, "v", ax)
 
 
 def constraint_error(t, error, ax=None):

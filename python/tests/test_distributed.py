@@ -62,6 +62,26 @@ def test_equals_threaded_rollout(client, humanoid, deadline):
     assert np.array_equal(Q, Qm) and np.array_equal(V, Vm)
 
 
+def test_integrator_steps_in_lanes(client, humanoid, deadline):
+    # rollout_batch's runs through the cluster: bit for bit what the local call returns, whatever the chunks
+    # (tails of packs included), for both integrators; free flight under random joint forces.
+    q0, v0, tau = drops(humanoid, 11, 30, 4)
+    tau[:] = np.random.default_rng(5).uniform(-1.0, 1.0, tau.shape)
+    for integrator in ("semi_implicit_euler", "rk4"):
+        Q, V = abdyn.rollout_batch(humanoid, q0, v0, tau, 2e-3, integrator=integrator, threads=1)
+        for chunk in (None, 1, 3, 100):
+            Qd, Vd = abdyn.distributed.rollout(client, humanoid, q0, v0, tau, 2e-3, chunk=chunk, integrator=integrator)
+            assert np.array_equal(Q, Qd) and np.array_equal(V, Vd), f"{integrator}, chunk={chunk}"
+
+
+def test_integrator_refuses_settings_and_unknown_names(client, humanoid):
+    q0, v0, tau = drops(humanoid, 2, 3, 6)
+    with pytest.raises(abdyn.InvalidArgument, match="'settings'"):
+        abdyn.distributed.rollout(client, humanoid, q0, v0, tau, 2e-3, settings=RAGDOLL, integrator="rk4")
+    with pytest.raises(abdyn.InvalidArgument, match="'integrator'"):
+        abdyn.distributed.rollout(client, humanoid, q0, v0, tau, 2e-3, integrator="euler")
+
+
 def test_bad_arguments_raise_before_sending(client, humanoid):
     q0, v0, tau = drops(humanoid, 2, 3, 2)
     with pytest.raises(abdyn.InvalidArgument, match="'v0'"):
@@ -78,6 +98,10 @@ def test_chunk_runs_sizes_tasks_by_time(humanoid):
     long_tasks = abdyn.distributed.chunk_runs(humanoid, q0, v0, tau, 2e-3, RAGDOLL, seconds=10.0)
     short_tasks = abdyn.distributed.chunk_runs(humanoid, q0, v0, tau, 2e-3, RAGDOLL, seconds=1e-6)
     assert short_tasks == 1 and long_tasks > 10
+    # rollout_batch's probe steps a pack of runs and divides by the runs.
+    long_batch = abdyn.distributed.chunk_runs(humanoid, q0, v0, tau, 2e-3, seconds=10.0, integrator="rk4")
+    short_batch = abdyn.distributed.chunk_runs(humanoid, q0, v0, tau, 2e-3, seconds=1e-6, integrator="rk4")
+    assert short_batch == 1 and long_batch > 10
 
 
 def test_worker_killed_mid_sweep(client, humanoid, deadline):

@@ -165,6 +165,47 @@ def test_plots_draw_the_given_series(tmp_path):
         abdyn.plot.energies(abdyn.load_urdf(MODELS / "pendulum.urdf"), np.zeros((3, 1)), np.zeros((2, 1)))
 
 
+def test_joint_plots_name_each_coordinate_with_its_unit():
+    # The cart-pole has a prismatic cart (m) and a revolute pole (rad): one axis per unit.
+    cartpole = abdyn.load_urdf(MODELS / "cartpole.urdf")
+    names = [j.name for j in cartpole.joints]
+    kinds = [j.type for j in cartpole.joints]
+    assert sorted(kinds) == ["prismatic", "revolute"]
+    t = np.linspace(0.0, 1.0, 20)
+    q = np.column_stack([np.sin(t), np.cos(t)])
+    ax = abdyn.plot.joint_positions(cartpole, t, q)
+    axes = [ax] + [other for other in ax.figure.axes if other is not ax]
+    assert len(axes) == 2
+    lines = {line.get_label(): line for a in axes for line in a.get_lines()}
+    units = {"prismatic": "m", "revolute": "rad"}
+    for j in cartpole.joints:
+        line = lines[f"{j.name} ({units[j.type]})"]
+        np.testing.assert_array_equal(line.get_ydata(), q[:, j.idx_q])
+        np.testing.assert_array_equal(line.get_xdata(), t)
+    assert {a.get_ylabel() for a in axes} == {"joint angle (rad)", "joint position (m)"}
+    assert sorted(text.get_text() for text in ax.get_legend().get_texts()) == sorted(lines)
+    assert set(names) == {label.split(" (")[0] for label in lines}
+
+    # A floating base: positions in m (its quaternion has no unit and is left out), velocities in rad/s
+    # and m/s, every joint of the humanoid named.
+    humanoid = abdyn.load_urdf(MODELS / "humanoid.urdf", floating_base=True)
+    rng = np.random.default_rng(7)
+    v = rng.standard_normal((len(t), humanoid.nv))
+    ax = abdyn.plot.joint_velocities(humanoid, t, v)
+    labels = [line.get_label() for a in ax.figure.axes for line in a.get_lines()]
+    assert len(labels) == humanoid.nv
+    assert [f"root_joint[{k}] (rad/s)" for k in range(3)] == labels[:3]
+    assert [f"root_joint[{k}] (m/s)" for k in range(3, 6)] == [x for x in labels if x.endswith("(m/s)")]
+    q = np.array([abdyn.neutral(humanoid)] * len(t))
+    ax = abdyn.plot.joint_positions(humanoid, t, q)
+    labels = [line.get_label() for a in ax.figure.axes for line in a.get_lines()]
+    assert len(labels) == humanoid.nq - 4 and "root_joint[3] (m)" not in labels
+    with pytest.raises(abdyn.InvalidArgument, match="'v' has shape"):
+        abdyn.plot.joint_velocities(humanoid, t, v[:, :-1])
+    with pytest.raises(abdyn.InvalidArgument, match="'q' has shape"):
+        abdyn.plot.joint_positions(cartpole, t[:-1], q[:, :2])
+
+
 def test_program_found_on_path_when_the_packaged_one_is_absent(tmp_path, monkeypatch):
     import abdyn._program
     import abdyn.viewer

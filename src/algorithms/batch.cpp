@@ -95,15 +95,12 @@ void checkForward(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, co
   checkShape(fn, "TAU", TAU.rows(), TAU.cols(), n, model.nv());
   checkShape(fn, "QDD", QDD.rows(), QDD.cols(), n, model.nv());
   internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsBatch");
-  internal::checkPackOptions(model, options, fn);
 }
 
 void checkInverse(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
-                  const Eigen::Ref<const RowMatrixXd>& QDD, const Eigen::Ref<RowMatrixXd>& TAU,
-                  const DynamicsOptions& options) {
+                  const Eigen::Ref<const RowMatrixXd>& QDD, const Eigen::Ref<RowMatrixXd>& TAU) {
   const char* fn = "inverseDynamicsBatch";
   internal::checkDynamics(model, fn);
-  internal::checkPackOptions(model, options, fn);
   const Eigen::Index n = Q.rows();
   checkShape(fn, "Q", Q.rows(), Q.cols(), n, model.nq());
   checkShape(fn, "V", V.rows(), V.cols(), n, model.nv());
@@ -222,14 +219,14 @@ void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const E
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
                           const DynamicsOptions& options) {
-  checkInverse(model, Q, V, QDD, TAU, options);
+  checkInverse(model, Q, V, QDD, TAU);
   internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
                           Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options) {
-  checkInverse(model, Q, V, QDD, TAU, options);
+  checkInverse(model, Q, V, QDD, TAU);
   runSerial(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 

@@ -178,7 +178,15 @@ ABDYN_FLATTEN void factorizeMassMatrix(const Model& model, Data& data) {
 
 namespace internal {
 
-ABDYN_FLATTEN void factorizeAtMassMatrix(const Model& model, Data& data) {
+void factorizeAtMassMatrix(const Model& model, Data& data) {
+  const int k = factorizeAtMassMatrix(model, data, 0.0);
+  if (k >= 0) {
+    throw Error("abdyn::factorizeMassMatrix: mass matrix of model '" + model.name() + "' is not positive definite (pivot " +
+                std::to_string(data.factor_D[k]) + " at coordinate " + std::to_string(k) + ")");
+  }
+}
+
+ABDYN_FLATTEN int factorizeAtMassMatrix(const Model& model, Data& data, double relative_pivot) {
   double* __restrict L = data.factor_L.data();
   double* __restrict D = data.factor_D.data();
   for (int k = 0; k < model.nv(); ++k) {
@@ -189,10 +197,7 @@ ABDYN_FLATTEN void factorizeAtMassMatrix(const Model& model, Data& data) {
     for (int t = 0, count = ancestorCount(model, k); t < count; ++t) lk[t] = mk[A[t]];
   }
   for (int k = model.nv() - 1; k >= 0; --k) {
-    if (!(D[k] > 0.0)) {
-      throw Error("abdyn::factorizeMassMatrix: mass matrix of model '" + model.name() + "' is not positive definite (pivot " +
-                  std::to_string(D[k]) + " at coordinate " + std::to_string(k) + ")");
-    }
+    if (!(D[k] > 0.0) || D[k] <= relative_pivot * data.M(k, k)) return k;
     const double inverse_d = 1.0 / D[k];
     double* __restrict lk = L + model.ancestorOffset(k);
     const int* A = ancestors(model, data, k);
@@ -205,6 +210,7 @@ ABDYN_FLATTEN void factorizeAtMassMatrix(const Model& model, Data& data) {
       lk[t] = a;
     }
   }
+  return -1;
 }
 
 // The products with L and the solves: checked at their public doors, unchecked (internal::) inside the solvers.

@@ -21,12 +21,9 @@ Vector3 rotationVectorBetween(const double* a, const double* b) {
 
 }  // namespace
 
-void addJointSpringForce(const Model& model, const Joint& j, const Eigen::VectorXd& q, double sign, double* tau_joint) {
-  const double k = sign * model.stiffness()[j.idx_v];
+void addJointSpringForce(JointType type, int nv, double k, const double* qj, const double* qs, double* tau_joint) {
   if (k == 0.0) return;
-  const double* qj = q.data() + j.idx_q;
-  const double* qs = model.springReference().data() + j.idx_q;
-  switch (j.type) {
+  switch (type) {
     case JointType::Spherical: {
       const Vector3 r = rotationVectorBetween(qj, qs);
       for (int c = 0; c < 3; ++c) tau_joint[c] -= k * r[c];
@@ -45,9 +42,14 @@ void addJointSpringForce(const Model& model, const Joint& j, const Eigen::Vector
       return;
     }
     default:
-      for (int c = 0; c < j.nv; ++c) tau_joint[c] -= k * (qj[c] - qs[c]);
+      for (int c = 0; c < nv; ++c) tau_joint[c] -= k * (qj[c] - qs[c]);
       return;
   }
+}
+
+void addJointSpringForce(const Model& model, const Joint& j, const Eigen::VectorXd& q, double sign, double* tau_joint) {
+  addJointSpringForce(j.type, j.nv, sign * model.stiffness()[j.idx_v], q.data() + j.idx_q,
+                      model.springReference().data() + j.idx_q, tau_joint);
 }
 
 }  // namespace abdyn::internal

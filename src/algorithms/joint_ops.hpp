@@ -44,4 +44,9 @@ inline void addFloatingArmatureProduct(const Model& model, const Joint& j, const
 /// model.hpp) to tau_joint, the joint's nv entries of a force vector. Allocates nothing.
 void addJointSpringForce(const Model& model, const Joint& j, const Eigen::VectorXd& q, double sign, double* tau_joint);
 
+/// The same law for one joint of type `type` with nv coordinates given by pointers: subtracts k times the
+/// spring's displacement of qj (the joint's nq coordinates) from qs (their reference) from tau_joint. For
+/// callers that hold a state's coordinates outside an Eigen vector (the batched kernels, lane by lane).
+void addJointSpringForce(JointType type, int nv, double k, const double* qj, const double* qs, double* tau_joint);
+
 }  // namespace abdyn::internal

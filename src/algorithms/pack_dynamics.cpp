@@ -1,10 +1,8 @@
 #include "algorithms/pack_dynamics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <new>
-#include <string>
-
-#include "abdyn/error.hpp"
 
 namespace abdyn::internal {
 
@@ -29,7 +27,8 @@ PackModel::PackModel(const Model& model)
       nq(model.nq()),
       nv(model.nv()),
       armature(model.armature().data(), model.armature().data() + model.nv()),
-      damping(model.damping().data(), model.damping().data() + model.nv()) {
+      damping(model.damping().data(), model.damping().data() + model.nv()),
+      spring_reference(model.springReference().data(), model.springReference().data() + model.nq()) {
   for (int r = 0; r < 6; ++r) minus_gravity[r] = -model.gravity().vector()[r];
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
@@ -52,6 +51,7 @@ PackModel::PackModel(const Model& model)
       }
     }
     B.pitch = j.pitch;
+    B.stiffness = model.stiffness()[j.idx_v];
     B.mass = model.inertia(i).mass();
     const Matrix6& I = model.inertiaMatrix(i);
     for (int r = 0; r < 6; ++r) {
@@ -62,14 +62,6 @@ PackModel::PackModel(const Model& model)
       for (int r = 0; r < 6; ++r) B.S[6 * k + r] = s[r];
       B.pick[k] = unitColumn(s, B.pick_sign[k]);
     }
-  }
-}
-
-void checkPackOptions(const Model& model, const DynamicsOptions& options, const char* function) {
-  if (options.springs && model.hasSprings()) {
-    throw InvalidArgument(std::string("abdyn::") + function + ": model '" + model.name() +
-                          "' has joint springs (Model::stiffness), which the batched kernels do not model; pass "
-                          "DynamicsOptions::springs = false, or call the single-state functions per state");
   }
 }
 

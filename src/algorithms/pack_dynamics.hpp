@@ -29,6 +29,7 @@ struct PackBody {
   double axis2[3] = {1, 0, 0};   // planar: t1
   double axis3[3] = {0, 1, 0};   // planar: t2 = n x t1
   double pitch = 0.0;            // helical
+  double stiffness = 0.0;        // the joint spring's stiffness (Model::stiffness of its first coordinate)
   double E_tree[9] = {};         // X_tree's E, row-major
   double r_tree[3] = {};         // X_tree's r
   double mass = 0.0, com[3] = {}, Ic[9] = {};  // rigid-body inertia: mass, centre of mass, inertia about it
@@ -45,6 +46,7 @@ struct PackModel {
   int nq = 0, nv = 0;
   double minus_gravity[6] = {};  // a_0 = -gravity
   std::vector<double> armature, damping;
+  std::vector<double> spring_reference;  // nq: Model::springReference
 };
 
 /// The first lane whose mass matrix has no positive pivot at a joint (ABA: S^T IA S; a massless body
@@ -74,10 +76,6 @@ const PackKernels& packKernels();
 
 /// Doubles of kernel workspace per lane for a model: per body and per DoF scratch of the three kernels.
 std::size_t packWorkDoublesPerLane(const PackModel& model);
-
-/// Refuses (abdyn::InvalidArgument naming `function`) options the kernels do not model: joint springs
-/// (Model::stiffness) with DynamicsOptions::springs on.
-void checkPackOptions(const Model& model, const DynamicsOptions& options, const char* function);
 
 /// The kernels' workspace, allocated once (like Data): the flattened model, the 64-byte aligned scratch and
 /// one pack of inputs and outputs.

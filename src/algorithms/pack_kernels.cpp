@@ -17,7 +17,9 @@
 
 #include <cmath>
 #include <new>
+#include <type_traits>
 
+#include "algorithms/joint_ops.hpp"
 #include "algorithms/pack_dynamics.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -276,6 +278,30 @@ HWY_INLINE void floatingArmatureProduct(const PackModel& model, const PackBody& 
   cross(w, l, wxl);
   for (int c = 0; c < 3; ++c) out[3 + c] = bc(model.armature[B.idx_v + 3]) * wxl[c];
 }
+// Adds sign times the joint spring's force (the law of addJointSpringForce, joint_ops.hpp) to out[0 .. B.nv - 1].
+// One-coordinate and planar joints lane by lane in the vectors; a quaternion's rotation vector (atan2 of
+// a norm) by the scalar law on each lane's own coordinates, which keeps lanes independent.
+void addSpringForce(const PackModel& model, const PackBody& B, double sign, const double* q, V* out) {
+  const D d;
+  const double k = sign * B.stiffness;
+  const double* qs = model.spring_reference.data() + B.idx_q;
+  if (B.type != JointType::Spherical && B.type != JointType::Floating) {
+    for (int c = 0; c < B.nv; ++c) out[c] = out[c] - bc(k) * (input(q, B.idx_q + c) - bc(qs[c]));
+    return;
+  }
+  const int nq = B.type == JointType::Floating ? 7 : 4;
+  HWY_ALIGN double coordinates[7][kLanesMax], force[6][kLanesMax];
+  for (int c = 0; c < nq; ++c) hn::Store(input(q, B.idx_q + c), d, coordinates[c]);
+  for (int c = 0; c < B.nv; ++c) hn::Store(out[c], d, force[c]);
+  for (size_t l = 0; l < hn::Lanes(d); ++l) {
+    double qj[7], tau[6];
+    for (int c = 0; c < nq; ++c) qj[c] = coordinates[c][l];
+    for (int c = 0; c < B.nv; ++c) tau[c] = force[c][l];
+    addJointSpringForce(B.type, B.nv, k, qj, qs, tau);
+    for (int c = 0; c < B.nv; ++c) force[c][l] = tau[c];
+  }
+  for (int c = 0; c < B.nv; ++c) out[c] = hn::Load(d, force[c]);
+}
 HWY_INLINE void output(V value, double* x, int j) { hn::Store(value, D(), x + static_cast<size_t>(j) * hn::Lanes(D())); }
 
 // X_up = X_J(q) X_tree (jointTransformTimes): axis-aligned revolute joints mix two rows of E_tree, axis-aligned
@@ -366,6 +392,54 @@ HWY_INLINE void addColumn(const PackBody& B, int k, V x, Vec6& m) {
     for (int r = 0; r < 6; ++r) m.s[r] = m.s[r] + bc(B.S[6 * k + r]) * x;
   }
 }
+// Calls f(std::integral_constant<int, a>) with a the index of a one-DoF joint's unit column S = +-e_a, or
+// a = -1 for other joints, so that the steps below index their vectors at compile time and keep them in
+// registers (a run-time index sends a vector to the stack and back).
+template <class F>
+HWY_INLINE void withPick(const PackBody& B, const F& f) {
+  switch (B.nv == 1 ? B.pick[0] : -1) {
+    case 0: return f(std::integral_constant<int, 0>());
+    case 1: return f(std::integral_constant<int, 1>());
+    case 2: return f(std::integral_constant<int, 2>());
+    case 3: return f(std::integral_constant<int, 3>());
+    case 4: return f(std::integral_constant<int, 4>());
+    case 5: return f(std::integral_constant<int, 5>());
+    default: return f(std::integral_constant<int, -1>());
+  }
+}
+
+// vJ = S x: for a pick (a >= 0), x e_a with S's sign; else the product.
+template <int a>
+HWY_INLINE Vec6 jointMotion(const PackBody& B, const double* x) {
+  Vec6 m = zeroVec6();
+  if constexpr (a >= 0) {
+    m.s[a] = bc(B.pick_sign[0]) * input(x, B.idx_v);
+  } else {
+    for (int k = 0; k < B.nv; ++k) addColumn(B, k, input(x, B.idx_v + k), m);
+  }
+  return m;
+}
+
+// out += v x vJ (crossMotion). For a pick, vJ = x e_a has one entry, and v x (x e_a) four nonzero ones:
+// (u x e_k)[k + 1] = u[k + 2], (u x e_k)[k + 2] = -u[k + 1] (indices mod 3), k = a mod 3.
+template <int a>
+HWY_INLINE void addCrossJointMotion(const Vec6& v, const Vec6& vJ, Vec6& out) {
+  if constexpr (a >= 0) {
+    constexpr int k = a % 3, k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    const V x = vJ.s[a];
+    const int o = a < 3 ? 0 : 3;  // w x e_k x lands in the angular rows for an angular pick, else the linear ones
+    out.s[o + k1] = hn::MulAdd(v.s[k2], x, out.s[o + k1]);
+    out.s[o + k2] = hn::NegMulAdd(v.s[k1], x, out.s[o + k2]);
+    if constexpr (a < 3) {  // + [0; vl x e_k x]
+      out.s[3 + k1] = hn::MulAdd(v.s[3 + k2], x, out.s[3 + k1]);
+      out.s[3 + k2] = hn::NegMulAdd(v.s[3 + k1], x, out.s[3 + k2]);
+    }
+  } else {
+    const Vec6 c = crossMotion(v, vJ);
+    for (int r = 0; r < 6; ++r) out.s[r] = out.s[r] + c.s[r];
+  }
+}
+
 // S_k^T f: a product even where S_k is a pick, as projectForce (joint_ops.hpp) and ArticulatedStep::bias.
 HWY_INLINE V columnDot(const PackBody& B, int k, const Vec6& f) {
   V sum = bc(B.S[6 * k]) * f.s[0];
@@ -400,24 +474,36 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
     const PackBody& B = model.bodies[i];
     BodyLanes& b = body[i];
     const BodyLanes& p = body[B.parent];
-    b.X_up = jointTransformTimes(B, q);                               // X_up = X_J(q) X_T
-    Vec6 vJ = zeroVec6();
-    b.a = applyMotion(b.X_up, p.a);                                   // a_i = X_up a_p + S qdd + v_i x vJ
-    for (int k = 0; k < B.nv; ++k) {
-      addColumn(B, k, input(v, B.idx_v + k), vJ);                     // vJ = S qd
-      addColumn(B, k, input(qdd, B.idx_v + k), b.a);
-    }
-    b.v = applyMotion(b.X_up, p.v);                                   // v_i = X_up v_p + vJ
-    for (int r = 0; r < 6; ++r) b.v.s[r] = b.v.s[r] + vJ.s[r];
-    const Vec6 vxvJ = crossMotion(b.v, vJ);
-    for (int r = 0; r < 6; ++r) b.a.s[r] = b.a.s[r] + vxvJ.s[r];
-    const Vec6 Ia = rigidTimes(B, b.a), vxIv = crossForce(b.v, rigidTimes(B, b.v));
-    for (int r = 0; r < 6; ++r) b.f.s[r] = Ia.s[r] + vxIv.s[r];    // f_i = I a_i + v_i x* I v_i
+    const Xform X_up = jointTransformTimes(B, q);                     // X_up = X_J(q) X_T
+    b.X_up = X_up;
+    withPick(B, [&](auto pick) {
+      constexpr int a = decltype(pick)::value;
+      const Vec6 vJ = jointMotion<a>(B, v);                           // vJ = S qd
+      const Vec6 aJ = jointMotion<a>(B, qdd);                         // S qdd
+      Vec6 vel = vJ;                                                  // v_i = X_up v_p + vJ (v_0 = 0)
+      if (B.parent > 0) {
+        const Vec6 Xv = applyMotion(X_up, p.v);
+        for (int r = 0; r < 6; ++r) vel.s[r] = Xv.s[r] + vJ.s[r];
+      }
+      Vec6 acc = applyMotion(X_up, p.a);                              // a_i = X_up a_p + S qdd + v_i x vJ
+      for (int r = 0; r < 6; ++r) acc.s[r] = acc.s[r] + aJ.s[r];
+      addCrossJointMotion<a>(vel, vJ, acc);
+      const Vec6 Ia = rigidTimes(B, acc), vxIv = crossForce(vel, rigidTimes(B, vel));
+      for (int r = 0; r < 6; ++r) b.f.s[r] = Ia.s[r] + vxIv.s[r];  // f_i = I a_i + v_i x* I v_i
+      b.v = vel;
+      b.a = acc;
+    });
   }
   for (int i = n - 1; i >= 1; --i) {
     const PackBody& B = model.bodies[i];
     V armature_product[6];                                            // a (w x v): a floating joint's armature
     floatingArmatureProduct(model, B, options, v, armature_product);
+    const bool springs = options.springs && B.stiffness != 0.0;
+    V spring[6];                                                      // overcome the springs
+    if (springs) {
+      for (int k = 0; k < B.nv; ++k) spring[k] = zero();
+      addSpringForce(model, B, -1.0, q, spring);
+    }
     for (int k = 0; k < B.nv; ++k) {
       const int dof = B.idx_v + k;
       V t = columnDot(B, k, body[i].f);                               // tau_i = S^T f_i
@@ -426,6 +512,7 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
         t = t + bc(model.damping[dof]) * input(v, dof);
         t = t + bc(options.implicit_damping_step * model.damping[dof]) * input(qdd, dof);
       }
+      if (springs) t = t + spring[k];
       output(t, tau, dof);
     }
     if (B.parent > 0) {                                               // f_p += X_up^T f_i
@@ -492,14 +579,23 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
   for (int i = 1; i < n; ++i) {
     const PackBody& B = model.bodies[i];
     BodyLanes& b = body[i];
-    b.X_up = jointTransformTimes(B, q);                               // X_up = X_J(q) X_T
-    Vec6 vJ = zeroVec6();
-    for (int k = 0; k < B.nv; ++k) addColumn(B, k, input(v, B.idx_v + k), vJ);  // vJ = S qd
-    b.v = applyMotion(b.X_up, body[B.parent].v);                      // v_i = X_up v_p + vJ
-    for (int r = 0; r < 6; ++r) b.v.s[r] = b.v.s[r] + vJ.s[r];
-    b.c = crossMotion(b.v, vJ);                                       // c_i = v_i x vJ
+    const Xform X_up = jointTransformTimes(B, q);                     // X_up = X_J(q) X_T
+    b.X_up = X_up;
+    withPick(B, [&](auto pick) {
+      constexpr int a = decltype(pick)::value;
+      const Vec6 vJ = jointMotion<a>(B, v);                           // vJ = S qd
+      Vec6 vel = vJ;                                                  // v_i = X_up v_p + vJ (v_0 = 0)
+      if (B.parent > 0) {
+        const Vec6 Xv = applyMotion(X_up, body[B.parent].v);
+        for (int r = 0; r < 6; ++r) vel.s[r] = Xv.s[r] + vJ.s[r];
+      }
+      Vec6 c = zeroVec6();                                            // c_i = v_i x vJ
+      addCrossJointMotion<a>(vel, vJ, c);
+      b.c = c;
+      b.f = crossForce(vel, rigidTimes(B, vel));                      // pA_i = v_i x* I_i v_i
+      b.v = vel;
+    });
     for (int k = 0; k < 21; ++k) b.I.m[k] = bc(B.I[k]);               // IA_i = I_i
-    b.f = crossForce(b.v, rigidTimes(B, b.v));                        // pA_i = v_i x* I_i v_i
   }
 
   // Pass 2, leaves to root.
@@ -535,10 +631,17 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
     }
     V armature_product[6];                                            // a (w x v): a floating joint's armature
     floatingArmatureProduct(model, B, options, v, armature_product);
-    for (int k = 0; k < B.nv; ++k) {                                  // u = tau - S^T pA (- damping qd)
+    const bool springs = options.springs && B.stiffness != 0.0;
+    V spring[6];
+    if (springs) {
+      for (int k = 0; k < B.nv; ++k) spring[k] = zero();
+      addSpringForce(model, B, 1.0, q, spring);
+    }
+    for (int k = 0; k < B.nv; ++k) {                                  // u = tau - S^T pA (- damping qd + springs)
       const int d = B.idx_v + k;
       V u = input(tau, d) - columnDot(B, k, b.f) - armature_product[k];
       if (options.damping) u = u - bc(model.damping[d]) * input(v, d);
+      if (springs) u = u + spring[k];
       J[k].u = u;
       for (int c = 0; c < B.nv; ++c) J[k].Dinv[c] = Dinv[k][c];
     }
@@ -582,21 +685,28 @@ bool abaPack(const PackModel& model, const DynamicsOptions& options, double* wor
     const PackBody& B = model.bodies[i];
     BodyLanes& b = body[i];
     DofLanes* J = dof + B.idx_v;
-    Vec6 a = applyMotion(b.X_up, body[B.parent].a);                   // a' = X_up a_p + c
-    for (int r = 0; r < 6; ++r) a.s[r] = a.s[r] + b.c.s[r];
-    V Uta[6];
-    for (int k = 0; k < B.nv; ++k) {
-      V sum = J[k].U.s[0] * a.s[0];
-      for (int r = 1; r < 6; ++r) sum = sum + J[k].U.s[r] * a.s[r];
-      Uta[k] = sum;
-    }
-    for (int k = 0; k < B.nv; ++k) {                                  // qdd = D^-1 (u - U^T a')
-      V x = J[k].x;
-      for (int c = 0; c < B.nv; ++c) x = x - J[k].Dinv[c] * Uta[c];
-      output(x, qdd, B.idx_v + k);
-      addColumn(B, k, x, a);                                          // a_i = a' + S qdd
-    }
-    b.a = a;
+    withPick(B, [&](auto pick) {
+      constexpr int pa = decltype(pick)::value;
+      Vec6 a = applyMotion(b.X_up, body[B.parent].a);                 // a' = X_up a_p + c
+      for (int r = 0; r < 6; ++r) a.s[r] = a.s[r] + b.c.s[r];
+      V Uta[6];
+      for (int k = 0; k < B.nv; ++k) {
+        V sum = J[k].U.s[0] * a.s[0];
+        for (int r = 1; r < 6; ++r) sum = sum + J[k].U.s[r] * a.s[r];
+        Uta[k] = sum;
+      }
+      for (int k = 0; k < B.nv; ++k) {                                // qdd = D^-1 (u - U^T a')
+        V x = J[k].x;
+        for (int c = 0; c < B.nv; ++c) x = x - J[k].Dinv[c] * Uta[c];
+        output(x, qdd, B.idx_v + k);
+        if constexpr (pa >= 0) {                                      // a_i = a' + S qdd
+          a.s[pa] = hn::MulAdd(bc(B.pick_sign[0]), x, a.s[pa]);
+        } else {
+          addColumn(B, k, x, a);
+        }
+      }
+      b.a = a;
+    });
   }
   return failure->lane < 0;
 }

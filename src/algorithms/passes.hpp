@@ -48,6 +48,10 @@ const Eigen::MatrixXd& massMatrixAtTransforms(const Model& model, Data& data, co
 /// factorizeMassMatrix and the products and solves with L (crba.hpp) without their argument checks, for
 /// the solvers that call them on their own, already checked, Data.
 void factorizeAtMassMatrix(const Model& model, Data& data);
+/// The same factorisation without the throw: returns the first coordinate k (from the leaves) whose pivot
+/// D_k is not positive or at most relative_pivot * M(k, k), the factor then left incomplete, or -1 when
+/// every pivot passes (the loaders' singularity check, io/mass_matrix_diagnosis.hpp).
+int factorizeAtMassMatrix(const Model& model, Data& data, double relative_pivot);
 void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);

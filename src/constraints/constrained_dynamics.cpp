@@ -79,7 +79,12 @@ ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const Const
       v_plus(Eigen::VectorXd::Zero(model.nv())),
       lambda(Eigen::VectorXd::Zero(constraints.rows())),
       closure_wrench(constraints.loops.size(), Vector6::Zero()),
-      qdd0(model.nv()),
+      work_(model, constraints) {
+  internal::buildSupports(model, constraints, *this);
+}
+
+ConstrainedDynamicsData::Workspace::Workspace(const Model& model, const ConstraintSet& constraints)
+    : qdd0(model.nv()),
       rhs(constraints.rows()),
       eta(constraints.rows()),
       row(model.nv()),
@@ -99,9 +104,7 @@ ConstrainedDynamicsData::ConstrainedDynamicsData(const Model& model, const Const
       gamma_solver(constraints.rows(), constraints.rows()),
       kkt_solver(model.nv() + constraints.rows(), model.nv() + constraints.rows()),
       jacobian_solver(constraints.rows(), model.nv()),
-      response(model) {
-  internal::buildSupports(model, constraints, *this);
-}
+      response(model) {}
 
 const Eigen::VectorXd& forwardDynamicsConstrained(const Model& model, Data& data, ConstrainedDynamicsData& cd,
                                                   const ConstraintSet& constraints, const Eigen::VectorXd& q,
@@ -134,45 +137,45 @@ const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, D
     internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, &data.a_with_gravity, false);
   } else {
     // ABA's pass 1 gives the transforms and velocities the closures read (its c, the bias accelerations).
-    cd.qdd0 = internal::forwardDynamicsUnchecked(model, data, q, v, tau, settings.dynamics,
+    internal::work(cd).qdd0 = internal::forwardDynamicsUnchecked(model, data, q, v, tau, settings.dynamics,
                                                  "abdyn::forwardDynamicsConstrained");
     internal::worldTransformsAtTransforms(model, data);
     internal::biasAccelerationsFromAba(model, data);
     internal::evaluateConstraints(model, data, constraints, cd.kinematics, q, &data.a, true);
   }
   const auto [a, b] = internal::feedbackGains(settings);
-  cd.eta.noalias() = k.G * v;
-  cd.rhs = k.gamma - a * cd.eta - b * k.C;
+  internal::work(cd).eta.noalias() = k.G * v;
+  internal::work(cd).rhs = k.gamma - a * internal::work(cd).eta - b * k.C;
 
   if (factorized) {
     internal::massMatrixAtTransforms(model, data, settings.dynamics);
     internal::factorizeAtMassMatrix(model, data);
     internal::factorizedSchur(model, data, cd, k.G, settings.cfm);
-    cd.column = tau - data.tau;
-    internal::solveLTransposed(model, data, cd.column);  // b~ = L^-T (tau - h), so that qdd0 = L^-1 D^-1 b~
-    cd.eta = cd.rhs;
-    internal::subtractGTimesSolve(data, cd, cd.column, cd.eta);  // eta = rhs - G qdd0
+    internal::work(cd).column = tau - data.tau;
+    internal::solveLTransposed(model, data, internal::work(cd).column);  // b~ = L^-T (tau - h), so that qdd0 = L^-1 D^-1 b~
+    internal::work(cd).eta = internal::work(cd).rhs;
+    internal::subtractGTimesSolve(data, cd, internal::work(cd).column, internal::work(cd).eta);  // eta = rhs - G qdd0
     internal::solveMultipliers(model, cd, settings);
-    cd.qdd = cd.column;
+    cd.qdd = internal::work(cd).column;
     internal::addYTimesLambda(cd, cd.qdd);
     internal::finishSolve(model, data, cd.qdd);
   } else if (solver == ConstrainedSolver::Articulated) {
     internal::articulatedResponse(model, data, cd, k.G);
-    cd.eta = cd.rhs;
-    cd.eta.noalias() -= k.G * cd.qdd0;
+    internal::work(cd).eta = internal::work(cd).rhs;
+    internal::work(cd).eta.noalias() -= k.G * internal::work(cd).qdd0;
     internal::articulatedGamma(cd, k.G, settings.cfm);
     internal::solveMultipliers(model, cd, settings);
-    cd.qdd = cd.qdd0;
-    cd.qdd.noalias() += cd.Minv_Gt * cd.lambda;
+    cd.qdd = internal::work(cd).qdd0;
+    cd.qdd.noalias() += internal::work(cd).Minv_Gt * cd.lambda;
   } else {
     // [M  -G^T] [qdd   ]   [tau - h]
     // [G  cfm 1] [lambda] = [rhs    ]
     internal::assembleKkt(model, data, cd, k.G, settings);
-    cd.kkt_rhs.head(nv) = tau - data.tau;
-    cd.kkt_rhs.tail(k.G.rows()) = cd.rhs;
+    internal::work(cd).kkt_rhs.head(nv) = tau - data.tau;
+    internal::work(cd).kkt_rhs.tail(k.G.rows()) = internal::work(cd).rhs;
     internal::solveKkt(model, cd, settings);
-    cd.qdd = cd.kkt_solution.head(nv);
-    cd.lambda = cd.kkt_solution.tail(k.G.rows());
+    cd.qdd = internal::work(cd).kkt_solution.head(nv);
+    cd.lambda = internal::work(cd).kkt_solution.tail(k.G.rows());
   }
   internal::closureWrenches(constraints, cd);
   return cd.qdd;

@@ -29,36 +29,36 @@ const Eigen::VectorXd& constrainedImpact(const Model& model, Data& data, Constra
   if (solver == ConstrainedSolver::Factorized) {
     internal::jacobianAndFactor(model, data, cd, constraints, q, settings.dynamics);
     internal::factorizedSchur(model, data, cd, G, settings.cfm);
-    cd.eta.noalias() = G * v_minus;
-    cd.eta *= -(1.0 + restitution);
+    internal::work(cd).eta.noalias() = G * v_minus;
+    internal::work(cd).eta *= -(1.0 + restitution);
     internal::solveMultipliers(model, cd, settings);
-    cd.column.setZero();
-    internal::addYTimesLambda(cd, cd.column);
-    internal::finishSolve(model, data, cd.column);
-    cd.v_plus = v_minus + cd.column;
+    internal::work(cd).column.setZero();
+    internal::addYTimesLambda(cd, internal::work(cd).column);
+    internal::finishSolve(model, data, internal::work(cd).column);
+    cd.v_plus = v_minus + internal::work(cd).column;
   } else if (solver == ConstrainedSolver::Articulated) {
     internal::constraintsAt(model, data, cd, constraints, q, true);
     // ABA at zero velocity and torque only for its articulated-body inertias at q.
     internal::forwardDynamicsUnchecked(model, data, q, cd.kinematics.zero_nv, cd.kinematics.zero_nv, settings.dynamics,
                                        "abdyn::constrainedImpact");
     internal::articulatedResponse(model, data, cd, G);
-    cd.eta.noalias() = G * v_minus;
-    cd.eta *= -(1.0 + restitution);
+    internal::work(cd).eta.noalias() = G * v_minus;
+    internal::work(cd).eta *= -(1.0 + restitution);
     internal::articulatedGamma(cd, G, settings.cfm);
     internal::solveMultipliers(model, cd, settings);
     cd.v_plus = v_minus;
-    cd.v_plus.noalias() += cd.Minv_Gt * cd.lambda;
+    cd.v_plus.noalias() += internal::work(cd).Minv_Gt * cd.lambda;
   } else {
     // [M  -G^T] [v+    ]   [M v-    ]
     // [G  cfm 1] [lambda] = [-e G v-]
     internal::constraintsAt(model, data, cd, constraints, q, true);
     internal::assembleKkt(model, data, cd, G, settings);
-    cd.kkt_rhs.head(nv).noalias() = cd.kkt.topLeftCorner(nv, nv) * v_minus;
-    cd.kkt_rhs.tail(G.rows()).noalias() = G * v_minus;
-    cd.kkt_rhs.tail(G.rows()) *= -restitution;
+    internal::work(cd).kkt_rhs.head(nv).noalias() = internal::work(cd).kkt.topLeftCorner(nv, nv) * v_minus;
+    internal::work(cd).kkt_rhs.tail(G.rows()).noalias() = G * v_minus;
+    internal::work(cd).kkt_rhs.tail(G.rows()) *= -restitution;
     internal::solveKkt(model, cd, settings);
-    cd.v_plus = cd.kkt_solution.head(nv);
-    cd.lambda = cd.kkt_solution.tail(G.rows());
+    cd.v_plus = internal::work(cd).kkt_solution.head(nv);
+    cd.lambda = internal::work(cd).kkt_solution.tail(G.rows());
   }
   internal::closureWrenches(constraints, cd);
   return cd.v_plus;

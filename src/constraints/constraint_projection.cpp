@@ -32,10 +32,10 @@ int projectPositions(const Model& model, Data& data, ConstrainedDynamicsData& cd
                   " after " + std::to_string(max_iterations) + " Gauss-Newton steps)");
     }
     // Minimum-norm Gauss-Newton step dq = -J^+ C, decomposing J itself (J^T J would square its conditioning).
-    cd.jacobian_solver.compute(k.G_exact);
-    internal::minimumNormSolve(cd.jacobian_solver, k.C, cd.solve_work.head(k.C.size()), cd.solve_y.head(model.nv()), cd.row);
-    cd.row = -cd.row;
-    integrate(model, q, cd.row, 1.0, q);
+    internal::work(cd).jacobian_solver.compute(k.G_exact);
+    internal::minimumNormSolve(internal::work(cd).jacobian_solver, k.C, internal::work(cd).solve_work.head(k.C.size()), internal::work(cd).solve_y.head(model.nv()), internal::work(cd).row);
+    internal::work(cd).row = -internal::work(cd).row;
+    integrate(model, q, internal::work(cd).row, 1.0, q);
   }
   return max_iterations;
 }
@@ -47,12 +47,12 @@ void projectVelocities(const Model& model, Data& data, ConstrainedDynamicsData& 
   internal::checkVector(v, model.nv(), fn, "v");
   internal::jacobianAndFactor(model, data, cd, constraints, q, options);
   internal::factorizedSchur(model, data, cd, cd.kinematics.G, 0.0);
-  cd.eta.noalias() = cd.kinematics.G * v;
+  internal::work(cd).eta.noalias() = cd.kinematics.G * v;
   internal::solveMultipliers(model, cd, ConstrainedDynamicsSettings{});  // G v lies in Gamma's range: consistent
-  cd.column.setZero();
-  internal::addYTimesLambda(cd, cd.column);
-  internal::finishSolve(model, data, cd.column);
-  v -= cd.column;
+  internal::work(cd).column.setZero();
+  internal::addYTimesLambda(cd, internal::work(cd).column);
+  internal::finishSolve(model, data, internal::work(cd).column);
+  v -= internal::work(cd).column;
 }
 
 }  // namespace abdyn

@@ -19,12 +19,51 @@ constexpr int kMaxEpaIterations = 128;
 constexpr double kGjkRelativeTolerance = 1e-12;  // on |v|^2 - v . w against |v|^2
 constexpr double kEpaTolerance = 1e-10;          // on n . w - t, metres
 
+// Hulls with fewer vertices are searched vertex by vertex: a climb's bookkeeping costs more than it saves.
+constexpr int kClimbFromVertices = 24;
+
+// The hull's vertex furthest along l (shape coordinates). Large hulls: climb from `hint` to a neighbor further
+// along l while there is one (a vertex with none is the furthest, convex_hull.hpp), and leave the result in hint.
+const Vector3& hullSupport(const ConvexHull& hull, const Vector3& l, int& hint) {
+  const std::vector<Vector3>& v = hull.vertices;
+  if (hull.vertexCount() < kClimbFromVertices || hull.neighbor_offsets.size() != v.size() + 1) {
+    int best = 0;
+    double best_h = v[0].dot(l);
+    for (int k = 1; k < hull.vertexCount(); ++k) {
+      const double h = v[static_cast<std::size_t>(k)].dot(l);
+      if (h > best_h) {
+        best_h = h;
+        best = k;
+      }
+    }
+    return v[static_cast<std::size_t>(best)];
+  }
+  int at = hint >= 0 && hint < hull.vertexCount() ? hint : 0;
+  double at_h = v[static_cast<std::size_t>(at)].dot(l);
+  for (bool moved = true; moved;) {
+    moved = false;
+    const int end = hull.neighbor_offsets[static_cast<std::size_t>(at) + 1];
+    for (int k = hull.neighbor_offsets[static_cast<std::size_t>(at)]; k < end; ++k) {
+      const int n = hull.neighbors[static_cast<std::size_t>(k)];
+      const double h = v[static_cast<std::size_t>(n)].dot(l);
+      if (h > at_h) {
+        at = n;
+        at_h = h;
+        moved = true;
+      }
+    }
+  }
+  hint = at;
+  return v[static_cast<std::size_t>(at)];
+}
+
 // A shape placed in the world, with its core (sphere: centre, capsule: segment) and the radius around it.
 struct Placed {
   const Geometry* g;
   Matrix3 R;        // shape axes in world coordinates (columns)
   Vector3 origin;   // world
   double radius;    // 0 but for spheres and capsules
+  mutable int hint = 0;  // a mesh: the hull vertex the last support search ended on, where the next one starts
   Vector3 centre() const { return origin; }
   // The core's point furthest along d (world; need not be unit).
   Vector3 support(const Vector3& d) const {
@@ -51,18 +90,9 @@ struct Placed {
         if (n > 0.0) s = g->size.cwiseProduct(Al) / n;
         break;
       }
-      case ShapeType::Mesh: {
-        const std::vector<Vector3>& v = g->mesh->hull.vertices;
-        double best = -std::numeric_limits<double>::infinity();
-        for (const Vector3& p : v) {
-          const double h = p.dot(l);
-          if (h > best) {
-            best = h;
-            s = p;
-          }
-        }
+      case ShapeType::Mesh:
+        s = hullSupport(g->mesh->hull, l, hint);
         break;
-      }
       case ShapeType::Plane:
         break;  // not reached: planes are handled apart
     }

@@ -27,6 +27,18 @@ void markPathCoordinates(const Model& model, int body, std::vector<bool>& mask);
 
 // constrained_dynamics.cpp
 
+/// The solvers' access to ConstrainedDynamicsData's private workspace.
+struct ConstrainedWorkspaceAccess {
+  /// cd's workspace.
+  static ConstrainedDynamicsData::Workspace& of(ConstrainedDynamicsData& cd) { return cd.work_; }
+  /// cd's workspace, read-only.
+  static const ConstrainedDynamicsData::Workspace& of(const ConstrainedDynamicsData& cd) { return cd.work_; }
+};
+/// cd's workspace (the solvers' scratch, constrained_dynamics.hpp).
+inline auto& work(ConstrainedDynamicsData& cd) { return ConstrainedWorkspaceAccess::of(cd); }
+/// cd's workspace, read-only.
+inline const auto& work(const ConstrainedDynamicsData& cd) { return ConstrainedWorkspaceAccess::of(cd); }
+
 /// forwardDynamicsConstrained without its argument checks, for the callers that checked them at their door.
 const Eigen::VectorXd& forwardDynamicsConstrainedUnchecked(const Model& model, Data& data, ConstrainedDynamicsData& cd,
                                                            const ConstraintSet& constraints, const Eigen::VectorXd& q,

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "abdyn/constraints/broad_phase.hpp"
 #include "abdyn/constraints/convex_distance.hpp"
 #include "constraints/contact_manifold.hpp"
 #include "constraints/shape_distance.hpp"
@@ -126,14 +127,38 @@ bool isCollidable(const Geometry& g) {
   return false;
 }
 
-namespace {
-
-bool contactsCollide(const Geometry& g, const GroundContactSettings& settings) {
+bool isContactShape(const Geometry& g, const GroundContactSettings& settings) {
   return g.role == GeometryRole::Collision && g.body != 0 && isCollidable(g) &&
          (g.shape != ShapeType::Mesh || settings.geometry != ContactGeometry::Primitives);
 }
 
-}  // namespace
+std::vector<std::pair<int, int>> excludedBodyPairs(const Model& model, const GroundContactSettings& settings) {
+  std::vector<std::pair<int, int>> pairs;
+  const auto add = [&](int a, int b) {
+    if (a != b) pairs.emplace_back(std::min(a, b), std::max(a, b));
+  };
+  const auto bodyOf = [&](const std::string& name) {
+    for (const Frame& f : model.frames()) {
+      if (f.name == name) return f.body;
+    }
+    throw Error("abdyn::GroundContactSettings::excluded_pairs: model '" + model.name() + "' has no body or link named '" +
+                name + "'");
+  };
+  for (const auto& [a, b] : settings.excluded_pairs) add(bodyOf(a), bodyOf(b));
+  for (const auto& [a, b] : settings.excluded_body_pairs) {
+    for (int body : {a, b}) {
+      if (body < 0 || body >= model.nbodies()) {
+        throw InvalidArgument("abdyn::GroundContactSettings::excluded_body_pairs: body " + std::to_string(body) +
+                              " is out of range for model '" + model.name() + "' (valid: 0 to " +
+                              std::to_string(model.nbodies() - 1) + ")");
+      }
+    }
+    add(a, b);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
 
 int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                          const GroundContactSettings& settings, double h, std::int64_t key_base) {
@@ -145,7 +170,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
   const auto& geometries = model.geometries();
   for (int gi = 0; gi < static_cast<int>(geometries.size()); ++gi) {
     const Geometry& g = geometries[gi];
-    if (!contactsCollide(g, settings)) continue;
+    if (!isContactShape(g, settings)) continue;
     double inflation = 0.0;
     const int n = candidatePoints(g, g.X_geometry_body * data.X_body_world[g.body], -up, points, inflation);
     for (int c = 0; c < n; ++c) {
@@ -218,13 +243,18 @@ GroundContactPoint groundContactPoint(const Model& model, const Data& data, std:
 
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base) {
+  BroadPhase broad_phase(model);
+  return addBodyContactRows(rows, model, data, v, settings, h, key_base, broad_phase);
+}
+
+int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                       const GroundContactSettings& settings, double h, std::int64_t key_base, BroadPhase& broad_phase) {
   internal::checkData(model, data, "abdyn::addBodyContactRows");
   internal::checkWorldColumns(data, "abdyn::addBodyContactRows");
   Vector3 points[kContactPointsPerGeometry];
   int contacts = 0;
   const auto& geometries = model.geometries();
   const std::int64_t ngeometries = static_cast<std::int64_t>(geometries.size());
-  const auto collides = [&](const Geometry& g) { return contactsCollide(g, settings); };
   // Points of `from` against the surface of `to`; from's body is A (moving apart along the normal of `to`).
   const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
     const Geometry& from = geometries[from_index];
@@ -246,38 +276,35 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       ++contacts;
     }
   };
-  for (int i = 0; i < ngeometries; ++i) {
-    for (int j = i + 1; j < ngeometries; ++j) {
-      const Geometry& a = geometries[i];
-      const Geometry& b = geometries[j];
-      if (!collides(a) || !collides(b) || a.body == b.body) continue;
-      if (model.parent(a.body) == b.body || model.parent(b.body) == a.body) continue;  // jointed neighbours overlap
-      const std::int64_t key = key_base + 6 * kContactPointsPerGeometry * (ngeometries * i + j);
-      if (collidedByGjk(a) || collidedByGjk(b)) {
-        const Plx X_a = a.X_geometry_body * data.X_body_world[a.body];
-        const Plx X_b = b.X_geometry_body * data.X_body_world[b.body];
-        const ConvexDistance d = convexDistance(a, X_a, b, X_b);
-        if (d.distance >= settings.margin) continue;
-        internal::ManifoldPoint manifold[internal::kManifoldPoints];
-        const int n = internal::contactManifold(a, X_a, b, X_b, d, manifold);
-        for (int c = 0; c < n; ++c) {
-          if (manifold[c].gap >= settings.margin) continue;
-          // a moves apart from b against the normal: the row's direction is b's outward normal, -d.normal.
-          addContactRows(rows, model, data, v, a.body, b.body, manifold[c].point, -d.normal, manifold[c].gap, settings,
-                         h, key + 3 * c);
-          ++contacts;
-        }
-        continue;
+  for (const GeometryPair& pair : broad_phase.pairs(model, data, settings)) {
+    const int i = pair.first, j = pair.second;
+    const Geometry& a = geometries[i];
+    const Geometry& b = geometries[j];
+    const std::int64_t key = key_base + 6 * kContactPointsPerGeometry * (ngeometries * i + j);
+    if (collidedByGjk(a) || collidedByGjk(b)) {
+      const Plx X_a = a.X_geometry_body * data.X_body_world[a.body];
+      const Plx X_b = b.X_geometry_body * data.X_body_world[b.body];
+      const ConvexDistance d = convexDistance(a, X_a, b, X_b);
+      if (d.distance >= settings.margin) continue;
+      internal::ManifoldPoint manifold[internal::kManifoldPoints];
+      const int n = internal::contactManifold(a, X_a, b, X_b, d, manifold);
+      for (int c = 0; c < n; ++c) {
+        if (manifold[c].gap >= settings.margin) continue;
+        // a moves apart from b against the normal: the row's direction is b's outward normal, -d.normal.
+        addContactRows(rows, model, data, v, a.body, b.body, manifold[c].point, -d.normal, manifold[c].gap, settings, h,
+                       key + 3 * c);
+        ++contacts;
       }
-      // A sphere is tested by its centre against the other shape; boxes and cylinders both ways.
-      if (a.shape == ShapeType::Sphere) {
-        pointsAgainst(i, j, key);
-      } else if (b.shape == ShapeType::Sphere) {
-        pointsAgainst(j, i, key);
-      } else {
-        pointsAgainst(i, j, key);
-        pointsAgainst(j, i, key + 3 * kContactPointsPerGeometry);
-      }
+      continue;
+    }
+    // A sphere is tested by its centre against the other shape; boxes and cylinders both ways.
+    if (a.shape == ShapeType::Sphere) {
+      pointsAgainst(i, j, key);
+    } else if (b.shape == ShapeType::Sphere) {
+      pointsAgainst(j, i, key);
+    } else {
+      pointsAgainst(i, j, key);
+      pointsAgainst(j, i, key + 3 * kContactPointsPerGeometry);
     }
   }
   return contacts;
@@ -294,7 +321,7 @@ std::string uncollidedShapes(const Model& model, const GroundContactSettings& se
     if (g.role != GeometryRole::Collision || g.body == 0) continue;
     ++total;
     ++shapes[static_cast<std::size_t>(g.body)];
-    if (contactsCollide(g, settings)) {
+    if (isContactShape(g, settings)) {
       ++collided[static_cast<std::size_t>(g.body)];
     } else {
       ++missed[static_cast<int>(g.shape)];

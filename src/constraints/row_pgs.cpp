@@ -52,34 +52,36 @@ void bounds(const RowSet& rows, const ConstraintRow& row, double& lo, double& hi
 // (velocity), how its impulse changes x (add) and how one row's impulse moves another's velocity (coupling).
 // Velocities: x = v; a row reads J over its nonzero span and writes M^-1 J^T, which is dense.
 struct VelocitySpace {
-  static double velocity(const ConstraintRow& row, const double* __restrict x) {
+  static double velocity(const ConstraintRow& row, const RowSolverState& s, const double* __restrict x) {
     double sum = 0.0;
-    for (int k = row.j_begin; k < row.j_end; ++k) sum += row.J[k] * x[k];
+    for (int k = s.j_begin; k < s.j_end; ++k) sum += row.J[k] * x[k];
     return sum;
   }
-  static double coupling(const ConstraintRow& reader, const ConstraintRow& writer) {
-    return velocity(reader, writer.Minv_Jt.data());
+  static double coupling(const ConstraintRow& reader, const RowSolverState& reader_s, const RowSolverState& writer_s) {
+    return velocity(reader, reader_s, writer_s.Minv_Jt.data());
   }
-  static double blockCoupling(const ConstraintRow& reader, const ConstraintRow& writer) { return coupling(reader, writer); }
-  static void add(const ConstraintRow& row, double impulse, double* __restrict x) {
-    const double* __restrict response = row.Minv_Jt.data();
-    const int n = static_cast<int>(row.Minv_Jt.size());
+  static double blockCoupling(const ConstraintRow& reader, const RowSolverState& reader_s, const RowSolverState& writer_s) {
+    return coupling(reader, reader_s, writer_s);
+  }
+  static void add(const RowSolverState& s, double impulse, double* __restrict x) {
+    const double* __restrict response = s.Minv_Jt.data();
+    const int n = static_cast<int>(s.Minv_Jt.size());
     for (int k = 0; k < n; ++k) x[k] += impulse * response[k];
   }
   // v_k of a coordinate group's row (J = s e_k).
-  static double coordinateVelocity(const ConstraintRow& row, const double* x) { return x[row.j_begin]; }
+  static double coordinateVelocity(const ConstraintRow&, const RowSolverState& s, const double* x) { return x[s.j_begin]; }
 };
 
 // The factor's coordinates: x = z = L v; a row reads Y and writes D^-1 Y, both only on its support.
 // The dot products keep two partial sums: a run is short (6 to 12 coordinates), and one running sum
 // would wait on each addition in turn.
 struct FactorSpace {
-  static double velocity(const ConstraintRow& row, const double* __restrict x) {
-    const double* __restrict y = row.Y.data();
+  static double velocity(const ConstraintRow&, const RowSolverState& s, const double* __restrict x) {
+    const double* __restrict y = s.Y.data();
     double even = 0.0, odd = 0.0;
-    for (int r = 0; r < row.support_runs; ++r) {
-      int k = row.support[r].first;
-      const int last = row.support[r].last;
+    for (int r = 0; r < s.support_runs; ++r) {
+      int k = s.support[r].first;
+      const int last = s.support[r].last;
       for (; k < last; k += 2) {
         even += y[k] * x[k];
         odd += y[k + 1] * x[k + 1];
@@ -90,11 +92,13 @@ struct FactorSpace {
   }
   // Over all coordinates (zeros outside the supports): one vectorised loop beats the runs' loops here,
   // where most pairs of rows share most of their supports.
-  static double coupling(const ConstraintRow& reader, const ConstraintRow& writer) { return reader.Y.dot(writer.Dinv_Y); }
+  static double coupling(const ConstraintRow&, const RowSolverState& reader_s, const RowSolverState& writer_s) {
+    return reader_s.Y.dot(writer_s.Dinv_Y);
+  }
   // Over the coordinates the two supports share: the bilateral block's rows often come from different
   // loops of one mechanism, whose supports meet only on the common part of their root paths (the
   // delta robot's platform: 6 of 18 coordinates).
-  static double blockCoupling(const ConstraintRow& reader, const ConstraintRow& writer) {
+  static double blockCoupling(const ConstraintRow&, const RowSolverState& reader, const RowSolverState& writer) {
     const double* __restrict y = reader.Y.data();
     const double* __restrict response = writer.Dinv_Y.data();
     double sum = 0.0;
@@ -108,21 +112,21 @@ struct FactorSpace {
     }
     return sum;
   }
-  static void add(const ConstraintRow& row, double impulse, double* __restrict x) {
-    const double* __restrict response = row.Dinv_Y.data();
-    for (int r = 0; r < row.support_runs; ++r) {
-      for (int k = row.support[r].first; k <= row.support[r].last; ++k) x[k] += impulse * response[k];
+  static void add(const RowSolverState& s, double impulse, double* __restrict x) {
+    const double* __restrict response = s.Dinv_Y.data();
+    for (int r = 0; r < s.support_runs; ++r) {
+      for (int k = s.support[r].first; k <= s.support[r].last; ++k) x[k] += impulse * response[k];
     }
   }
-  static double coordinateVelocity(const ConstraintRow& row, const double* x) {
-    return velocity(row, x) / row.J[row.j_begin];
+  static double coordinateVelocity(const ConstraintRow& row, const RowSolverState& s, const double* x) {
+    return velocity(row, s, x) / row.J[s.j_begin];
   }
 };
 
 // w = J v - target + cfm lambda.
 template <class Space>
-double rowResidual(const ConstraintRow& row, const double* x) {
-  return Space::velocity(row, x) - row.target + row.cfm * row.impulse;
+double rowResidual(const ConstraintRow& row, const RowSolverState& s, const double* x) {
+  return Space::velocity(row, s, x) - row.target + row.cfm * row.impulse;
 }
 
 // K |lambda - clamp(lambda - w / K, lo, hi)|: zero exactly when the row's complementarity conditions hold.
@@ -131,8 +135,8 @@ double complementarityResidual(double impulse, double w, double inv_k, double lo
 }
 
 // A row of a coordinate group (row_pgs.hpp): J = s e_k (one nonzero column), fixed bounds, no softness.
-bool isCoordinateRow(const ConstraintRow& row) {
-  return row.tie < 0 && row.cfm == 0.0 && row.inv_k > 0.0 && row.j_end - row.j_begin == 1;
+bool isCoordinateRow(const ConstraintRow& row, const RowSolverState& s) {
+  return row.tie < 0 && row.cfm == 0.0 && s.inv_k > 0.0 && s.j_end - s.j_begin == 1;
 }
 
 constexpr int kMaxCoordinateRows = 4;  // a joint's two limits, its friction and a motor
@@ -208,19 +212,20 @@ double updateCoordinate(RowSet& rows, int r, double* x, double omega) {
   double s[kMaxCoordinateRows] = {}, lambda[kMaxCoordinateRows] = {};
   int index[kMaxCoordinateRows] = {};
   int m = 0;
-  for (int i = r; i >= 0; i = rows[i].next_on_coordinate) {
+  for (int i = r; i >= 0; i = rows.state(i).next_on_coordinate) {
     index[m] = i;
     row[m] = &rows[i];
-    s[m] = rows[i].J[rows[i].j_begin];
+    s[m] = rows[i].J[rows.state(i).j_begin];
     ++m;
   }
-  const double u = Space::coordinateVelocity(rows[r], x);
-  const double d = 1.0 / (rows[r].inv_k * s[0] * s[0]);
+  const double u = Space::coordinateVelocity(rows[r], rows.state(r), x);
+  const double d = 1.0 / (rows.state(r).inv_k * s[0] * s[0]);
   double P = 0.0, residual = 0.0;
   for (int i = 0; i < m; ++i) {
     P += s[i] * row[i]->impulse;
     const double w = s[i] * u - row[i]->target;
-    residual = std::max(residual, complementarityResidual(row[i]->impulse, w, row[i]->inv_k, row[i]->lo, row[i]->hi));
+    const double inv_k = rows.state(index[i]).inv_k;
+    residual = std::max(residual, complementarityResidual(row[i]->impulse, w, inv_k, row[i]->lo, row[i]->hi));
   }
   solveCoordinate(row, s, m, u - d * P, d, lambda);
   double change = 0.0;  // in P
@@ -232,12 +237,12 @@ double updateCoordinate(RowSet& rows, int r, double* x, double omega) {
   }
   if (change == 0.0) return residual;
   // sum_i M^-1 J_i^T dlambda_i = M^-1 e_k dP: the first row's response scaled.
-  Space::add(rows[r], change / s[0], x);
+  Space::add(rows.state(r), change / s[0], x);
   return residual;
 }
 
-bool isBilateralRow(const ConstraintRow& row) {
-  return row.tie < 0 && row.inv_k > 0.0 && row.lo == -std::numeric_limits<double>::infinity() &&
+bool isBilateralRow(const ConstraintRow& row, const RowSolverState& s) {
+  return row.tie < 0 && s.inv_k > 0.0 && row.lo == -std::numeric_limits<double>::infinity() &&
          row.hi == std::numeric_limits<double>::infinity();
 }
 
@@ -249,7 +254,7 @@ template <class Space>
 int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   block.rows.clear();
   for (int r = 0; r < rows.size(); ++r) {
-    if (isBilateralRow(rows[r])) block.rows.push_back(r);
+    if (isBilateralRow(rows[r], rows.state(r))) block.rows.push_back(r);
   }
   const int n = static_cast<int>(block.rows.size());
   block.factor.resize(static_cast<std::size_t>(n) * n);
@@ -258,8 +263,9 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   double largest = 0.0;
   for (int j = 0; j < n; ++j) {
     const ConstraintRow& row_j = rows[block.rows[j]];
-    for (int k = 0; k < j; ++k) F[j * n + k] = Space::blockCoupling(row_j, rows[block.rows[k]]);
-    F[j * n + j] = Space::coupling(row_j, row_j) + row_j.cfm;
+    const RowSolverState& s_j = rows.state(block.rows[j]);
+    for (int k = 0; k < j; ++k) F[j * n + k] = Space::blockCoupling(row_j, s_j, rows.state(block.rows[k]));
+    F[j * n + j] = Space::coupling(row_j, s_j, s_j) + row_j.cfm;
     largest = std::max(largest, F[j * n + j]);
   }
   // Row by row, with u_k = L_jk D_k kept aside so that each term is one multiply-add:
@@ -290,7 +296,7 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
     if (!independent) {
       for (int i = 0; i < j; ++i) L_j[i] = 0.0;
     }
-    rows[block.rows[j]].visit = independent ? ConstraintRow::Visit::Block : ConstraintRow::Visit::Alone;
+    rows.state(block.rows[j]).visit = independent ? RowSolverState::Visit::Block : RowSolverState::Visit::Alone;
   }
   return n;
 }
@@ -303,9 +309,9 @@ double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, double* 
   double* x = block.residual.data();
   double residual = 0.0;
   for (int j = 0; j < n; ++j) {
-    const ConstraintRow& row = rows[block.rows[j]];
-    x[j] = rowResidual<Space>(row, v);
-    if (row.visit == ConstraintRow::Visit::Block) residual = std::max(residual, std::abs(x[j]));
+    const RowSolverState& s = rows.state(block.rows[j]);
+    x[j] = rowResidual<Space>(rows[block.rows[j]], s, v);
+    if (s.visit == RowSolverState::Visit::Block) residual = std::max(residual, std::abs(x[j]));
   }
   // x = A^-1 w (L y = w, z = D^-1 y, L^T x = z), in place; the block's change is -x.
   for (int j = 0; j < n; ++j) {
@@ -317,9 +323,8 @@ double updateBilateralBlock(RowSet& rows, BilateralBlock& block, int n, double* 
   }
   for (int j = 0; j < n; ++j) {
     if (x[j] == 0.0) continue;  // a dependent row
-    ConstraintRow& row = rows[block.rows[j]];
-    row.impulse -= x[j];
-    Space::add(row, -x[j], v);
+    rows[block.rows[j]].impulse -= x[j];
+    Space::add(rows.state(block.rows[j]), -x[j], v);
   }
   return residual;
 }
@@ -329,8 +334,8 @@ template <class Space>
 double blockResidual(const RowSet& rows, const BilateralBlock& block, int n, const double* v) {
   double residual = 0.0;
   for (int j = 0; j < n; ++j) {
-    const ConstraintRow& row = rows[block.rows[j]];
-    if (row.visit == ConstraintRow::Visit::Block) residual = std::max(residual, std::abs(rowResidual<Space>(row, v)));
+    const RowSolverState& s = rows.state(block.rows[j]);
+    if (s.visit == RowSolverState::Visit::Block) residual = std::max(residual, std::abs(rowResidual<Space>(rows[block.rows[j]], s, v)));
   }
   return residual;
 }
@@ -341,28 +346,29 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
   PgsReport report;
   for (int r = 0; r < rows.size(); ++r) {
     ConstraintRow& row = rows[r];
-    const double K = Space::coupling(row, row) + row.cfm;
-    row.inv_k = K > 0.0 ? 1.0 / K : 0.0;  // a row that no velocity can move is left out
-    row.visit = ConstraintRow::Visit::Alone;
-    row.next_on_coordinate = -1;
-    if (!settings.warm_start || row.inv_k == 0.0) row.impulse = 0.0;
+    RowSolverState& s = rows.state(r);
+    const double K = Space::coupling(row, s, s) + row.cfm;
+    s.inv_k = K > 0.0 ? 1.0 / K : 0.0;  // a row that no velocity can move is left out
+    s.visit = RowSolverState::Visit::Alone;
+    s.next_on_coordinate = -1;
+    if (!settings.warm_start || s.inv_k == 0.0) row.impulse = 0.0;
   }
   BilateralBlock& block = rows.bilateralBlock();
   const int block_size = settings.bilateral_block ? setUpBilateralBlock<Space>(rows, block) : 0;
   if (settings.coordinate_groups) {
     for (int r = 0; r < rows.size(); ++r) {
-      ConstraintRow& first = rows[r];
-      if (first.visit != ConstraintRow::Visit::Alone || !isCoordinateRow(first)) continue;
+      RowSolverState& first = rows.state(r);
+      if (first.visit != RowSolverState::Visit::Alone || !isCoordinateRow(rows[r], first)) continue;
       int last = r, m = 1;
       for (int i = r + 1; i < rows.size() && m < kMaxCoordinateRows; ++i) {
-        ConstraintRow& row = rows[i];
-        if (row.j_begin != first.j_begin || row.visit != ConstraintRow::Visit::Alone || !isCoordinateRow(row)) continue;
-        row.visit = ConstraintRow::Visit::CoordinateMember;
-        rows[last].next_on_coordinate = i;
+        RowSolverState& s = rows.state(i);
+        if (s.j_begin != first.j_begin || s.visit != RowSolverState::Visit::Alone || !isCoordinateRow(rows[i], s)) continue;
+        s.visit = RowSolverState::Visit::CoordinateMember;
+        rows.state(last).next_on_coordinate = i;
         last = i;
         ++m;
       }
-      if (m > 1) first.visit = ConstraintRow::Visit::CoordinateFirst;
+      if (m > 1) first.visit = RowSolverState::Visit::CoordinateFirst;
     }
   }
   for (int r = 0; r < rows.size(); ++r) {
@@ -371,32 +377,33 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
     double lo, hi;
     bounds(rows, row, lo, hi);
     row.impulse = std::clamp(row.impulse, lo, hi);
-    Space::add(row, row.impulse, x);
+    Space::add(rows.state(r), row.impulse, x);
   }
   // With the block's rows the only ones to solve, a sweep is the block's exact solve: its rows' residuals
   // right after it, not a second sweep, say whether rounding left more than the tolerance.
   bool block_only = block_size > 0;
   for (int r = 0; r < rows.size(); ++r) {
-    if (rows[r].visit != ConstraintRow::Visit::Block && rows[r].inv_k > 0.0) block_only = false;
+    if (rows.state(r).visit != RowSolverState::Visit::Block && rows.state(r).inv_k > 0.0) block_only = false;
   }
   for (int it = 1; it <= settings.max_iterations; ++it) {
     double residual = block_size > 0 ? updateBilateralBlock<Space>(rows, block, block_size, x) : 0.0;
     for (int r = 0; r < rows.size(); ++r) {
       ConstraintRow& row = rows[r];
-      if (row.visit != ConstraintRow::Visit::Alone) {
-        if (row.visit == ConstraintRow::Visit::CoordinateFirst) {
+      const RowSolverState& s = rows.state(r);
+      if (s.visit != RowSolverState::Visit::Alone) {
+        if (s.visit == RowSolverState::Visit::CoordinateFirst) {
           residual = std::max(residual, updateCoordinate<Space>(rows, r, x, settings.omega));
         }
         continue;
       }
-      if (row.inv_k == 0.0) continue;
+      if (s.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
-      const double w = rowResidual<Space>(row, x);
-      residual = std::max(residual, complementarityResidual(row.impulse, w, row.inv_k, lo, hi));
-      const double updated = std::clamp(row.impulse - settings.omega * w * row.inv_k, lo, hi);
+      const double w = rowResidual<Space>(row, s, x);
+      residual = std::max(residual, complementarityResidual(row.impulse, w, s.inv_k, lo, hi));
+      const double updated = std::clamp(row.impulse - settings.omega * w * s.inv_k, lo, hi);
       if (updated == row.impulse) continue;  // common: a row held at a bound
-      Space::add(row, updated - row.impulse, x);
+      Space::add(s, updated - row.impulse, x);
       row.impulse = updated;
     }
     if (block_only) residual = blockResidual<Space>(rows, block, block_size, x);
@@ -411,36 +418,36 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
 }
 
 // J is zero outside [j_begin, j_end): the sweeps read it there only.
-void findNonzeroSpan(ConstraintRow& row) {
-  row.j_begin = 0;
-  row.j_end = static_cast<int>(row.J.size());
-  while (row.j_begin < row.j_end && row.J[row.j_begin] == 0.0) ++row.j_begin;
-  while (row.j_end > row.j_begin && row.J[row.j_end - 1] == 0.0) --row.j_end;
+void findNonzeroSpan(const ConstraintRow& row, RowSolverState& s) {
+  s.j_begin = 0;
+  s.j_end = static_cast<int>(row.J.size());
+  while (s.j_begin < s.j_end && row.J[s.j_begin] == 0.0) ++s.j_begin;
+  while (s.j_end > s.j_begin && row.J[s.j_end - 1] == 0.0) --s.j_end;
 }
 
 // Y = L^-T J^T, D^-1 Y and their support. L^-T carries an entry only towards the root, so Y is nonzero
 // only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
 // tree. Runs closer than kGap coordinates are merged (a short loop over zeros is cheaper than another
 // run); past the last run slot the rest is one run.
-void prepareInFactorCoordinates(const Model& model, const Data& data, ConstraintRow& row) {
+void prepareInFactorCoordinates(const Model& model, const Data& data, const ConstraintRow& row, RowSolverState& s) {
   constexpr int kGap = 4;
-  row.Y = row.J;
-  internal::solveLTransposed(model, data, row.Y);
-  row.support_runs = 0;
-  const int nv = static_cast<int>(row.Y.size());
+  s.Y = row.J;
+  internal::solveLTransposed(model, data, s.Y);
+  s.support_runs = 0;
+  const int nv = static_cast<int>(s.Y.size());
   for (int k = 0; k < nv; ++k) {
-    if (row.Y[k] == 0.0) continue;
-    DofRun* last = row.support_runs > 0 ? &row.support[row.support_runs - 1] : nullptr;
-    if (last != nullptr && (k - last->last <= kGap || row.support_runs == ConstraintRow::kMaxSupportRuns)) {
+    if (s.Y[k] == 0.0) continue;
+    DofRun* last = s.support_runs > 0 ? &s.support[s.support_runs - 1] : nullptr;
+    if (last != nullptr && (k - last->last <= kGap || s.support_runs == RowSolverState::kMaxSupportRuns)) {
       last->last = k;
     } else {
-      row.support[row.support_runs++] = DofRun{k, k};
+      s.support[s.support_runs++] = DofRun{k, k};
     }
   }
   // D^-1 Y on the support only (the divisions are most of this function's time on short supports).
-  row.Dinv_Y.setZero(nv);
-  for (int r = 0; r < row.support_runs; ++r) {
-    for (int k = row.support[r].first; k <= row.support[r].last; ++k) row.Dinv_Y[k] = row.Y[k] / data.factor_D[k];
+  s.Dinv_Y.setZero(nv);
+  for (int r = 0; r < s.support_runs; ++r) {
+    for (int k = s.support[r].first; k <= s.support[r].last; ++k) s.Dinv_Y[k] = s.Y[k] / data.factor_D[k];
   }
 }
 
@@ -448,7 +455,7 @@ void prepareInFactorCoordinates(const Model& model, const Data& data, Constraint
 
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings) {
   checkSettings(rows, v, settings);
-  for (int r = 0; r < rows.size(); ++r) findNonzeroSpan(rows[r]);
+  for (int r = 0; r < rows.size(); ++r) findNonzeroSpan(rows[r], rows.state(r));
   return solveIn<VelocitySpace>(rows, v.data(), settings);
 }
 
@@ -466,8 +473,8 @@ PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen
                           "' (run factorizeMassMatrix or forwardDynamicsCrba at the rows' configuration first)");
   }
   for (int r = 0; r < rows.size(); ++r) {
-    findNonzeroSpan(rows[r]);
-    prepareInFactorCoordinates(model, data, rows[r]);
+    findNonzeroSpan(rows[r], rows.state(r));
+    prepareInFactorCoordinates(model, data, rows[r], rows.state(r));
   }
   internal::multiplyByL(model, data, v);  // v becomes z = L v, and back below
   const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);

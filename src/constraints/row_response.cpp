@@ -76,14 +76,14 @@ ABDYN_FLATTEN void RowResponse::applyInverseMass(const Model& model, const Data&
 
 void RowResponse::articulated(const Model& model, const Data& data, RowSet& rows) {
   checkModel(model, data, "abdyn::RowResponse::articulated");
-  for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows[r].Minv_Jt);
+  for (int r = 0; r < rows.size(); ++r) applyInverseMass(model, data, rows[r].J, rows.state(r).Minv_Jt);
 }
 
 void RowResponse::factorized(const Model& model, const Data& data, RowSet& rows) {
   checkModel(model, data, "abdyn::RowResponse::factorized");
   for (int r = 0; r < rows.size(); ++r) {
-    rows[r].Minv_Jt = rows[r].J;
-    solveMassMatrix(model, data, rows[r].Minv_Jt);
+    rows.state(r).Minv_Jt = rows[r].J;
+    solveMassMatrix(model, data, rows.state(r).Minv_Jt);
   }
 }
 

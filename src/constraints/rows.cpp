@@ -1,5 +1,7 @@
 #include "abdyn/constraints/rows.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "abdyn/error.hpp"
@@ -13,19 +15,51 @@ ConstraintRow& RowSet::add() {
   if (size_ == static_cast<int>(rows_.size())) {
     rows_.emplace_back();
     rows_.back().J.resize(nv_);
-    rows_.back().Minv_Jt.resize(nv_);
+    states_.emplace_back();
+    states_.back().Minv_Jt.resize(nv_);
   }
-  ConstraintRow& row = rows_[size_++];
-  // A fresh row that keeps the storage of the vectors, so that reusing a row allocates nothing.
+  ConstraintRow& row = rows_[size_];
+  RowSolverState& state = states_[size_];
+  ++size_;
+  // A fresh row and state that keep the storage of the vectors, so that reusing a row allocates nothing.
   ConstraintRow fresh;
   fresh.J = std::move(row.J);
-  fresh.Minv_Jt = std::move(row.Minv_Jt);
-  fresh.Y = std::move(row.Y);
-  fresh.Dinv_Y = std::move(row.Dinv_Y);
   row = std::move(fresh);
   row.J.setZero(nv_);
-  row.Minv_Jt.setZero(nv_);
+  RowSolverState fresh_state;
+  fresh_state.Minv_Jt = std::move(state.Minv_Jt);
+  fresh_state.Y = std::move(state.Y);
+  fresh_state.Dinv_Y = std::move(state.Dinv_Y);
+  state = std::move(fresh_state);
+  state.Minv_Jt.setZero(nv_);
   return row;
+}
+
+void RowSet::reserve(int count) {
+  clear();
+  for (int r = 0; r < count; ++r) {
+    add();
+    states_[r].Y.setZero(nv_);  // the factor's coordinates are sized by the first solve otherwise
+    states_[r].Dinv_Y.setZero(nv_);
+  }
+  clear();
+  kept_.reserve(static_cast<std::size_t>(count));
+}
+
+void RowSet::keepImpulses() {
+  kept_.clear();
+  for (int r = 0; r < size_; ++r) {
+    if (rows_[r].key >= 0) kept_.emplace_back(rows_[r].key, rows_[r].impulse);
+  }
+  std::sort(kept_.begin(), kept_.end());
+}
+
+void RowSet::warmStart() {
+  for (int r = 0; r < size_; ++r) {
+    ConstraintRow& row = rows_[r];
+    const auto found = std::lower_bound(kept_.begin(), kept_.end(), std::make_pair(row.key, -HUGE_VAL));
+    row.impulse = found != kept_.end() && found->first == row.key ? found->second : 0.0;
+  }
 }
 
 namespace {

@@ -67,7 +67,6 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
   }
   internal::checkTimeStep(h, kRolloutBatch);
   internal::checkDynamicsOptions(options, kRolloutBatch);
-  internal::checkPackOptions(model, options, kRolloutBatch);
   checkRolloutShape("q0", q0.rows(), q0.cols(), n, nq);
   checkRolloutShape("v0", v0.rows(), v0.cols(), n, nv);
   checkRolloutShape("tau", tau.rows(), tau.cols(), n, steps * nv);

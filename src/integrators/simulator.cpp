@@ -57,21 +57,23 @@ Simulator::Simulator(Model model, const SimulatorSettings& settings)
       settings_(settings),
       data_(model_),
       rows_(model_),
+      broad_phase_(model_),
       response_(model_),
       v_start_(model_.nv()) {
   internal::checkDynamics(model_, "abdyn::Simulator");
   if (settings_.ground || settings_.body_contacts) {
     if (const std::string missed = uncollidedShapes(model_, settings_.contact); !missed.empty()) logger()->warn("abdyn::Simulator: {}", missed);
+    excludedBodyPairs(model_, settings_.contact);  // refuses unknown names now rather than at the first step
   }
 }
 
 void Simulator::buildRows(double h) {
-  statistics_.contacts = appendRows(q, v_start_, h, data_, rows_);
+  statistics_.contacts = appendRows(q, v_start_, h, data_, rows_, broad_phase_);
   statistics_.rows = rows_.size();
 }
 
 int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
-                          RowSet& rows) const {
+                          RowSet& rows, BroadPhase& broad_phase) const {
   const SimulatorSettings& s = settings_;
   const double erp = substepErp(s.erp, s.substeps);
   GroundContactSettings contact = s.contact;
@@ -86,7 +88,7 @@ int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& 
   if (s.joint_friction) addJointFrictionRows(rows, model_, h, kFrictionKeys);
   if (s.mimic) addMimicRows(rows, model_, q_rows, erp, h, kMimicKeys);
   int contacts = s.ground ? addGroundContactRows(rows, model_, data, v_start, contact, h, kContactKeys) : 0;
-  if (s.body_contacts) contacts += addBodyContactRows(rows, model_, data, v_start, contact, h, kBodyContactKeys);
+  if (s.body_contacts) contacts += addBodyContactRows(rows, model_, data, v_start, contact, h, kBodyContactKeys, broad_phase);
   return contacts;
 }
 
@@ -102,12 +104,19 @@ Simulator::RowSource Simulator::rowSource(std::int64_t key, std::int64_t& offset
 
 int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
                            RowSet& rows) const {
+  BroadPhase broad_phase(model_);
+  return buildRowsAt(q_rows, v_start, h, data, rows, broad_phase);
+}
+
+int Simulator::buildRowsAt(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& v_start, double h, Data& data,
+                           RowSet& rows,
+                           BroadPhase& broad_phase) const {
   internal::checkConfiguration(model_, q_rows, "abdyn::Simulator::buildRowsAt");
   internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::buildRowsAt", "v_start");
   internal::checkTimeStep(h, "abdyn::Simulator::buildRowsAt");
   internal::checkData(model_, data, "abdyn::Simulator::buildRowsAt");
   forwardKinematics(model_, data, q_rows);
-  return appendRows(q_rows, v_start, h, data, rows);
+  return appendRows(q_rows, v_start, h, data, rows, broad_phase);
 }
 
 void Simulator::substep(double h, double t_end) {
@@ -127,11 +136,10 @@ void Simulator::substep(double h, double t_end) {
   buildRows(h);
   double worst = 0.0;
   for (int r = 0; r < rows_.size(); ++r) {
-    ConstraintRow& row = rows_[r];
+    const ConstraintRow& row = rows_[r];
     worst = std::max(worst, row.unilateral ? -row.error : std::abs(row.error));
-    const auto found = std::lower_bound(warm_.begin(), warm_.end(), std::make_pair(row.key, -HUGE_VAL));
-    row.impulse = found != warm_.end() && found->first == row.key ? found->second : 0.0;
   }
+  rows_.warmStart();
   statistics_.constraint_error = worst;
   PgsReport report;
   if (method == ResponseMethod::Factorized) {
@@ -142,11 +150,7 @@ void Simulator::substep(double h, double t_end) {
   }
   statistics_.iterations += report.iterations;
   statistics_.residual = std::max(statistics_.residual, report.residual);
-  warm_.clear();
-  for (int r = 0; r < rows_.size(); ++r) {
-    if (rows_[r].key >= 0) warm_.emplace_back(rows_[r].key, rows_[r].impulse);
-  }
-  std::sort(warm_.begin(), warm_.end());
+  rows_.keepImpulses();
   checkFinite(model_, v, false, t_end, "after the free motion and the row solve");
   internal::integrateUnchecked(model_, q, v, h, q);
   checkFinite(model_, q, true, t_end, "after integrating v");
@@ -158,7 +162,7 @@ void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Ei
   internal::checkVector(v_start, model_.nv(), "abdyn::Simulator::reset", "v");
   q = q_start;
   v = v_start;
-  warm_.clear();
+  rows_.forgetImpulses();
   statistics_ = StepStatistics();
   time_ = 0.0;
 }
@@ -184,17 +188,11 @@ void Simulator::reserveRows() {
   }
   // The bilateral block holds the joints' and the mimic couplings' rows at most (row_pgs.hpp).
   const long bilateral = kRowJointKeys * static_cast<long>(joints.size()) + (s.mimic ? static_cast<long>(model_.mimics().size()) : 0);
-  for (long k = 0; k < bound; ++k) {
-    ConstraintRow& row = rows_.add();  // sizes J and Minv_Jt
-    row.Y.setZero(model_.nv());        // the factor's coordinates are sized by the first solve otherwise
-    row.Dinv_Y.setZero(model_.nv());
-  }
-  rows_.clear();
+  rows_.reserve(static_cast<int>(bound));
   BilateralBlock& block = rows_.bilateralBlock();
   block.rows.reserve(static_cast<std::size_t>(bilateral));
   block.factor.reserve(static_cast<std::size_t>(bilateral * bilateral));
   block.residual.reserve(static_cast<std::size_t>(bilateral));
-  warm_.reserve(static_cast<std::size_t>(bound));
 }
 
 const StepStatistics& Simulator::step(double h) { return advance(h, settings_.energy); }

@@ -47,6 +47,7 @@ SimulatorStepJacobians::SimulatorStepJacobians(const Simulator& simulator)
       data_(simulator.model()),
       rows_plus_(simulator.model()),
       rows_minus_(simulator.model()),
+      broad_phase_(simulator.model()),
       W_factor_(simulator.model().nv()),
       pair_(std::make_unique<internal::PairRowDerivative>(simulator.model())) {
   const Model& model = simulator.model();
@@ -295,10 +296,10 @@ void SimulatorStepJacobians::differentiateRebuiltRows(const Simulator& simulator
     dq_.setZero();
     dq_[k] = eps;
     integrate(model, q0_, dq_, 1.0, q_pert_);
-    simulator.buildRowsAt(q_pert_, v0_, h, data_, rows_plus_);
+    simulator.buildRowsAt(q_pert_, v0_, h, data_, rows_plus_, broad_phase_);
     dq_[k] = -eps;
     integrate(model, q0_, dq_, 1.0, q_pert_);
-    simulator.buildRowsAt(q_pert_, v0_, h, data_, rows_minus_);
+    simulator.buildRowsAt(q_pert_, v0_, h, data_, rows_minus_, broad_phase_);
     for (int r = 0; r < m; ++r) {
       const ConstraintRow& row = rows[r];
       const int u = unknown_[static_cast<std::size_t>(r)];

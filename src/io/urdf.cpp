@@ -28,6 +28,7 @@
 #include "abdyn/model/data.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/spatial/euler.hpp"
+#include "io/mass_matrix_diagnosis.hpp"
 #include "io/urdf_document.hpp"
 #include "io/urdf_loader.hpp"
 #include "io/urdf_tree.hpp"
@@ -116,8 +117,8 @@ class UrdfLoader {
     walkTree();
     checkBodyInertias();
     builder_.acceptKinematicsOnly();
-    // M is checked below (up to kDenseCheckDofs coordinates): the builder is kept for a rebuild then.
-    const bool keep_builder = builder_.nbodies() <= kDenseCheckDofs + 1;
+    // M is checked below (up to internal::kDiagnosisDofs coordinates): the builder is kept for a rebuild then.
+    const bool keep_builder = builder_.nbodies() <= internal::kDiagnosisDofs + 1;
     const auto build = [&](bool keep) {
       try {
         return keep ? builder_.build() : std::move(builder_).build();
@@ -594,58 +595,27 @@ class UrdfLoader {
                  "simulate) refuse it; " + kBoundAdvice + ", which gives it dynamics");
   }
 
-  // M(q) must be positive definite. Its sparse L^T D L factorisation (Featherstone RBDA sec. 6.5, leaves
-  // first) gives pivot D_k = what is left of M(k, k) once the coordinates beyond k have taken their
-  // share: the inertia of coordinate k's motion with every descendant free. A pivot at rounding level
-  // (1e-10 of M(k, k)) means that the bodies beyond joint k can follow its motion at no cost, e.g. a
-  // massless body whose only child turns about one axis, or a point mass on a free joint. Some files
-  // are singular only where two axes line up (a point-mass link between two joints whose axes meet at
-  // the neutral configuration): M is checked at a generic configuration, where a singular pivot refuses
-  // the file, and at the neutral one, where it is a warning.
-  // The factorisation costs O(n depth^2), n^3 / 6 on a chain: models beyond kDenseCheckDofs coordinates
-  // skip it, so loading stays fast and O(n) in memory (a 1000-link chain took seconds, and minutes under
-  // the sanitizers); their joints are still checked to move some mass. An O(n) check from ABA's pivots
-  // would cover them too.
+  // M(q) must be positive definite (io/mass_matrix_diagnosis.hpp): a singular pivot at a generic
+  // configuration refuses the file, one at the neutral configuration only is a warning. Models beyond
+  // kDiagnosisDofs coordinates skip the factorisation; their joints are still checked to move some mass.
   // Returns the bodies with degenerate inertia beyond a joint whose pivot vanishes (model_singular_ says
   // which joint), empty if M is regular.
-  static constexpr int kDenseCheckDofs = 256;
   std::vector<int> checkMassMatrix(const Model& model) {
-    if (model.nv() == 0 || model.nv() > kDenseCheckDofs) return {};
+    if (model.nv() == 0 || model.nv() > internal::kDiagnosisDofs) return {};
     Data data(model);
-    // A configuration in no special position: every coordinate moved by a different amount.
-    Eigen::VectorXd v(model.nv());
-    for (int k = 0; k < model.nv(); ++k) v[k] = 0.3 + 0.7 * std::abs(std::sin(1.0 + 2.0 * k));
-    Eigen::VectorXd generic(model.nq());
-    integrate(model, neutral(model), v, 1.0, generic);
-    const int k = singularCoordinate(model, data, generic);
+    const int k = internal::singularCoordinate(model, data, internal::genericConfiguration(model));
     std::vector<int> light;
     if (k >= 0) {
       model_singular_ = fmt::format(" at joint '{}'{}", model.joint(model.dofBody(k)).name, singularity(model, k, light));
       return light;
     }
-    const int k0 = singularCoordinate(model, data, neutral(model));
+    const int k0 = internal::singularCoordinate(model, data, neutral(model));
     if (k0 >= 0) {
       warn(fmt::format("joint '{}': the mass matrix is singular at the neutral configuration (but not in general){}; "
                        "start simulations elsewhere",
                        model.joint(model.dofBody(k0)).name, singularity(model, k0, light)));
     }
     return {};
-  }
-
-  // The first coordinate (from the leaves) whose L^T D L pivot of M(q) vanishes, or -1.
-  static int singularCoordinate(const Model& model, Data& data, const Eigen::VectorXd& q) {
-    Eigen::MatrixXd M = massMatrix(model, data, q);
-    const Eigen::VectorXd diagonal = M.diagonal();
-    for (int k = model.nv() - 1; k >= 0; --k) {
-      const double d = M(k, k);
-      if (!(d > 1e-10 * diagonal[k])) return k;
-      for (int i = model.dofParent(k); i >= 0; i = model.dofParent(i)) {
-        const double a = M(k, i) / d;
-        for (int j = i; j >= 0; j = model.dofParent(j)) M(i, j) -= a * M(k, j);
-        M(k, i) = a;
-      }
-    }
-    return -1;
   }
 
   // Which coordinate of the joint, and the links beyond it without mass or with a degenerate inertia.

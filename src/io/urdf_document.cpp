@@ -1,8 +1,10 @@
 #include "io/urdf_document.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -29,35 +31,44 @@ std::string quoted(const std::string& kind, const std::string& name) { return ki
 
 std::string tag(const XMLElement& e) { return "<" + std::string(e.Name()) + ">"; }
 
+// What was assumed reading loosely written numbers (parseNumbersLoosely), for the caller to prefix with
+// its link or joint and keep as doubts.
+using NumberNotes = std::vector<std::string>;
+
 // `count` numbers from the attribute; false (and `out` untouched) if it is missing.
-bool numbers(const XMLElement& e, const char* attribute, double* out, int count) {
+bool numbers(const XMLElement& e, const char* attribute, double* out, int count, NumberNotes& notes) {
   const char* text = e.Attribute(attribute);
   if (text == nullptr) return false;
-  const std::string why = parseNumbers(text, out, count);
-  if (!why.empty()) throw Unreadable{"<" + std::string(e.Name()) + " " + attribute + "=\"" + text + "\">: " + why};
+  std::string note;
+  const std::string why = parseNumbersLoosely(text, out, count, note);
+  const std::string element = "<" + std::string(e.Name()) + " " + attribute + "=\"" + text + "\">: ";
+  if (!why.empty()) throw Unreadable{element + why};
+  if (!note.empty()) notes.push_back(element + note);
   return true;
 }
 
-double requiredNumber(const XMLElement& e, const char* attribute) {
+double requiredNumber(const XMLElement& e, const char* attribute, NumberNotes& notes) {
   double x = 0.0;
-  if (!numbers(e, attribute, &x, 1)) throw Unreadable{tag(e) + " has no " + attribute + " attribute"};
+  if (!numbers(e, attribute, &x, 1, notes)) throw Unreadable{tag(e) + " has no " + attribute + " attribute"};
   return x;
 }
 
-void optionalNumber(const XMLElement& e, const char* attribute, double& x) { numbers(e, attribute, &x, 1); }
+void optionalNumber(const XMLElement& e, const char* attribute, double& x, NumberNotes& notes) {
+  numbers(e, attribute, &x, 1, notes);
+}
 
-Vector3 vector3(const XMLElement& e, const char* attribute, const Vector3& otherwise) {
+Vector3 vector3(const XMLElement& e, const char* attribute, const Vector3& otherwise, NumberNotes& notes) {
   Vector3 v = otherwise;
-  numbers(e, attribute, v.data(), 3);
+  numbers(e, attribute, v.data(), 3, notes);
   return v;
 }
 
 // The first <origin> child of `parent` (URDF allows one; later ones are ignored, as urdfdom does).
-UrdfPose pose(const XMLElement& parent) {
+UrdfPose pose(const XMLElement& parent, NumberNotes& notes) {
   UrdfPose p;
   if (const XMLElement* o = parent.FirstChildElement("origin")) {
-    p.xyz = vector3(*o, "xyz", Vector3::Zero());
-    p.rpy = vector3(*o, "rpy", Vector3::Zero());
+    p.xyz = vector3(*o, "xyz", Vector3::Zero(), notes);
+    p.rpy = vector3(*o, "rpy", Vector3::Zero(), notes);
   }
   return p;
 }
@@ -70,43 +81,43 @@ const XMLElement& requiredChild(const XMLElement& parent, const char* name) {
 
 // `point_mass` is set when the element has no <inertia> (the inertia is zero then); `missing` receives
 // the <inertia> attributes that are absent (read as 0, as urdfdom does).
-UrdfInertial inertial(const XMLElement& e, bool& point_mass, std::string& missing) {
+UrdfInertial inertial(const XMLElement& e, bool& point_mass, std::string& missing, NumberNotes& notes) {
   UrdfInertial in;
-  in.origin = pose(e);
-  in.mass = requiredNumber(requiredChild(e, "mass"), "value");
+  in.origin = pose(e, notes);
+  in.mass = requiredNumber(requiredChild(e, "mass"), "value", notes);
   const XMLElement* I = e.FirstChildElement("inertia");
   point_mass = I == nullptr;
   if (point_mass) return in;
   const std::pair<const char*, double*> entries[] = {{"ixx", &in.ixx}, {"ixy", &in.ixy}, {"ixz", &in.ixz},
                                                      {"iyy", &in.iyy}, {"iyz", &in.iyz}, {"izz", &in.izz}};
   for (const auto& [name, value] : entries) {
-    if (!numbers(*I, name, value, 1)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    if (!numbers(*I, name, value, 1, notes)) missing += (missing.empty() ? "" : ", ") + std::string(name);
   }
   return in;
 }
 
 // The shape of a <visual> or <collision>: the first element inside its <geometry>.
-void geometry(const XMLElement& e, UrdfShape& s) {
-  s.origin = pose(e);
+void geometry(const XMLElement& e, UrdfShape& s, NumberNotes& notes) {
+  s.origin = pose(e, notes);
   const XMLElement& g = requiredChild(e, "geometry");
   const XMLElement* shape = g.FirstChildElement();
   if (shape == nullptr) throw Unreadable{"<geometry> has no shape element"};
   const std::string kind = shape->Name();
   if (kind == "box") {
     s.shape = ShapeType::Box;
-    if (!numbers(*shape, "size", s.size.data(), 3)) throw Unreadable{"<box> has no size attribute"};
+    if (!numbers(*shape, "size", s.size.data(), 3, notes)) throw Unreadable{"<box> has no size attribute"};
   } else if (kind == "cylinder") {
     s.shape = ShapeType::Cylinder;
-    s.size = Vector3(requiredNumber(*shape, "radius"), requiredNumber(*shape, "length"), 0.0);
+    s.size = Vector3(requiredNumber(*shape, "radius", notes), requiredNumber(*shape, "length", notes), 0.0);
   } else if (kind == "sphere") {
     s.shape = ShapeType::Sphere;
-    s.size = Vector3(requiredNumber(*shape, "radius"), 0.0, 0.0);
+    s.size = Vector3(requiredNumber(*shape, "radius", notes), 0.0, 0.0);
   } else if (kind == "mesh") {
     s.shape = ShapeType::Mesh;
     const char* filename = shape->Attribute("filename");
     if (filename == nullptr) throw Unreadable{"<mesh> has no filename attribute"};
     s.mesh_filename = filename;
-    s.mesh_scale = vector3(*shape, "scale", Vector3::Ones());
+    s.mesh_scale = vector3(*shape, "scale", Vector3::Ones(), notes);
   } else {
     throw Unreadable{"unknown shape <" + kind + "> (abdyn reads box, cylinder, sphere and mesh)"};
   }
@@ -202,11 +213,16 @@ class Reader {
     return d;
   }
 
+  // A <robot> without a name (URDF requires one; it plays no part in the model) is named after the file.
   UrdfDocument robotElement(const XMLElement& robot) const {
-    const char* name = robot.Attribute("name");
-    if (name == nullptr) fail("<robot> has no name attribute");
     UrdfDocument d;
-    d.name = name;
+    if (const char* name = robot.Attribute("name")) {
+      d.name = name;
+    } else {
+      const std::string stem = std::filesystem::path(source_).stem().string();
+      d.name = stem.empty() || stem.front() == '<' ? "robot" : stem;
+      d.doubts.push_back("<robot> has no name attribute, which URDF requires: the model is named '" + d.name + "'");
+    }
     return d;
   }
 
@@ -214,7 +230,13 @@ class Reader {
   void element(const XMLElement& e, UrdfDocument& d) {
     const char* kind = e.Name();
     if (std::strcmp(kind, "link") == 0) {
-      d.links.push_back(link(e, d));
+      UrdfLink l = link(e, d);
+      const auto [at, first] = link_at_.try_emplace(l.name, d.links.size());
+      if (!first && sameLink(d.links[at->second], l)) {
+        d.doubts.push_back(quoted("link", l.name) + " is defined twice, the same both times: the repeat is ignored");
+        return;
+      }
+      d.links.push_back(std::move(l));  // a different repeat: the tree refuses the file, naming the link
     } else if (std::strcmp(kind, "joint") == 0) {
       d.joints.push_back(joint(e, d));
     } else if (std::strncmp(kind, "xacro:", 6) == 0) {
@@ -226,6 +248,33 @@ class Reader {
         d.doubts.push_back("a top-level <material> has no name attribute; ignored (abdyn reads no material)");
       }
     }
+  }
+
+  static bool samePose(const UrdfPose& a, const UrdfPose& b) {
+    return a.xyz == b.xyz && a.rpy == b.rpy && a.rotation.has_value() == b.rotation.has_value() &&
+           (!a.rotation || a.rotation->coeffsWxyz() == b.rotation->coeffsWxyz());
+  }
+
+  // Whether two readings of a link say the same (a link repeated verbatim).
+  static bool sameLink(const UrdfLink& a, const UrdfLink& b) {
+    if (a.inertial.has_value() != b.inertial.has_value() || a.shapes.size() != b.shapes.size()) return false;
+    if (a.inertial) {
+      const UrdfInertial& p = *a.inertial;
+      const UrdfInertial& q = *b.inertial;
+      if (!samePose(p.origin, q.origin) || p.mass != q.mass || p.ixx != q.ixx || p.ixy != q.ixy || p.ixz != q.ixz ||
+          p.iyy != q.iyy || p.iyz != q.iyz || p.izz != q.izz) {
+        return false;
+      }
+    }
+    for (std::size_t k = 0; k < a.shapes.size(); ++k) {
+      const UrdfShape& p = a.shapes[k];
+      const UrdfShape& q = b.shapes[k];
+      if (p.role != q.role || p.name != q.name || !samePose(p.origin, q.origin) || p.shape != q.shape || p.size != q.size ||
+          p.mesh_filename != q.mesh_filename || p.mesh_scale != q.mesh_scale || p.problem != q.problem) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // What needs the whole document: materials named before or after their use.
@@ -250,11 +299,12 @@ class Reader {
     if (name == nullptr) fail("a <link> has no name attribute");
     l.name = name;
     const std::string where = quoted("link", l.name);
+    NumberNotes notes;
     if (const XMLElement* in = e.FirstChildElement("inertial")) {
       bool point_mass = false;
       std::string missing;
       try {
-        l.inertial = inertial(*in, point_mass, missing);
+        l.inertial = inertial(*in, point_mass, missing, notes);
       } catch (const Unreadable& u) {
         fail(where + ": <inertial>: " + u.what);
       }
@@ -291,13 +341,14 @@ class Reader {
                    : l.name + (visual ? "/visual" + std::to_string(visuals) : "/collision" + std::to_string(collisions));
       (visual ? visuals : collisions) += 1;
       try {
-        geometry(*c, s);
+        geometry(*c, s, notes);
       } catch (const Unreadable& u) {
         s.problem = u.what;
       }
       if (visual) material(*c, where + ": visual '" + s.name + "'", d);
       l.shapes.push_back(std::move(s));
     }
+    for (const std::string& note : notes) d.doubts.push_back(where + ": " + note);
     return l;
   }
 
@@ -327,22 +378,23 @@ class Reader {
                                  "read as a ball joint (3 rotational coordinates, q a unit quaternion); its <axis> and "
                                  "position limits are ignored");
     }
+    NumberNotes notes;
     try {
-      j.origin = pose(e);
+      j.origin = pose(e, notes);
       j.parent = linkName(e, "parent");
       j.child = linkName(e, "child");
       const bool moves_along_axis =
           j.type != UrdfJointType::Fixed && j.type != UrdfJointType::Floating && j.type != UrdfJointType::Spherical;
       if (const XMLElement* axis = e.FirstChildElement("axis"); axis != nullptr && moves_along_axis) {
-        if (!numbers(*axis, "xyz", j.axis.data(), 3)) throw Unreadable{"<axis> has no xyz attribute"};
+        if (!numbers(*axis, "xyz", j.axis.data(), 3, notes)) throw Unreadable{"<axis> has no xyz attribute"};
       }
       if (const XMLElement* limit = e.FirstChildElement("limit")) {
         UrdfLimit l;
-        optionalNumber(*limit, "lower", l.lower);
-        optionalNumber(*limit, "upper", l.upper);
+        optionalNumber(*limit, "lower", l.lower, notes);
+        optionalNumber(*limit, "upper", l.upper, notes);
         double x = 0.0;
-        if (numbers(*limit, "effort", &x, 1)) l.effort = x;
-        if (numbers(*limit, "velocity", &x, 1)) l.velocity = x;
+        if (numbers(*limit, "effort", &x, 1, notes)) l.effort = x;
+        if (numbers(*limit, "velocity", &x, 1, notes)) l.velocity = x;
         if ((!l.effort || !l.velocity) && j.type != UrdfJointType::Fixed) {
           const char* missing = !l.effort && !l.velocity ? "effort and velocity attributes" : !l.effort ? "effort attribute" : "velocity attribute";
           d.doubts.push_back(fmt::format("{}: <limit> has no {}, which URDF requires: the joint's {} {} unlimited", where,
@@ -358,8 +410,8 @@ class Reader {
           throw Unreadable{"<dynamics> has neither a damping nor a friction attribute"};
         }
         UrdfDynamics d;
-        optionalNumber(*dynamics, "damping", d.damping);
-        optionalNumber(*dynamics, "friction", d.friction);
+        optionalNumber(*dynamics, "damping", d.damping, notes);
+        optionalNumber(*dynamics, "friction", d.friction, notes);
         j.dynamics = d;
       }
       unused(e, j, d);
@@ -368,13 +420,14 @@ class Reader {
         const char* leader = mimic->Attribute("joint");
         if (leader == nullptr) throw Unreadable{"<mimic> has no joint attribute"};
         m.joint = leader;
-        optionalNumber(*mimic, "multiplier", m.multiplier);
-        optionalNumber(*mimic, "offset", m.offset);
+        optionalNumber(*mimic, "multiplier", m.multiplier, notes);
+        optionalNumber(*mimic, "offset", m.offset, notes);
         j.mimic = m;
       }
     } catch (const Unreadable& u) {
       fail(where + ": " + u.what);
     }
+    for (const std::string& note : notes) d.doubts.push_back(where + ": " + note);
     return j;
   }
 
@@ -415,6 +468,7 @@ class Reader {
 
   const std::string& source_;
   std::unordered_set<std::string> materials_;  // names of the top-level <material> elements
+  std::unordered_map<std::string, std::size_t> link_at_;  // link name -> its index in UrdfDocument::links
   std::set<std::string> xacro_;  // names of the top-level xacro:* elements
   std::vector<std::pair<std::string, std::string>> material_uses_;  // (visual, material name) of references
 };

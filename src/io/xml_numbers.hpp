@@ -17,4 +17,12 @@ inline bool isXmlSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c 
 /// 2"), for the caller to prefix with the element and attribute.
 std::string parseNumbers(const char* text, double* out, int count);
 
+/// parseNumbers, and when it refuses the text, the loose spellings whose meaning is still plain: commas
+/// followed by white space between the numbers ("0.07, 0, -0.69"; "1,5" may be a decimal comma), a stray '.' after a number that has its decimal point
+/// ("-1.57."), extra numbers after the `count`-th that are all zero ("-3.14159 1.57079 0 0"), and a
+/// roslaunch substitution xacro left in place, "$(optenv NAME 0.19 0 0.149)", read as its default. Returns
+/// "" when the text reads either way, with `note` empty or saying what was assumed and the numbers read;
+/// otherwise parseNumbers's complaint.
+std::string parseNumbersLoosely(const char* text, double* out, int count, std::string& note);
+
 }  // namespace abdyn::internal

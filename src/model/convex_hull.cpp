@@ -118,6 +118,23 @@ ConvexHull convexHull(const std::vector<Vector3>& points, int max_vertices, cons
     hull.normals.push_back(n);
     hull.offsets.push_back(-facet->offset);
   }
+  // Every pair of vertices of a face: a superset of the hull's edges, whatever vertices Qhull left inside a
+  // merged face's polygon.
+  std::vector<std::vector<int>> adjacent(hull.vertices.size());
+  for (const std::vector<int>& face : hull.faces) {
+    for (int a : face) {
+      for (int b : face) {
+        if (a != b) adjacent[static_cast<std::size_t>(a)].push_back(b);
+      }
+    }
+  }
+  hull.neighbor_offsets.push_back(0);
+  for (std::vector<int>& list : adjacent) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    hull.neighbors.insert(hull.neighbors.end(), list.begin(), list.end());
+    hull.neighbor_offsets.push_back(static_cast<int>(hull.neighbors.size()));
+  }
   return hull;
 }
 

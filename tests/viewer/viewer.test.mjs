@@ -7,7 +7,9 @@
 // no console errors and no request leaving the machine; the robot is drawn (screenshots with and without
 // it differ); the first and last rows give different pictures; every link pose the page reports matches
 // abdyn's forward kinematics of the same CSV row (viewer_fk_reference) to 1e-6 m and 1e-6 in each
-// rotation-matrix entry; each plot has one point per CSV row. Then: the four-bar's loop joint drawn closed,
+// rotation-matrix entry; each plot has one point per CSV row, the joint plots name every coordinate and
+// hold the CSV's values. Then: the four-bar's loop joint drawn closed, bodies without visuals drawn (the
+// four-bar, the delta robot: stick figures; tests/viewer/collision_robot.urdf: collision shapes),
 // a model with missing meshes shows the note listing them, malformed CSVs show a message naming the line,
 // and the server refuses what it must refuse. Screenshots go to DIR.
 
@@ -166,9 +168,35 @@ async function robotIsDrawn(name, page) {
   check(drawn > 300, `${name}: the robot is drawn (${drawn} pixels differ from the empty scene)`);
 }
 
-async function checkTrajectoryPage(name, url, model, csv, floating) {
+// The joint plots: one per unit, every coordinate of the CSV's q and v with a unit (all but the floating
+// base's quaternion), labelled by joint name, values those of the CSV; `expected` gives some labels.
+async function checkJointPlots(name, page, csv, floating, expected) {
+  const lines = readFileSync(csv, 'utf8').trim().split('\n');
+  const header = lines[0].split(',');
+  const labels = await page.evaluate(() => window.abdynViewer.plotLabels());
+  const count = (units) => units.reduce((n, u) => n + (labels[`joints ${u}`]?.length ?? 0), 0);
+  const nq = header.filter((h) => h.startsWith('q:')).length;
+  const nv = header.filter((h) => h.startsWith('v:')).length;
+  check(count(['rad', 'm']) === nq - (floating ? 4 : 0) && count(['rad/s', 'm/s']) === nv,
+        `${name}: the joint plots show ${count(['rad', 'm'])} coordinates and ${count(['rad/s', 'm/s'])} velocities (CSV: ${nq} q, ${nv} v)`);
+  for (const [key, want] of Object.entries(expected)) {
+    check(JSON.stringify(labels[key]) === JSON.stringify(want), `${name}: plot '${key}' is labelled ${JSON.stringify(labels[key])}`);
+  }
+  // the last series of each joint plot against its CSV column
+  let worst = 0;
+  for (const [key, names] of Object.entries(labels).filter(([k]) => k.startsWith('joints '))) {
+    const k = names.length - 1;
+    const column = header.indexOf(`${key.endsWith('/s') ? 'v' : 'q'}:${names[k]}`);
+    const values = await page.evaluate(([plot, series]) => window.abdynViewer.plotSeries(plot, series), [key, k]);
+    lines.slice(1).forEach((line, r) => { worst = Math.max(worst, Math.abs(values[r] - Number(line.split(',')[column]))); });
+  }
+  check(worst === 0, `${name}: the joint plots hold the CSV's values (worst difference ${worst})`);
+}
+
+async function checkTrajectoryPage(name, url, model, csv, floating, jointLabels) {
   const { page, errors } = await open(url);
   const rows = csvRows(csv);
+  await checkJointPlots(name, page, csv, floating, jointLabels);
   const viewer = await page.evaluate(() => ({ rows: window.abdynViewer.rows(), plots: window.abdynViewer.plotPoints(),
     messages: window.abdynViewer.messages() }));
   check(viewer.rows === rows, `${name}: the page replays ${viewer.rows} rows, the CSV has ${rows}`);
@@ -221,9 +249,12 @@ async function checkTrajectoryPage(name, url, model, csv, floating) {
   await page.close();
 }
 
-await checkTrajectoryPage('pendulum', address, src('models/double_pendulum.urdf'), join(work, 'pendulum', 'trajectory.csv'), false);
+await checkTrajectoryPage('pendulum', address, src('models/double_pendulum.urdf'), join(work, 'pendulum', 'trajectory.csv'), false,
+                          { 'joints rad': ['joint1', 'joint2'], 'joints rad/s': ['joint1', 'joint2'] });
 await checkTrajectoryPage('humanoid', fileUrl(join(work, 'humanoid')), src('models/humanoid.urdf'),
-                          join(work, 'humanoid', 'trajectory.csv'), true);
+                          join(work, 'humanoid', 'trajectory.csv'), true,
+                          { 'joints m': ['root_joint[0]', 'root_joint[1]', 'root_joint[2]'],
+                            'joints m/s': ['root_joint[3]', 'root_joint[4]', 'root_joint[5]'] });
 
 // `simulate --html` wrote the same pendulum page the server served
 {
@@ -246,6 +277,25 @@ for (const [name, count] of [['four_bar', 1], ['humanoid_welded', 2]]) {
     for (const { a, b } of ends) gap = Math.max(gap, Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]));
   }
   check(loops === count && gap < 1e-6, `${name}: ${loops} loop joint(s) drawn, their two frames ${gap.toExponential(2)} m apart at most`);
+  check(errors.length === 0, `${name}: no console errors ${JSON.stringify(errors)}`);
+  await page.close();
+}
+
+// ---- bodies without visuals: their collision shapes, else a stick figure, and the page says which
+abdyn('view', src('models/delta_robot.urdf'), '--out', join(work, 'delta_robot'));
+abdyn('view', src('tests/viewer/collision_robot.urdf'), '--out', join(work, 'collision_robot'));
+for (const [name, collision, stick] of [['four_bar', [], ['crank', 'coupler', 'rocker']], ['delta_robot', [], null],
+  ['collision_robot', ['upper', 'fore', 'hand'], ['finger']]]) {
+  const { page, errors } = await open(fileUrl(join(work, name)));
+  const drawn = await page.evaluate(() => window.abdynViewer.drawn());
+  check(drawn.visual.length === 0 && JSON.stringify(drawn.collision) === JSON.stringify(collision) &&
+        (stick ? JSON.stringify(drawn.stick) === JSON.stringify(stick) : drawn.stick.length > 0),
+        `${name}: bodies drawn by their collision shapes ${JSON.stringify(drawn.collision)}, as a stick figure ${JSON.stringify(drawn.stick)}`);
+  const text = await page.locator('#drawn').innerText();
+  check((collision.length === 0 || text.includes(`collision shapes (blue): ${collision.join(', ')}`)) && text.includes('stick figure'),
+        `${name}: the page says what is drawn: ${text}`);
+  await robotIsDrawn(name, page);
+  await page.screenshot({ path: join(opt.out, `${name}.png`) });
   check(errors.length === 0, `${name}: no console errors ${JSON.stringify(errors)}`);
   await page.close();
 }

@@ -23,7 +23,7 @@ export function coordinateLabels(joints) {
 
 const OPTIONAL = ['iterations', 'residual', 'constraint_error', 'contacts'];
 
-// Returns { t, q (one Float64Array of nq per row), series: { kinetic, potential, total, ...optional } }
+// Returns { t, q and v (one Float64Array of nq, nv per row), series: { kinetic, potential, total, ...optional } }
 // or throws TrajectoryError naming the file and line.
 export function parseTrajectory(text, model, fileName) {
   const fail = (line, message) => {
@@ -64,9 +64,11 @@ export function parseTrajectory(text, model, fileName) {
   if (rows === 0) fail(1, 'the header is not followed by any rows');
   const t = new Float64Array(rows);
   const q = [];
+  const v = [];
   const series = { kinetic: new Float64Array(rows), potential: new Float64Array(rows), total: new Float64Array(rows) };
   for (const name of optional) series[name] = new Float64Array(rows);
   const qColumns = labels.q.map((name) => index.get(name));
+  const vColumns = labels.v.map((name) => index.get(name));
 
   for (let r = 0; r < rows; ++r) {
     const line = r + 2;
@@ -85,10 +87,13 @@ export function parseTrajectory(text, model, fileName) {
     const qr = new Float64Array(qColumns.length);
     qColumns.forEach((c, k) => { qr[k] = value(c); });
     q.push(qr);
+    const vr = new Float64Array(vColumns.length);
+    vColumns.forEach((c, k) => { vr[k] = value(c); });
+    v.push(vr);
     series.kinetic[r] = value(index.get('kinetic'));
     series.potential[r] = value(index.get('potential'));
     series.total[r] = series.kinetic[r] + series.potential[r];
     for (const name of optional) series[name][r] = value(index.get(name));
   }
-  return { t, q, series };
+  return { t, q, v, series };
 }

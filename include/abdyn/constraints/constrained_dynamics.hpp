@@ -52,6 +52,10 @@
 
 namespace abdyn {
 
+namespace internal {
+struct ConstrainedWorkspaceAccess;  // the solvers' access to ConstrainedDynamicsData's workspace (src/constraints/)
+}  // namespace internal
+
 /// Automatic: Factorized when the mass matrix's factor is sparse next to the tree (nnz(L) at most 20 times
 /// the number of bodies, as for RowResponse::choose), else Articulated (long chains).
 enum class ConstrainedSolver { Automatic, Direct, Articulated, Factorized };
@@ -74,7 +78,8 @@ struct ConstrainedDynamicsSettings {
 };
 
 /// Workspace and results of the constrained solvers for one model and constraint set.
-struct ConstrainedDynamicsData {
+class ConstrainedDynamicsData {
+ public:
   /// Workspace sized for `model` and `constraints` (their rows m fixed here).
   ConstrainedDynamicsData(const Model& model, const ConstraintSet& constraints);
 
@@ -87,40 +92,46 @@ struct ConstrainedDynamicsData {
                                         ///< constrainedImpact, the impulse [N m s; N s]
   int rank = 0;                     ///< rank of the constraint system at the last call
 
-  // Solver workspace, written by the solvers on every call; read the results above instead (m: rows of the
-  // constraints).
-  Eigen::VectorXd qdd0;    ///< nv: the unconstrained acceleration M^-1 (tau - h)
-  Eigen::VectorXd rhs;     ///< m: the acceleration-level right-hand side gamma - a G v - b C (stabilised)
-  Eigen::VectorXd eta;     ///< m: the right-hand side of Gamma lambda = eta
-  ///@{
-  Eigen::VectorXd row, column;  ///< nv each: one row of G and the M^-1 column it gives
-  ///@}
-  Eigen::MatrixXd Minv_Gt;       ///< nv x m: M^-1 G^T (Direct and Articulated solvers)
-  Eigen::MatrixXd Gamma;         ///< m x m: G M^-1 G^T + cfm 1
-  Eigen::MatrixXd Gamma_factor;  ///< m x m: Gamma's Cholesky factor
-  Eigen::MatrixXd kkt;           ///< (nv + m) x (nv + m): the Direct solver's KKT matrix [M -G^T; G cfm 1]
-  Eigen::MatrixXd Yt;  ///< Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
-                       ///< (zero rows), zero off each group's support; column j: every row's entry at coordinate j
-  ///@{
-  /// Factorized: per group of rows (one closure, or one coupling) its first row, the coordinates that move
-  /// its bodies (ascending, from group_coordinate_offset), and per pair of groups the runs of coordinates
-  /// both move (the support of Gamma's block, from shared_run_offset).
-  std::vector<int> group_first_row, group_coordinates, group_coordinate_offset;
-  ///@}
-  std::vector<DofRun> shared_runs;      ///< Factorized: the runs of coordinates shared by pairs of groups
-  std::vector<int> shared_run_offset;   ///< Factorized: where each pair's runs start in shared_runs
-  ///@{
-  Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual;  ///< nv + m each: the KKT system's b, x and b - A x
-  ///@}
-  Eigen::VectorXd residual;  ///< m: eta - Gamma lambda, for the consistency check
-  ///@{
-  Eigen::VectorXd solve_work, solve_y;  ///< minimum-norm solves: max(nv, m) + m each
-  ///@}
-  ///@{
-  /// Rank-revealing factorisations of Gamma, of the KKT matrix and of G (minimum-norm solves).
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
-  ///@}
-  RowResponse response;  ///< M^-1 G^T by articulated-body propagation (Articulated solver)
+ private:
+  friend struct internal::ConstrainedWorkspaceAccess;
+  /// The solvers' workspace, written on every call and read by them alone (m: rows of the constraints);
+  /// the results above are what a caller reads.
+  struct Workspace {
+    Workspace(const Model& model, const ConstraintSet& constraints);
+    Eigen::VectorXd qdd0;    ///< nv: the unconstrained acceleration M^-1 (tau - h)
+    Eigen::VectorXd rhs;     ///< m: the acceleration-level right-hand side gamma - a G v - b C (stabilised)
+    Eigen::VectorXd eta;     ///< m: the right-hand side of Gamma lambda = eta
+    ///@{
+    Eigen::VectorXd row, column;  ///< nv each: one row of G and the M^-1 column it gives
+    ///@}
+    Eigen::MatrixXd Minv_Gt;       ///< nv x m: M^-1 G^T (Direct and Articulated solvers)
+    Eigen::MatrixXd Gamma;         ///< m x m: G M^-1 G^T + cfm 1
+    Eigen::MatrixXd Gamma_factor;  ///< m x m: Gamma's Cholesky factor
+    Eigen::MatrixXd kkt;           ///< (nv + m) x (nv + m): the Direct solver's KKT matrix [M -G^T; G cfm 1]
+    Eigen::MatrixXd Yt;  ///< Factorized, 6 per group x nv: (L^-T G^T)^T with each group's rows padded to six
+                         ///< (zero rows), zero off each group's support; column j: every row's entry at coordinate j
+    ///@{
+    /// Factorized: per group of rows (one closure, or one coupling) its first row, the coordinates that move
+    /// its bodies (ascending, from group_coordinate_offset), and per pair of groups the runs of coordinates
+    /// both move (the support of Gamma's block, from shared_run_offset).
+    std::vector<int> group_first_row, group_coordinates, group_coordinate_offset;
+    ///@}
+    std::vector<DofRun> shared_runs;      ///< Factorized: the runs of coordinates shared by pairs of groups
+    std::vector<int> shared_run_offset;   ///< Factorized: where each pair's runs start in shared_runs
+    ///@{
+    Eigen::VectorXd kkt_rhs, kkt_solution, kkt_residual;  ///< nv + m each: the KKT system's b, x and b - A x
+    ///@}
+    Eigen::VectorXd residual;  ///< m: eta - Gamma lambda, for the consistency check
+    ///@{
+    Eigen::VectorXd solve_work, solve_y;  ///< minimum-norm solves: max(nv, m) + m each
+    ///@}
+    ///@{
+    /// Rank-revealing factorisations of Gamma, of the KKT matrix and of G (minimum-norm solves).
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> gamma_solver, kkt_solver, jacobian_solver;
+    ///@}
+    RowResponse response;  ///< M^-1 G^T by articulated-body propagation (Articulated solver)
+  };
+  Workspace work_;
 };
 
 /// qdd of the constrained system at (q, v, tau), into cd.qdd (and cd.lambda, cd.closure_wrench, cd.rank).

@@ -15,8 +15,9 @@
 /// Contacts between bodies test candidate points of one shape against the signed distance d and outward
 /// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
 /// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
-/// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body or on a parent
-/// and its child (whose shapes overlap at the joint) are skipped. Box-box edge-edge contacts are missed.
+/// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body, on a parent
+/// and its child (whose shapes overlap at the joint) and excluded pairs (GroundContactSettings::excluded_pairs)
+/// are skipped, and so are pairs whose world boxes lie apart (broad_phase.hpp). Box-box edge-edge contacts are missed.
 /// A pair with a mesh or a capsule goes through GJK/EPA instead (convex_distance.hpp: the signed distance and
 /// normal of the two convex shapes, meshes by their hulls): the deepest point, or for two polytopes (hulls and
 /// boxes) whose nearest faces lie within 2.6 degrees of the contact plane, the overlap of those faces clipped
@@ -24,10 +25,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "abdyn/constraints/rows.hpp"
 
 namespace abdyn {
+
+class BroadPhase;
 
 /// Which shapes the contacts collide.
 enum class ContactGeometry {
@@ -45,12 +50,31 @@ struct GroundContactSettings {
   double restitution = 0.0;            ///< coefficient e
   double restitution_threshold = 0.5;  ///< approach speed (m/s) below which impacts are inelastic
   ContactGeometry geometry = ContactGeometry::ConvexHulls;  ///< which shapes collide
+  /// Pairs of bodies whose shapes never collide with each other, by name: a body's name or the name of any
+  /// frame on it (a URDF link merged into its body by a fixed joint names that body). Besides these, shapes on
+  /// one body and shapes of a parent and its child never collide. An unknown name is an abdyn::Error at the
+  /// first step (the Simulator checks at construction). SRDF's `disable_collisions` list
+  /// (io/srdf.hpp) and MJCF's `contact/exclude` fill it.
+  std::vector<std::pair<std::string, std::string>> excluded_pairs;
+  /// Pairs of bodies whose shapes never collide with each other, by body index (abdyn::InvalidArgument for
+  /// an index outside 0 .. nbodies - 1).
+  std::vector<std::pair<int, int>> excluded_body_pairs;
 };
 
 /// Whether ground and body contacts collide shapes of g's kind: spheres, boxes, cylinders, capsules, and meshes
 /// whose convex hull is loaded (Geometry::mesh), whatever g's role and body (the contacts use collision shapes
 /// of moving bodies only; ContactGeometry::Primitives leaves meshes out). Ellipsoids and planes are not collided.
 bool isCollidable(const Geometry& g);
+
+/// Whether ground and body contacts with these settings collide g: a collision shape on a moving body, of a kind
+/// isCollidable takes, and not a mesh under ContactGeometry::Primitives.
+bool isContactShape(const Geometry& g, const GroundContactSettings& settings);
+
+/// The body pairs that settings.excluded_pairs and settings.excluded_body_pairs name, each as (smaller index,
+/// larger index), sorted, without repeats (a pair of one body twice is dropped: its shapes never collide).
+/// Throws abdyn::Error naming the model and the name for a name that is no frame of the model, and
+/// abdyn::InvalidArgument for an index out of range.
+std::vector<std::pair<int, int>> excludedBodyPairs(const Model& model, const GroundContactSettings& settings);
 
 /// Candidate points per geometry (row keys are key_base + 3 (8 geometry + point) + {0, 1, 2}).
 constexpr int kContactPointsPerGeometry = 8;
@@ -75,11 +99,15 @@ struct GroundContactPoint {
 /// that names no candidate point of a collision shape.
 GroundContactPoint groundContactPoint(const Model& model, const Data& data, std::int64_t key_offset);
 
-/// Appends the rows of every pair of collision shapes on different, non-adjacent bodies that are within
-/// `margin` (settings.height is unused); returns the number of contact points. Row keys start at key_base.
+/// Appends the rows of every pair of collision shapes on different, non-adjacent, not excluded bodies that are
+/// within `margin` (settings.height is unused); returns the number of contact points. Row keys start at key_base.
 /// Needs data.X_body_world and data.S_world, like addGroundContactRows.
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base);
+/// The same with the broad phase's workspace given (broad_phase.hpp): pairs whose world boxes are apart skip the
+/// narrow phase, and once the workspace is sized nothing is allocated. The rows are those of the call above.
+int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
+                       const GroundContactSettings& settings, double h, std::int64_t key_base, BroadPhase& broad_phase);
 
 /// The model's collision shapes on moving bodies that contacts with these settings do not collide
 /// (isCollidable; meshes without a loaded hull; meshes under ContactGeometry::Primitives), in one sentence

@@ -51,14 +51,14 @@ struct PgsReport {
 };
 
 /// Solves the rows for the impulses, starting from v = v_free, leaving v = v_free + M^-1 J^T lambda.
-/// Needs every row's Minv_Jt (RowResponse). Allocates only when the rows' or the block's count exceeds
+/// Needs every row's RowSolverState::Minv_Jt (RowResponse). Allocates only when the rows' or the block's count exceeds
 /// that of an earlier solve on the same RowSet. Throws abdyn::InvalidArgument on bad settings or a tie
 /// to a row that does not exist.
 PgsReport solveRowsPgs(RowSet& rows, Eigen::VectorXd& v, const PgsSettings& settings);
 
 /// The same solve in the coordinates z = L v of the factor M = L^T D L that data holds
 /// (factorizeMassMatrix, or forwardDynamicsCrba, at the rows' configuration), computing the rows'
-/// responses itself (their Y, Dinv_Y and support; Minv_Jt is neither needed nor set). With
+/// responses itself (their RowSolverState's Y, Dinv_Y and support; Minv_Jt is neither needed nor set). With
 /// v - v_free = L^-1 D^-1 L^-T J^T lambda, z - z_free = D^-1 Y lambda with Y = L^-T J^T and J v = Y . z:
 /// a row reads and writes only the coordinates on the root paths of its bodies, not all nv, and preparing
 /// a row costs one sparse L^-T solve instead of a full solve with M. v is mapped to z on entry and back on

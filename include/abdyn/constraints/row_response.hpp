@@ -27,7 +27,7 @@ namespace abdyn {
 /// from the model (Automatic: Factorized when the factor is sparse next to the tree; RowResponse::choose).
 enum class ResponseMethod { Automatic, Articulated, Factorized };
 
-/// Forms each row's response Minv_Jt = M^-1 J^T (the impulse-to-velocity map the solver needs).
+/// Forms each row's response RowSolverState::Minv_Jt = M^-1 J^T (the impulse-to-velocity map the solver needs).
 class RowResponse {
  public:
   /// Workspace for `model`.

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -35,20 +36,11 @@
 
 namespace abdyn {
 
-/// One scalar velocity constraint J v = target within impulse bounds, and the solver's state for it
-/// (see the file comment).
+/// One scalar velocity constraint J v = target within impulse bounds (see the file comment): the row's
+/// definition, written by the builders, and its impulse. The solver's per-row state is a RowSolverState
+/// in the same RowSet.
 struct ConstraintRow {
-  static constexpr int kMaxSupportRuns = 6;  ///< capacity of `support`
-
   Eigen::VectorXd J;          ///< nv: the row's velocity is J.dot(v)
-  Eigen::VectorXd Minv_Jt;    ///< nv: M^-1 J^T (RowResponse)
-  /// Set by the solver in the factor's coordinates z = L v of M = L^T D L (row_pgs.hpp): the row there,
-  /// Y = L^-T J^T (its velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`,
-  /// the coordinates on the root paths of J's nonzeros, as runs (first, last) in ascending order.
-  Eigen::VectorXd Y;
-  Eigen::VectorXd Dinv_Y;     ///< nv: D^-1 Y, the row's response in the factor's coordinates
-  DofRun support[kMaxSupportRuns] = {};  ///< runs of coordinates outside which Y and Dinv_Y are zero
-  int support_runs = 0;       ///< runs used in `support`
   double target = 0.0;        ///< the velocity bias the row drives J v to
   double cfm = 0.0;           ///< softness (constraint force mixing), >= 0
   double lo = -std::numeric_limits<double>::infinity();  ///< lower impulse bound
@@ -59,15 +51,30 @@ struct ConstraintRow {
   double error = 0.0;         ///< position error C (unilateral: the gap, negative when violated)
   bool unilateral = false;    ///< error is a gap (only negative values violate)
   std::int64_t key = -1;      ///< identity across steps for warm starting (-1: none)
-  double inv_k = 0.0;         ///< 1 / (J M^-1 J^T + cfm), set by the solver
+};
+
+/// What the solver (row_response.hpp, row_pgs.hpp) writes for one row: its response and how the sweeps
+/// visit it. Kept in the RowSet beside the row, sized once, read and written by the solver alone.
+struct RowSolverState {
+  static constexpr int kMaxSupportRuns = 6;  ///< capacity of `support`
+
+  Eigen::VectorXd Minv_Jt;    ///< nv: M^-1 J^T (RowResponse)
+  /// In the factor's coordinates z = L v of M = L^T D L (row_pgs.hpp): the row there, Y = L^-T J^T (its
+  /// velocity is Y.dot(z)), and its response D^-1 Y; both are zero outside `support`, the coordinates on
+  /// the root paths of J's nonzeros, as runs (first, last) in ascending order.
+  Eigen::VectorXd Y;
+  Eigen::VectorXd Dinv_Y;     ///< nv: D^-1 Y, the row's response in the factor's coordinates
+  DofRun support[kMaxSupportRuns] = {};  ///< runs of coordinates outside which Y and Dinv_Y are zero
+  int support_runs = 0;       ///< runs used in `support`
+  double inv_k = 0.0;         ///< 1 / (J M^-1 J^T + cfm)
   ///@{
-  int j_begin = 0, j_end = 0;  ///< J is zero outside [j_begin, j_end), set by the solver
+  int j_begin = 0, j_end = 0;  ///< J is zero outside [j_begin, j_end)
   ///@}
   /// How the solver's sweeps visit a row: alone, as the first or a later row of a coordinate group
   /// (row_pgs.hpp), whose rows are linked in order by next_on_coordinate (-1 ends it), or within the
   /// direct block of bilateral rows (row_pgs.hpp).
   enum class Visit { Alone, CoordinateFirst, CoordinateMember, Block };
-  Visit visit = Visit::Alone;  ///< how the solver's sweeps visit this row, set by the solver
+  Visit visit = Visit::Alone;  ///< how the solver's sweeps visit this row
   int next_on_coordinate = -1;  ///< the next row of the same coordinate group (-1: the last)
 };
 
@@ -79,14 +86,15 @@ struct BilateralBlock {
   std::vector<double> residual;  ///< n: the rows' w, then the block's impulse change
 };
 
-/// A growable list of rows for one model; rows are reused between clear() calls, so building the
-/// same number of rows again allocates nothing.
+/// A growable list of rows for one model, with the solver's state of each row and the impulses kept
+/// for warm starting; rows are reused between clear() calls, so building the same number of rows again
+/// allocates nothing.
 class RowSet {
  public:
   /// An empty set for `model` (rows of nv entries).
   explicit RowSet(const Model& model) : nv_(model.nv()) {}
 
-  /// Empties the set, keeping the rows' storage.
+  /// Empties the set, keeping the rows' storage and the kept impulses.
   void clear() { size_ = 0; }
   /// Number of rows.
   int size() const { return size_; }
@@ -95,16 +103,33 @@ class RowSet {
   ConstraintRow& operator[](int i) { return rows_[i]; }
   const ConstraintRow& operator[](int i) const { return rows_[i]; }
   ///@}
+  ///@{
+  /// The solver's state of row i (0 .. size() - 1; not checked).
+  RowSolverState& state(int i) { return states_[i]; }
+  const RowSolverState& state(int i) const { return states_[i]; }
+  ///@}
   /// Appends a bilateral row with J = 0, target = 0, cfm = 0, impulse = 0 and no tie.
   ConstraintRow& add();
+  /// Sizes the storage for `count` rows (their vectors included) and as many kept impulses, so that
+  /// building and solving that many rows allocates nothing; leaves the set empty.
+  void reserve(int count);
   /// The solver's storage for its direct block of bilateral rows.
   BilateralBlock& bilateralBlock() { return block_; }
+
+  /// Keeps each keyed row's impulse (key >= 0) for warmStart, forgetting those kept before.
+  void keepImpulses();
+  /// Sets each row's impulse to the one kept for its key, zero when none was.
+  void warmStart();
+  /// Forgets the kept impulses.
+  void forgetImpulses() { kept_.clear(); }
 
  private:
   int nv_;
   int size_ = 0;
   std::vector<ConstraintRow> rows_;
+  std::vector<RowSolverState> states_;
   BilateralBlock block_;
+  std::vector<std::pair<std::int64_t, double>> kept_;  // (key, impulse), sorted by key
 };
 
 /// J += sign * f^T J_body: the power of the world-frame wrench f (about the world origin) on body

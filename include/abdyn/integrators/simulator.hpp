@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "abdyn/algorithms/dynamics_options.hpp"
+#include "abdyn/constraints/broad_phase.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 #include "abdyn/constraints/row_joints.hpp"
 #include "abdyn/constraints/row_pgs.hpp"
@@ -92,9 +93,9 @@ class Simulator {
   void reserveRows();
   /// What the last step did.
   const StepStatistics& statistics() const { return statistics_; }
-  /// The rows of the last sub-step (with their impulses). Their responses are those of the path taken:
-  /// Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after CRBA, when Minv_Jt
-  /// is left zero.
+  /// The rows of the last sub-step (with their impulses). Their responses (RowSet::state) are those of
+  /// the path taken: Minv_Jt after ABA, or Y and Dinv_Y (the factor's coordinates, row_pgs.hpp) after
+  /// CRBA, when Minv_Jt is left zero.
   const RowSet& rows() const { return rows_; }
   /// Simulated time since construction or reset() (s).
   double time() const { return time_; }
@@ -103,6 +104,10 @@ class Simulator {
   /// model) for the kinematics; returns the number of contact points. The rows carry the same keys as a
   /// step's, zero impulses and no solver fields. SimulatorStepJacobians differentiates them along q with it.
   int buildRowsAt(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
+  /// The same with the body contacts' broad phase workspace given (a BroadPhase of this model), so that no call
+  /// after the first allocates.
+  int buildRowsAt(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows,
+                  BroadPhase& broad_phase) const;
   /// The builder that made a row of this class's steps, read from the row's key, and the key's offset in that
   /// builder's range (for ground contacts, row_contacts.hpp's 3 (8 geometry + point) + {0, 1, 2}).
   /// SimulatorStepJacobians differentiates each source's rows by that source's formula.
@@ -117,15 +122,16 @@ class Simulator {
   void substep(double h, double t_end);  ///< t_end: the time at its end, for messages
   void buildRows(double h);
   /// The rows at q into `rows`, with data.X_body_world at q already; returns the number of contact points.
-  int appendRows(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows) const;
+  int appendRows(const Eigen::VectorXd& q, const Eigen::VectorXd& v_start, double h, Data& data, RowSet& rows,
+                 BroadPhase& broad_phase) const;
 
   Model model_;
   SimulatorSettings settings_;
   Data data_;
   RowSet rows_;
+  BroadPhase broad_phase_;  ///< the body contacts' pairs of shapes that may touch
   RowResponse response_;
   Eigen::VectorXd v_start_;
-  std::vector<std::pair<std::int64_t, double>> warm_;  ///< (key, impulse) of the previous solve, sorted
   StepStatistics statistics_;
   double time_ = 0.0;
 };

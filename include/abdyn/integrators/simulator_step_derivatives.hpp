@@ -91,6 +91,7 @@ class SimulatorStepJacobians {
   std::uint64_t model_key_;
   Data data_;                   ///< inverse-dynamics derivatives, then the kinematics of the perturbed rows
   RowSet rows_plus_, rows_minus_;
+  BroadPhase broad_phase_;      ///< the body contacts' broad phase for the perturbed rows
   Eigen::VectorXd q0_, v0_, tau_, a_, q_pert_, dq_;
   Eigen::MatrixXd W_;           ///< M + h D (implicit damping) or M: the step's inertia
   Eigen::LLT<Eigen::MatrixXd> W_factor_;

@@ -38,6 +38,11 @@
 ///   - A link with several `<inertial>` elements (URDF allows one) uses the first, with a warning naming
 ///     their masses. An `<inertial>` with `<mass>` but no `<inertia>` is a point mass, and a missing entry
 ///     of `<inertia>` is 0, each with a warning (urdfdom 3.0.1 refuses such an `<inertial>`).
+///   - Numbers written loosely whose meaning is plain are read with a warning saying how: commas between
+///     them ("0.07, 0, -0.69"), a stray '.' after a number that has its decimal point ("-1.57."), extra
+///     zeros after the last number of a list ("-3.14159 1.57079 0 0"). A `<robot>` without a name is named
+///     after the file, and a link written twice, the same both times, is read once, each with a warning.
+///     Any other malformed number, and a link defined twice differently, refuse the file.
 ///   - A xacro source (`<xacro:...>` elements, `${...}` substitutions) is not a URDF: top-level xacro
 ///     elements are ignored with a warning, and any error in such a file says that it is a xacro source
 ///     and how to expand it (xacro FILE.urdf.xacro > FILE.urdf).

@@ -15,6 +15,11 @@ struct ConvexHull {
   std::vector<std::vector<int>> faces;  ///< indices into vertices, counterclockwise seen from outside
   std::vector<Vector3> normals;         ///< per face, outward unit normal
   std::vector<double> offsets;          ///< per face: n . x = offset on the face, n . x <= offset inside
+  /// Vertices sharing a face with vertex i: neighbors[neighbor_offsets[i] .. neighbor_offsets[i + 1]), so that a
+  /// support search can climb from vertex to vertex (every edge of the hull is among them, so a vertex no
+  /// neighbor of which lies further along a direction is the furthest of all). Empty: search every vertex.
+  std::vector<int> neighbor_offsets;
+  std::vector<int> neighbors;  ///< see neighbor_offsets
   /// The number of vertices (MuJoCo's maxhullvert bounds it).
   int vertexCount() const { return static_cast<int>(vertices.size()); }
 };

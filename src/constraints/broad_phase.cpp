@@ -1,0 +1,137 @@
+#include "abdyn/constraints/broad_phase.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "internal/checks.hpp"
+
+namespace abdyn {
+namespace {
+
+std::uint64_t bodyPairKey(int a, int b) {
+  const auto lo = static_cast<std::uint64_t>(std::min(a, b)), hi = static_cast<std::uint64_t>(std::max(a, b));
+  return (lo << 32) | hi;
+}
+
+// Half extents along the world axes of shape g with axes R (columns, world coordinates); meshes use the
+// box (centre c, half extents e) of their hull in shape coordinates, whose world box has half extents |R| e.
+Vector3 worldHalfExtents(const Geometry& g, const Matrix3& R, const Vector3& half_local) {
+  const Matrix3 A = R.cwiseAbs();
+  switch (g.shape) {
+    case ShapeType::Sphere:
+      return Vector3::Constant(g.size[0]);
+    case ShapeType::Box:
+      return A * (0.5 * g.size);
+    case ShapeType::Cylinder: {  // a disc of radius r normal to a spans r sqrt(1 - a_i^2) along axis i
+      const Vector3 a = R.col(2);
+      const Vector3 disc = (Vector3::Ones() - a.cwiseAbs2()).cwiseMax(0.0).cwiseSqrt();
+      return g.size[0] * disc + 0.5 * g.size[1] * A.col(2);
+    }
+    case ShapeType::Capsule:
+      return Vector3::Constant(g.size[0]) + 0.5 * g.size[1] * A.col(2);
+    case ShapeType::Ellipsoid:  // support along e_i: sqrt(sum_j (R_ij s_j)^2)
+      return (R * g.size.asDiagonal()).rowwise().norm();
+    case ShapeType::Mesh:
+      return A * half_local;
+    case ShapeType::Plane:
+      break;  // not collided (isCollidable)
+  }
+  return Vector3::Zero();
+}
+
+}  // namespace
+
+BroadPhase::BroadPhase(const Model& model) {
+  prepare(model, GroundContactSettings());
+  const std::size_t n = order_.size();
+  pairs_.reserve(n * (n > 0 ? n - 1 : 0) / 2);
+}
+
+void BroadPhase::prepare(const Model& model, const GroundContactSettings& settings) {
+  const auto& geometries = model.geometries();
+  model_key_ = model.structureKey();
+  ngeometries_ = geometries.size();
+  geometry_ = settings.geometry;
+  centre_local_.assign(geometries.size(), Vector3::Zero());
+  half_local_.assign(geometries.size(), Vector3::Zero());
+  lower_.assign(geometries.size(), Vector3::Zero());
+  upper_.assign(geometries.size(), Vector3::Zero());
+  order_.clear();
+  for (int i = 0; i < static_cast<int>(geometries.size()); ++i) {
+    const Geometry& g = geometries[static_cast<std::size_t>(i)];
+    if (!isContactShape(g, settings)) continue;
+    order_.push_back(i);
+    if (g.shape == ShapeType::Mesh) {
+      Vector3 lo = Vector3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+      for (const Vector3& p : g.mesh->hull.vertices) {
+        lo = lo.cwiseMin(p);
+        hi = hi.cwiseMax(p);
+      }
+      centre_local_[static_cast<std::size_t>(i)] = 0.5 * (lo + hi);
+      half_local_[static_cast<std::size_t>(i)] = 0.5 * (hi - lo);
+    }
+  }
+  const std::vector<std::pair<int, int>> excluded = excludedBodyPairs(model, settings);
+  excluded_.clear();
+  for (const auto& [a, b] : excluded) excluded_.push_back(bodyPairKey(a, b));
+  excluded_names_ = settings.excluded_pairs;
+  excluded_indices_ = settings.excluded_body_pairs;
+  prepared_ = true;
+}
+
+bool BroadPhase::excluded(int body_a, int body_b) const {
+  return !excluded_.empty() && std::binary_search(excluded_.begin(), excluded_.end(), bodyPairKey(body_a, body_b));
+}
+
+const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Data& data, const GroundContactSettings& settings) {
+  internal::checkData(model, data, "abdyn::BroadPhase::pairs");
+  if (!prepared_ || model_key_ != model.structureKey() || ngeometries_ != model.geometries().size() ||
+      geometry_ != settings.geometry || excluded_names_ != settings.excluded_pairs ||
+      excluded_indices_ != settings.excluded_body_pairs) {
+    prepare(model, settings);
+  }
+  const auto& geometries = model.geometries();
+  const Vector3 grow = Vector3::Constant(0.5 * std::max(settings.margin, 0.0));
+  for (int i : order_) {
+    const Geometry& g = geometries[static_cast<std::size_t>(i)];
+    const Plx X_shape_world = g.X_geometry_body * data.X_body_world[static_cast<std::size_t>(g.body)];
+    const Matrix3 R = X_shape_world.E().transpose();  // shape axes in world coordinates
+    const Vector3 centre = X_shape_world.r() + R * centre_local_[static_cast<std::size_t>(i)];
+    const Vector3 half = worldHalfExtents(g, R, half_local_[static_cast<std::size_t>(i)]) + grow;
+    lower_[static_cast<std::size_t>(i)] = centre - half;
+    upper_[static_cast<std::size_t>(i)] = centre + half;
+  }
+  // Insertion sort by the lower x bound, from the previous call's order.
+  for (std::size_t k = 1; k < order_.size(); ++k) {
+    const int shape = order_[k];
+    const double x = lower_[static_cast<std::size_t>(shape)].x();
+    std::size_t m = k;
+    for (; m > 0 && lower_[static_cast<std::size_t>(order_[m - 1])].x() > x; --m) order_[m] = order_[m - 1];
+    order_[m] = shape;
+  }
+  pairs_.clear();
+  for (std::size_t k = 0; k < order_.size(); ++k) {
+    const int a = order_[k];
+    const Geometry& ga = geometries[static_cast<std::size_t>(a)];
+    const Vector3& lo_a = lower_[static_cast<std::size_t>(a)];
+    const Vector3& hi_a = upper_[static_cast<std::size_t>(a)];
+    for (std::size_t m = k + 1; m < order_.size(); ++m) {
+      const int b = order_[m];
+      const Vector3& lo_b = lower_[static_cast<std::size_t>(b)];
+      if (lo_b.x() > hi_a.x()) break;  // every later box starts further along x
+      const Vector3& hi_b = upper_[static_cast<std::size_t>(b)];
+      if (lo_b.y() > hi_a.y() || lo_a.y() > hi_b.y() || lo_b.z() > hi_a.z() || lo_a.z() > hi_b.z()) continue;
+      const Geometry& gb = geometries[static_cast<std::size_t>(b)];
+      if (ga.body == gb.body) continue;
+      if (model.parent(ga.body) == gb.body || model.parent(gb.body) == ga.body) continue;  // jointed neighbours overlap
+      if (excluded(ga.body, gb.body)) continue;
+      pairs_.push_back(GeometryPair{std::min(a, b), std::max(a, b)});
+    }
+  }
+  std::sort(pairs_.begin(), pairs_.end(),
+            [](const GeometryPair& x, const GeometryPair& y) { return x.first != y.first ? x.first < y.first : x.second < y.second; });
+  return pairs_;
+}
+
+}  // namespace abdyn
