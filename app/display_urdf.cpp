@@ -45,7 +45,11 @@ std::string stl(const abdyn::TriangleMesh& mesh) {
   const std::uint32_t count = static_cast<std::uint32_t>(mesh.triangles.size());
   put(&count, 4);
   for (const auto& t : mesh.triangles) {
-    const float normal[3] = {0.0f, 0.0f, 0.0f};  // readers recompute it from the corners
+    const abdyn::Vector3& a = mesh.vertices[static_cast<std::size_t>(t[0])];
+    const abdyn::Vector3 n = (mesh.vertices[static_cast<std::size_t>(t[1])] - a)
+                                 .cross(mesh.vertices[static_cast<std::size_t>(t[2])] - a)
+                                 .normalized();  // three.js shades with the file's normals
+    const float normal[3] = {static_cast<float>(n[0]), static_cast<float>(n[1]), static_cast<float>(n[2])};
     put(normal, sizeof(normal));
     for (const int i : t) {
       const abdyn::Vector3& v = mesh.vertices[static_cast<std::size_t>(i)];
@@ -120,8 +124,7 @@ std::string displayUrdf(const abdyn::Model& model, std::map<std::string, std::st
         if (generated.count(sphere_name) == 0) generated[sphere_name] = stl(unitSphere());
         visual(g.body, g.X_geometry_body, "<mesh filename=\"" + sphere_name + "\" scale=\"" + numbers(s) + "\"/>");
         break;
-      case abdyn::ShapeType::Plane:
-        if (s[0] > 0 && s[1] > 0) visual(g.body, g.X_geometry_body, "<box size=\"" + numbers(abdyn::Vector3(2 * s[0], 2 * s[1], 1e-3)) + "\"/>");
+      case abdyn::ShapeType::Plane:  // MJCF planes lie on the world: the page's own ground stands for them
         break;
       case abdyn::ShapeType::Mesh:
         if (!g.mesh_filename.empty()) {

@@ -5,8 +5,8 @@
 // except for floating joints: the page sets each joint's pose itself), and every shape of the model,
 // visual and collision alike (MuJoCo draws both), as URDF visuals. Shapes URDF has no element for are
 // drawn from ones it has: a capsule as a cylinder and two spheres, an ellipsoid as a scaled unit sphere
-// mesh, a bounded plane as a thin box (an unbounded one is the page's ground), a mesh given as data in
-// the file as a mesh of its triangles. The meshes this makes are returned by name, as binary STL bytes.
+// mesh, a mesh given as data in the file as a mesh of its triangles; planes (MJCF's floors, on the world)
+// are left to the page's own ground, which would otherwise be hidden and would set the camera's distance. The meshes this makes are returned by name, as binary STL bytes.
 
 #include <map>
 #include <string>

@@ -43,6 +43,7 @@ abdyn::MjcfOptions mjcfOptions(const abdyn::UrdfOptions& options) {
 struct LastMjcf {
   std::string path;
   abdyn::ConstraintSet constraints;
+  std::vector<std::pair<int, int>> excluded_pairs;
 };
 LastMjcf& lastMjcf() {
   static LastMjcf last;
@@ -54,7 +55,7 @@ LastMjcf& lastMjcf() {
 abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& options) {
   if (!isMjcfFile(path)) return abdyn::loadUrdf(path, options);
   abdyn::MjcfModel m = abdyn::loadMjcfModel(path, mjcfOptions(options));
-  lastMjcf() = LastMjcf{path, std::move(m.constraints)};
+  lastMjcf() = LastMjcf{path, std::move(m.constraints), std::move(m.excluded_pairs)};
   return std::move(m.model);
 }
 
@@ -62,4 +63,10 @@ abdyn::ConstraintSet loadModelConstraints(const std::string& path, const abdyn::
   if (!isMjcfFile(path)) return abdyn::loadUrdfLoops(path, model);
   if (lastMjcf().path == path) return lastMjcf().constraints;
   return abdyn::loadMjcfModel(path).constraints;
+}
+
+std::vector<std::pair<int, int>> loadModelExcludedPairs(const std::string& path) {
+  if (!isMjcfFile(path)) return {};
+  if (lastMjcf().path == path) return lastMjcf().excluded_pairs;
+  return abdyn::loadMjcfModel(path).excluded_pairs;
 }

@@ -3,6 +3,8 @@
 // MJCF for a .xml file, URDF otherwise.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/io/urdf.hpp"
@@ -23,3 +25,7 @@ abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& op
 
 /// The constraints the file declares: an MJCF file's equalities, a URDF file's loop joints.
 abdyn::ConstraintSet loadModelConstraints(const std::string& path, const abdyn::Model& model);
+
+/// The body pairs an MJCF file's `<contact><exclude>` keeps from colliding (MjcfModel::excluded_pairs), from
+/// the reading loadModelFile made; none for a URDF file.
+std::vector<std::pair<int, int>> loadModelExcludedPairs(const std::string& path);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check.hpp"
+#include "model_lookup.hpp"
 
 namespace abdyn_app {
 
@@ -29,6 +30,7 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
     settings.joint_limits = args.limits;
     settings.ground = args.ground;
     settings.contact.height = args.ground_height;
+    settings.contact.excluded_body_pairs = loadModelExcludedPairs(args.model_path);  // MJCF's <contact><exclude>
     if (!args.srdf_path.empty()) {
       settings.body_contacts = true;
       settings.contact.excluded_pairs = abdyn::readSrdfDisabledCollisions(args.srdf_path);

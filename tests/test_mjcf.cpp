@@ -360,6 +360,10 @@ BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
   // Excludes: b with the world, and b with itself (the static body is part of it).
   const int b = model.bodyId("b");
   BOOST_TEST((m.excluded_pairs == std::vector<std::pair<int, int>>{{0, b}, {b, b}}));
+  // They are the contact settings' excluded body pairs (a body with itself never collides anyway).
+  GroundContactSettings contact;
+  contact.excluded_body_pairs = m.excluded_pairs;
+  BOOST_TEST((excludedBodyPairs(model, contact) == std::vector<std::pair<int, int>>{{0, b}}));
   checkStringError("<mujoco><contact><exclude body1='a'/></contact></mujoco>", {"<exclude>", "needs body1 and body2"});
   checkStringError("<mujoco><contact><exclude body1='a' body2='world'/></contact></mujoco>", {"<exclude>", "body 'a' does not exist"});
   checkStringError("<mujoco><contact><bad/></contact></mujoco>", {"<bad>", "unknown element in <contact>"});

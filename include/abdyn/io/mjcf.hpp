@@ -32,7 +32,8 @@
 //     capsules, cylinders, boxes, ellipsoids and planes with MuJoCo's sizes turned into Geometry's, and
 //     meshes, placed with the mesh's refpos and refquat, their collision meshes loaded with their convex
 //     hulls (MjcfOptions::load_collision_meshes). Height fields and primitives fitted to meshes are not
-//     kept (a warning says so). <contact><exclude> pairs are in MjcfModel::excluded_pairs.
+//     kept (a warning says so). <contact><exclude> pairs are in MjcfModel::excluded_pairs, the contact
+//     settings' excluded_body_pairs (the program's simulate passes them).
 //   - <inertial> gives a body's mass, centre of mass and inertia (diaginertia in the frame of its
 //     orientation, or fullinertia, used as written: MuJoCo's diagonalisation of fullinertia and of
 //     multi-geom bodies stops at 1e-12 absolute, which changes its mass matrix by up to about 1e-9
@@ -106,7 +107,8 @@ struct MjcfModel {
   std::vector<std::string> not_modelled;
   /// The body pairs of the file's `<contact><exclude body1 body2>`, whose geometries never collide with
   /// each other: abdyn body indices (the bodies the two MuJoCo bodies are part of), smaller first, in the
-  /// file's order. A pair within one abdyn body (static bodies fused) has both indices equal.
+  /// file's order. A pair within one abdyn body (static bodies fused) has both indices equal. They are what
+  /// GroundContactSettings::excluded_body_pairs (constraints/row_contacts.hpp) takes.
   std::vector<std::pair<int, int>> excluded_pairs;
 };
 

@@ -30,7 +30,11 @@ def write_stl(path, tris):
         f.write(b"abdyn test mesh".ljust(80, b" "))
         f.write(struct.pack("<I", len(tris)))
         for t in tris:
-            f.write(struct.pack("<3f", 0.0, 0.0, 0.0))
+            u = [t[1][k] - t[0][k] for k in range(3)]
+            w = [t[2][k] - t[0][k] for k in range(3)]
+            n = [u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]]
+            length = sum(x * x for x in n) ** 0.5
+            f.write(struct.pack("<3f", *[x / length for x in n]))
             for v in t:
                 f.write(struct.pack("<3f", *v))
             f.write(b"\0\0")
