@@ -122,13 +122,6 @@ class ArticulatedStep {
     x.noalias() -= Dinv * scratch;
   }
 
-  /// correct for one right-hand side, U^T a held on the stack.
-  template <class X>
-  void correct(const Vector6& a, X&& x) const {
-    Rows scratch(U.cols());
-    correct(a, scratch, x);
-  }
-
   /// a += S x.
   template <class X, class A>
   void addMotion(const X& x, A&& a) const {
@@ -206,13 +199,6 @@ ABDYN_ALWAYS_INLINE void visitJointDofs(const Joint& j, F&& f) {
   } else {
     f(std::integral_constant<int, Eigen::Dynamic>{});
   }
-}
-
-/// Calls f(step) with joint j's ArticulatedStep<N> (model's S, data's U and D^-1), N picked as
-/// visitJointDofs picks it.
-template <class F>
-ABDYN_ALWAYS_INLINE void withArticulatedStep(const Model& model, const Data& data, const Joint& j, F&& f) {
-  visitJointDofs(j, [&](auto dofs) { f(ArticulatedStep<decltype(dofs)::value>(model, data, j)); });
 }
 
 }  // namespace abdyn::internal

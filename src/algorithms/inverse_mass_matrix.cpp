@@ -58,12 +58,14 @@ const Eigen::MatrixXd& inverseMassMatrix(const Model& model, Data& data, const E
   // ABA's factors (articulated_step.hpp): U, D^-1 and the articulated inertias, leaves to root.
   for (int i = n - 1; i >= 1; --i) {
     const Joint& j = model.joint(i);
-    internal::withArticulatedStep(model, data, j, [&](const auto& step) {
+    internal::visitJointDofs(j, [&](auto dofs) {
+      using Step = internal::ArticulatedStep<decltype(dofs)::value>;
       const Matrix6& IA = data.aba.IA[i].matrix();
-      step.factor(model, j, IA, options, data, "abdyn::inverseMassMatrix");  // U = IA S, D = S^T U, D^-1
+      Step::factor(model, j, IA, options, data, "abdyn::inverseMassMatrix");  // U = IA S, D = S^T U, D^-1
       const int p = model.parent(i);
       if (p == 0) return;
-      data.aba.IA[p] += data.X_up[i].applyInverse(step.projectedInertia(IA));  // IA_p += X_up^T (IA - U D^-1 U^T) X_up
+      const ArticulatedBodyInertia Ia = Step(model, data, j).projectedInertia(IA);  // Ia = IA - U D^-1 U^T
+      data.aba.IA[p] += data.X_up[i].applyInverse(Ia);                                  // IA_p += X_up^T Ia X_up
     });
   }
   inverseMassMatrixAtFactors(model, data, data.S_world);
