@@ -322,7 +322,7 @@ BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
       <body name="b" pos="0 0 1">
         <joint name="j" axis="0 1 0"/>
         <geom name="s" size="0.1"/>
-        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05"/>
+        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05" contype="3" conaffinity="5"/>
         <geom name="y" type="cylinder" size="0.05 0.2" pos="0.1 0 0"/>
         <geom name="x" type="box" size="0.1 0.2 0.3" contype="0" conaffinity="0" group="2"/>
         <geom name="e" type="ellipsoid" size="0.1 0.2 0.3"/>
@@ -357,13 +357,37 @@ BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
   BOOST_TEST((w.shape == ShapeType::Mesh && w.mesh != nullptr));
   BOOST_TEST(w.mesh->triangles.vertices.size() == 6u);
   BOOST_TEST(geometry("fixed/geom0").body == model.bodyId("b"));
-  // Excludes: b with the world, and b with itself (the static body is part of it).
-  const int b = model.bodyId("b");
-  BOOST_TEST((m.excluded_pairs == std::vector<std::pair<int, int>>{{0, b}, {b, b}}));
-  // They are the contact settings' excluded body pairs (a body with itself never collides anyway).
+  // Filter bits, as written (1 and 1 by default).
+  BOOST_TEST((c.contype == 3u && c.conaffinity == 5u));
+  BOOST_TEST((geometry("s").contype == 1u && geometry("s").conaffinity == 1u));
+  // Excludes, by geometry: b's six geoms with the floor (geometry 0), and the static body's sphere (7, fused
+  // into b) with b's own six.
+  std::vector<std::pair<int, int>> excluded;
+  for (int g = 1; g <= 6; ++g) excluded.emplace_back(0, g);
+  for (int g = 1; g <= 6; ++g) excluded.emplace_back(g, 7);
+  BOOST_TEST((m.excluded_geometry_pairs == excluded));
+  BOOST_TEST(m.excluded_pairs.empty());  // b has one joint: abdyn's parent rule covers it
+  // The broad phase refuses a geometry index out of range.
   GroundContactSettings contact;
-  contact.excluded_body_pairs = m.excluded_pairs;
-  BOOST_TEST((excludedBodyPairs(model, contact) == std::vector<std::pair<int, int>>{{0, b}}));
+  contact.excluded_geometry_pairs = {{0, 8}};
+  Data data(model);
+  forwardKinematics(model, data, Eigen::VectorXd::Zero(model.nq()));
+  BroadPhase broad_phase(model);
+  BOOST_CHECK_THROW(broad_phase.pairs(model, data, contact), InvalidArgument);
+  BOOST_TEST((m.body_contacts && m.filter_parent));
+  checkStringError("<mujoco><worldbody><geom size='1' contype='-1'/></worldbody></mujoco>",
+                   {"<geom>", "contype=\"-1\"", "a bit mask"});
+  checkStringError("<mujoco><default><geom conaffinity='1.5'/></default><worldbody><geom size='1'/></worldbody></mujoco>",
+                   {"<geom>", "conaffinity=\"1.5\"", "a bit mask"});
+  // Contacts switched off by the file, and the parent filter.
+  const auto flags = [](const char* option) {
+    return loadMjcfModelString(std::string("<mujoco>") + option + "<worldbody/></mujoco>");
+  };
+  BOOST_TEST(!flags("<option><flag contact='disable'/></option>").body_contacts);
+  BOOST_TEST(!flags("<option><flag constraint='disable'/></option>").body_contacts);
+  BOOST_TEST(!flags("<option collision='predefined'/>").body_contacts);
+  BOOST_TEST(flags("<option collision='dynamic'/>").body_contacts);
+  BOOST_TEST(!flags("<option><flag filterparent='disable'/></option>").filter_parent);
   checkStringError("<mujoco><contact><exclude body1='a'/></contact></mujoco>", {"<exclude>", "needs body1 and body2"});
   checkStringError("<mujoco><contact><exclude body1='a' body2='world'/></contact></mujoco>", {"<exclude>", "body 'a' does not exist"});
   checkStringError("<mujoco><contact><bad/></contact></mujoco>", {"<bad>", "unknown element in <contact>"});

@@ -444,6 +444,7 @@ class Reader {
     if (!(o.timestep > 0.0)) fail(n, "timestep must be positive");
     o.gravity = a.vector3("gravity", o.gravity);
     if (a.keyword("integrator", {"Euler", "RK4", "implicit"}, -1) >= 0) o.integrator = n.attribute("integrator");
+    o.predefined_only = a.keyword("collision", {"all", "predefined", "dynamic"}, 0) == 1;
     if (a.number("density", 0.0) > 0.0 || a.number("viscosity", 0.0) > 0.0) {
       note("<option density/viscosity>: fluid forces are not modelled (MuJoCo adds them to qfrc_passive)");
     }
@@ -452,6 +453,10 @@ class Reader {
       const Attrs fa{*this, f, nullptr};
       if (const int g = fa.keyword("gravity", {"disable", "enable"}, -1); g >= 0) o.gravity_disabled = g == 0;
       if (const int p = fa.keyword("passive", {"disable", "enable"}, -1); p >= 0) o.passive_disabled = p == 0;
+      for (const char* off : {"contact", "constraint"}) {
+        if (const int c = fa.keyword(off, {"disable", "enable"}, -1); c >= 0) o.contact_disabled = o.contact_disabled || c == 0;
+      }
+      if (const int p = fa.keyword("filterparent", {"disable", "enable"}, -1); p >= 0) o.filterparent_disabled = p == 0;
     }
   }
 
@@ -654,7 +659,8 @@ class Reader {
     g.density = a.number("density", 1000.0);
     g.group = static_cast<int>(a.number("group", 0.0));
     g.mesh = a.text("mesh");
-    g.collides = a.number("contype", 1.0) != 0.0 || a.number("conaffinity", 1.0) != 0.0;
+    g.contype = bits(a, "contype");
+    g.conaffinity = bits(a, "conaffinity");
     g.shellinertia = a.boolean("shellinertia", 0) == 1;
     if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh && a.get("type") == nullptr) g.type = MjcfGeomType::Mesh;
     double ft[6];
@@ -682,6 +688,15 @@ class Reader {
       fail(n, "negative mass or density");
     }
     return g;
+  }
+
+  // A collision bit mask (contype, conaffinity): an int of MuJoCo's, not negative here; 1 when not given.
+  static std::uint32_t bits(const Attrs& a, const char* name) {
+    const double x = a.number(name, 1.0);
+    if (x != std::floor(x) || x < 0.0 || x > 2147483647.0) {
+      a.bad(name, a.get(name), "expected an integer from 0 to 2147483647 (a bit mask)", "");
+    }
+    return static_cast<std::uint32_t>(x);
   }
 
   void equality(const Node& n, MjcfDocument& d) {
