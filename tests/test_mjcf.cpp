@@ -468,3 +468,49 @@ BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_before_parsing) {
   for (int k = 0; k < 1001; ++k) many += "<include file='" + part + "'/>";
   checkStringError(many + "</mujoco>", {"more than 1000 included files"});
 }
+
+// <composite>: what MuJoCo 2.2.2 generates (the dynamics are compared with MuJoCo on
+// tests/models/mjcf/composite_*.xml by test_reference_mujoco_mjcf); here the names, the order and the refusals.
+BOOST_AUTO_TEST_CASE(composite_bodies_joints_and_refusals) {
+  const Model grid = loadMjcfString(R"(<mujoco><worldbody>
+      <composite type="grid" prefix="g" count="2 2 1" spacing="0.1"><pin coord="1 0"/><geom size="0.02"/></composite>
+    </worldbody></mujoco>)");
+  // Three bodies with three slide joints each (gB1_0 is pinned: static, fused into the world).
+  BOOST_TEST(grid.nv() == 9);
+  BOOST_TEST(grid.joint("gJ0_0_0").idx_q == 0);
+  BOOST_TEST(grid.joint("gJ2_1_1").idx_q == 8);
+  BOOST_TEST(grid.frame(grid.frameId("gB1_0")).body == 0);
+  BOOST_TEST(grid.frame(grid.frameId("gS0_1")).body == grid.bodyId("gB0_1"));
+  // A rope from B1 of 4: B2, B3 to the right, then B0 to the left, two hinges each.
+  const Model rope = loadMjcfString(R"(<mujoco><worldbody><body name="B1">
+      <composite type="rope" count="4 1 1" spacing="0.1"><geom type="capsule" size="0.01 0.02"/></composite>
+    </body></worldbody></mujoco>)");
+  BOOST_TEST(rope.nv() == 6);
+  BOOST_TEST(rope.joint("J0_2").idx_q == 0);
+  BOOST_TEST(rope.joint("J1_3").idx_q == 3);
+  BOOST_TEST(rope.joint("J1_0").idx_q == 5);
+  BOOST_TEST(rope.parent(rope.parent(rope.bodyId("B3"))) == rope.bodyId("B2"));  // through B3/J0_3
+  const MjcfModel loop = loadMjcfModelString(R"(<mujoco><worldbody><body name="B0"><freejoint/>
+      <composite type="loop" count="5 1 1" spacing="0.1"><geom type="capsule" size="0.01 0.02"/></composite>
+    </body></worldbody></mujoco>)");
+  BOOST_TEST(loop.constraints.loops.size() == 1u);
+  BOOST_TEST(loop.excluded_geometry_pairs.size() == 1u);
+  const auto composite = [](const std::string& inside, const std::string& attributes = "count='3 1 1' spacing='0.1'") {
+    return "<mujoco><worldbody><body name='B0'><composite " + attributes + ">" + inside +
+           "</composite></body></worldbody></mujoco>";
+  };
+  checkStringError(composite("", "type='cloth' count='3 3 1' spacing='0.1'"), {"<composite>", "'cloth' is not generated", "mj_saveLastXML"});
+  checkStringError(composite("", "type='box' count='3 3 3' spacing='0.1'"), {"'box' is not generated"});
+  checkStringError(composite("", "count='3 1 1' spacing='0.1'"), {"<composite>", "no type attribute"});
+  checkStringError(composite("", "type='rope' count='3 0 1' spacing='0.1'"), {"count: expected three integers"});
+  checkStringError(composite("", "type='rope' count='3 1 2' spacing='0.1'"), {"singleton counts"});
+  checkStringError(composite("", "type='rope' count='1000 1000 1000' spacing='0.1'"), {"more than a million bodies"});
+  checkStringError(composite("", "type='rope' count='3 1 1' spacing='0'"), {"spacing must be positive"});
+  checkStringError(composite("", "type='rope' count='3 3 1' spacing='0.1'"), {"one-dimensional"});
+  checkStringError(composite("", "type='rope' count='3 1 1' spacing='0.1' prefix='x'"), {"must be named xB<x>"});
+  checkStringError(composite("", "type='loop' count='1 1 1' spacing='0.1'"), {"one-dimensional"});
+  checkStringError(composite("", "type='grid' count='2 2 2' spacing='0.1'"), {"one- or two-dimensional"});
+  checkStringError(composite("<geom type='box'/>", "type='grid' count='2 2 1' spacing='0.1'"), {"<geom>", "expected one of sphere, capsule, ellipsoid"});
+  checkStringError(composite("<joint/>", "type='grid' count='2 2 1' spacing='0.1'"), {"<joint>", "no kind attribute"});
+  checkStringError(composite("<body/>", "type='grid' count='2 2 1' spacing='0.1'"), {"unknown element <body> in <composite>"});
+}

@@ -62,7 +62,11 @@
 //     qpos0, as MuJoCo does.
 //   - Everything else that changes no dynamics of the tree (tendons, sensors, contact pairs, cameras,
 //     lights, textures and materials, visual settings, fluid forces, springdamper) is read past with one
-//     warning per kind naming what is not modelled. <composite> and coordinate="global" are refused.
+//     warning per kind naming what is not modelled. coordinate="global" is refused.
+//   - <composite> types particle, grid, rope and loop are generated as MuJoCo 2.2.2 generates them (bodies,
+//     joints, geoms and sites with its names, from MuJoCo's built-in defaults and the composite's own geom
+//     and joint attributes; a loop's connect equality and exclude); their tendons and the equalities on
+//     them are not modelled (a warning says so). Types cloth, box, cylinder and ellipsoid are refused.
 //
 // Every problem throws abdyn::Error naming the file, the line and the element: a missing or unreadable
 // file, malformed XML, an unknown element, joint type or keyword, a number that does not parse or is not
