@@ -52,7 +52,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::runErased(int count, Function function, const void* task) {
-  if (threads_.empty()) {
+  if (threads_.empty() || count <= 1) {  // nothing for the workers: they sleep on
     for (int b = 0; b < count; ++b) function(task, b);
     return;
   }
