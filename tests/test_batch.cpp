@@ -217,6 +217,15 @@ BOOST_AUTO_TEST_CASE(a_workspace_gives_the_same_results) {
                         [](const abdyn::InvalidArgument& e) {
                           return std::string(e.what()).find("'workspace' was built for another model") != std::string::npos;
                         });
+  // Same structure, other parameters: the workspace's copy of gravity would give another model's answer.
+  const abdyn::Model moon = model.withGravity(abdyn::Vector3(0.0, 0.0, -1.62));
+  BOOST_TEST(moon.structureKey() == model.structureKey());
+  BOOST_TEST(abdyn::Model(model).parameterKey() == model.parameterKey());
+  BOOST_TEST(moon.parameterKey() != model.parameterKey());
+  BOOST_CHECK_EXCEPTION(abdyn::forwardDynamicsBatch(moon, workspace, s.Q, s.V, s.W, r.qdd), abdyn::InvalidArgument,
+                        [](const abdyn::InvalidArgument& e) {
+                          return std::string(e.what()).find("other parameters") != std::string::npos;
+                        });
 }
 
 // A workspace's kept threads give the results of the calling thread alone, bit for bit, call after call

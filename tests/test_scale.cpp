@@ -268,7 +268,8 @@ BOOST_AUTO_TEST_CASE(names_are_found_and_duplicates_refused) {
 }
 
 // std::move(builder).build() gives the model that the copying build() gives, and leaves the builder
-// without bodies; reserve refuses a negative count, naming itself.
+// without bodies; reserve refuses a negative count, naming itself. A model that differs only in a mass
+// keeps the structure key and gets another parameter key.
 BOOST_AUTO_TEST_CASE(moving_build_equals_copying_build) {
   abdyn::ModelBuilder builder("tree");
   try {
@@ -292,6 +293,16 @@ BOOST_AUTO_TEST_CASE(moving_build_equals_copying_build) {
   const abdyn::Model moved = std::move(builder).build();
   BOOST_TEST(builder.nbodies() == 0);
   BOOST_TEST(moved.structureKey() == copied.structureKey());
+  BOOST_TEST(moved.parameterKey() == copied.parameterKey());
+  // A heavier last body: the same structure, other parameters.
+  abdyn::ModelBuilder heavier("tree");
+  const int ha = heavier.addBody(0, revolute, abdyn::Plx(), I, "a");
+  heavier.addBody(ha, slider, abdyn::Plx::translation(abdyn::Vector3(0.0, 0.0, 0.5)), I, "b");
+  heavier.addBody(ha, abdyn::JointSpec{}, abdyn::Plx::translation(abdyn::Vector3(0.3, 0.0, 0.0)),
+                  abdyn::RigidBodyInertia(2.0, abdyn::Vector3(0.1, 0.0, 0.0), abdyn::Matrix3::Identity() * 1e-2), "c");
+  const abdyn::Model heavy = heavier.build();
+  BOOST_TEST(heavy.structureKey() == copied.structureKey());
+  BOOST_TEST(heavy.parameterKey() != copied.parameterKey());
   BOOST_TEST(moved.nbodies() == 4);
   BOOST_TEST(moved.nframes() == copied.nframes());
   BOOST_TEST(moved.frameId("tool") == copied.frameId("tool"));

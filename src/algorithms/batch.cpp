@@ -29,6 +29,7 @@ struct BatchThreadWorkspace {
 struct BatchWorkspaceImpl {
   BatchWorkspaceImpl(const Model& model, int threads)
       : model_key(model.structureKey()),
+        parameter_key(model.parameterKey()),
         errors(static_cast<std::size_t>(threads)),
         failed_row(static_cast<std::size_t>(threads), -1),
         pool(threads - 1) {
@@ -36,6 +37,7 @@ struct BatchWorkspaceImpl {
     for (int t = 0; t < threads; ++t) lanes.emplace_back(model);
   }
   std::uint64_t model_key;
+  std::uint64_t parameter_key;  // the kernels read the parameters copied when the workspace was built
   std::vector<BatchThreadWorkspace> lanes;  // thread t's
   std::vector<std::exception_ptr> errors;
   std::vector<Eigen::Index> failed_row;
@@ -61,6 +63,11 @@ void runWorkspace(const Model& model, BatchWorkspace& workspace, Eigen::Index n,
   if (work.model_key != model.structureKey()) {
     throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for another model, not '" +
                           model.name() + "'");
+  }
+  if (work.parameter_key != model.parameterKey()) {
+    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for a model with other " +
+                          "parameters (gravity, inertias, joint axes, damping, armature or springs) than '" + model.name() +
+                          "': build a BatchWorkspace for this model");
   }
   const int blocks = batchThreads(workspace.threads(), n);
   work.pool.run(blocks, [&](int b) {

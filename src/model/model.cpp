@@ -1,6 +1,7 @@
 #include "abdyn/model/model.hpp"
 
 #include "abdyn/error.hpp"
+#include "model/digest.hpp"
 #include "model/name_index.hpp"
 
 namespace abdyn {
@@ -41,7 +42,24 @@ Model Model::withGravity(const Vector3& g) const {
   if (!g.allFinite()) throw InvalidArgument("abdyn::Model::withGravity: gravity is not finite");
   Model copy(*this);
   copy.gravity_ = Motion(Vector3::Zero(), g);
+  copy.computeParameterKey();
   return copy;
+}
+
+void Model::computeParameterKey() {
+  internal::Fnv1a parameters;
+  parameters.mixAll(gravity_.vector());
+  for (std::size_t i = 1; i < joints_.size(); ++i) {
+    const Joint& j = joints_[i];
+    parameters.mixAll(j.axis);
+    parameters.mixAll(j.axis2);
+    parameters.mix(j.pitch);
+    parameters.mixAll(X_tree_[i].E());
+    parameters.mixAll(X_tree_[i].r());
+    parameters.mixAll(inertia_matrix_[i]);
+  }
+  for (const Eigen::VectorXd* v : {&damping_, &armature_, &stiffness_, &spring_reference_}) parameters.mixAll(*v);
+  parameter_key_ = parameters.key();
 }
 
 double Model::totalMass() const {

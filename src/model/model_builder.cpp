@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "abdyn/error.hpp"
+#include "model/digest.hpp"
 #include "model/huge_pages.hpp"
 #include "model/name_index.hpp"
 
@@ -295,24 +296,18 @@ void ModelBuilder::finish(Model& m) const {
     m.ancestor_offset_[k + 1] = m.ancestor_offset_[k] + depth[k];
   }
 
-  // FNV-1a over the structure that sizes and shapes Data: counts, parents, joint types and layout.
-  std::uint64_t key = 14695981039346656037ull;
-  const auto mix = [&key](std::int64_t x) {
-    for (int b = 0; b < 8; ++b) {
-      key ^= static_cast<std::uint64_t>(x >> (8 * b)) & 0xffu;
-      key *= 1099511628211ull;
-    }
-  };
-  mix(n);
-  mix(m.nq_);
-  mix(m.nv_);
+  // The structure that sizes and shapes Data: counts, parents, joint types and layout.
+  internal::Fnv1a structure;
+  structure.mix(std::int64_t{n});
+  structure.mix(std::int64_t{m.nq_});
+  structure.mix(std::int64_t{m.nv_});
   for (int i = 1; i < n; ++i) {
-    mix(m.parent_[i]);
-    mix(static_cast<std::int64_t>(m.joints_[i].type));
-    mix(m.joints_[i].idx_q);
-    mix(m.joints_[i].idx_v);
+    structure.mix(std::int64_t{m.parent_[i]});
+    structure.mix(static_cast<std::int64_t>(m.joints_[i].type));
+    structure.mix(std::int64_t{m.joints_[i].idx_q});
+    structure.mix(std::int64_t{m.joints_[i].idx_v});
   }
-  m.structure_key_ = key;
+  m.structure_key_ = structure.key();
 
   m.last_subtree_dof_.assign(n, -1);
   for (int i = n - 1; i >= 1; --i) {
@@ -370,6 +365,7 @@ void ModelBuilder::finish(Model& m) const {
       throw Error("model '" + m.name_ + "': actuator '" + a.name + "' needs a joint with one velocity coordinate");
     }
   }
+  m.computeParameterKey();
 }
 
 }  // namespace abdyn

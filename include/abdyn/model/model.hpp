@@ -116,6 +116,10 @@ class Model {
   /// for models built alike (withGravity keeps it). Data remembers the key of the model it was built for,
   /// and every algorithm compares the two in O(1) to reject a Data that belongs to another model.
   std::uint64_t structureKey() const { return structure_key_; }
+  /// A 64-bit digest of the dynamic parameters (gravity, tree transforms, joint axes, inertias, damping,
+  /// armature, springs): equal for copies, different for models that differ only in those (withGravity
+  /// gives another). Workspaces that copy parameters (BatchWorkspace) compare it to refuse another model.
+  std::uint64_t parameterKey() const { return parameter_key_; }
 
   /// S: the 6 x nv motion subspace; columns idx_v .. idx_v + nv - 1 belong to joint i, in body-i coordinates.
   const Eigen::Matrix<double, 6, Eigen::Dynamic>& motionSubspace() const { return S_; }
@@ -207,6 +211,8 @@ class Model {
 
   std::string name_;
   std::uint64_t structure_key_ = 0;
+  std::uint64_t parameter_key_ = 0;
+  void computeParameterKey();
   int nq_ = 0;
   int nv_ = 0;
   std::vector<int> parent_;
