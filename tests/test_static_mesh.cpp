@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "box_surface.hpp"
 
 // Exact static triangle meshes: the hierarchy (its queries against testing every triangle), the distance of a
 // convex shape to the mesh (against the least over every triangle), and the Simulator's contacts with world
@@ -22,48 +23,9 @@ using namespace abdyn;
 
 namespace static_mesh_test {
 
-// A closed box of the given size centred on `centre`, each face cut into d x d squares of two triangles, wound
-// counterclockwise seen from outside (so that the top's inner edges are many and shared).
-TriangleMesh gridBox(const Vector3& size, const Vector3& centre, int d) {
-  TriangleMesh m;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (double side : {-1.0, 1.0}) {
-      const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-      std::vector<int> index;  // grid point (i, j) at i (d + 1) + j; a point on another face's rim is shared
-      for (int i = 0; i <= d; ++i) {
-        for (int j = 0; j <= d; ++j) {
-          Vector3 p;
-          p[axis] = 0.5 * side * size[axis];
-          p[u] = (static_cast<double>(i) / d - 0.5) * size[u];
-          p[v] = (static_cast<double>(j) / d - 0.5) * size[v];
-          const auto same = std::find(m.vertices.begin(), m.vertices.end(), centre + p);
-          index.push_back(static_cast<int>(same - m.vertices.begin()));
-          if (same == m.vertices.end()) m.vertices.push_back(centre + p);
-        }
-      }
-      for (int i = 0; i < d; ++i) {
-        for (int j = 0; j < d; ++j) {
-          const int k = i * (d + 1) + j;
-          const int a = index[static_cast<std::size_t>(k)], b = index[static_cast<std::size_t>(k + d + 1)],
-                    c = index[static_cast<std::size_t>(k + d + 2)], e = index[static_cast<std::size_t>(k + 1)];
-          // (u, v, axis) is right-handed: a, b, c runs counterclockwise about +axis.
-          if (side > 0) {
-            m.triangles.push_back({a, b, c});
-            m.triangles.push_back({a, c, e});
-          } else {
-            m.triangles.push_back({a, c, b});
-            m.triangles.push_back({a, e, c});
-          }
-        }
-      }
-    }
-  }
-  return m;
-}
-
 // The table: a top 1 x 1 x 0.05 m whose upper face lies at z = kTop, each face cut 8 x 8 (768 triangles).
 constexpr double kTop = 0.5;
-TriangleMesh tableMesh() { return gridBox(Vector3(1.0, 1.0, 0.05), Vector3(0.0, 0.0, kTop - 0.025), 8); }
+TriangleMesh tableMesh() { return abdyn_test::boxSurface(Vector3(1.0, 1.0, 0.05), Vector3(0.0, 0.0, kTop - 0.025), 8); }
 
 Geometry worldMesh(const TriangleMesh& mesh, const std::string& name) {
   Geometry g;
@@ -196,7 +158,7 @@ BOOST_AUTO_TEST_CASE(hierarchy_keeps_neighbours) {
 // witness points are on the shape and the mesh, distance * normal apart.
 BOOST_AUTO_TEST_CASE(mesh_distance_is_the_least_over_the_triangles) {
   ModelBuilder b("world");
-  b.addGeometry(worldMesh(gridBox(Vector3(1.0, 1.0, 0.05), Vector3(0.0, 0.0, kTop - 0.025), 3), "table"));
+  b.addGeometry(worldMesh(abdyn_test::boxSurface(Vector3(1.0, 1.0, 0.05), Vector3(0.0, 0.0, kTop - 0.025), 3), "table"));
   const Model model = b.build();
   const Geometry& table = model.geometries()[0];
   BOOST_TEST_REQUIRE(!table.mesh->bvh.empty());
@@ -241,7 +203,7 @@ BOOST_AUTO_TEST_CASE(mesh_distance_is_the_least_over_the_triangles) {
 // skips meshes), they fall through. A box lands across the top's inner edges (its corners in four triangles).
 BOOST_AUTO_TEST_CASE(shapes_rest_on_a_static_mesh) {
   Geometry hull = shapeOf(ShapeType::Mesh, Vector3::Zero());
-  hull.mesh = makeMeshShape(gridBox(Vector3(0.1, 0.08, 0.06), Vector3::Zero(), 1), Vector3::Ones(), 0, "brick");
+  hull.mesh = makeMeshShape(abdyn_test::boxSurface(Vector3(0.1, 0.08, 0.06), Vector3::Zero(), 1), Vector3::Ones(), 0, "brick");
   struct Case {
     Geometry shape;
     double half_height;
@@ -319,7 +281,7 @@ Model armBesideTable() {
   ModelBuilder b("arm");
   b.addGeometry(worldMesh(tableMesh(), "table"));
   const auto bar = [](double length) {
-    return makeMeshShape(gridBox(Vector3(length, 0.05, 0.05), Vector3(0.5 * length, 0.0, 0.0), 1), Vector3::Ones(), 0, "bar");
+    return makeMeshShape(abdyn_test::boxSurface(Vector3(length, 0.05, 0.05), Vector3(0.5 * length, 0.0, 0.0), 1), Vector3::Ones(), 0, "bar");
   };
   const auto rod = [](double length) {
     const double I = length * length / 12.0;

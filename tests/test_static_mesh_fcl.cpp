@@ -16,6 +16,7 @@
 #include <fcl/narrowphase/distance.h>
 
 #include "abdyn/abdyn.hpp"
+#include "box_surface.hpp"
 
 // abdyn's distance between a convex hull and a static triangle mesh (staticMeshDistance: the hierarchy, then
 // GJK/EPA per triangle) against FCL 0.7's queries on its own hierarchy of the same triangles (BVHModel<OBBRSS>
@@ -55,39 +56,8 @@ abdyn::TriangleMesh terrain() {
   return m;
 }
 
-abdyn::TriangleMesh slab() {
-  abdyn::TriangleMesh m;
-  const Vector3 size(0.6, 0.6, 0.05);
-  const int d = 3;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (double side : {-1.0, 1.0}) {
-      const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-      const int first = static_cast<int>(m.vertices.size());
-      for (int i = 0; i <= d; ++i) {
-        for (int j = 0; j <= d; ++j) {
-          Vector3 p;
-          p[axis] = 0.5 * side * size[axis];
-          p[u] = (static_cast<double>(i) / d - 0.5) * size[u];
-          p[v] = (static_cast<double>(j) / d - 0.5) * size[v];
-          m.vertices.push_back(p - Vector3(0.0, 0.0, 0.5 * size[2]));  // the top face at z = 0
-        }
-      }
-      for (int i = 0; i < d; ++i) {
-        for (int j = 0; j < d; ++j) {
-          const int a = first + i * (d + 1) + j, b = a + d + 1;
-          if (side > 0) {
-            m.triangles.push_back({a, b, b + 1});
-            m.triangles.push_back({a, b + 1, a + 1});
-          } else {
-            m.triangles.push_back({a, b + 1, b});
-            m.triangles.push_back({a, a + 1, b + 1});
-          }
-        }
-      }
-    }
-  }
-  return m;
-}
+// The top face at z = 0.
+abdyn::TriangleMesh slab() { return abdyn_test::boxSurface(Vector3(0.6, 0.6, 0.05), Vector3(0.0, 0.0, -0.025), 3); }
 
 Geometry hull(const std::string& name, bool rock) {
   std::mt19937 rng(rock ? 32 : 33);
