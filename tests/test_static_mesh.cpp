@@ -347,3 +347,30 @@ BOOST_AUTO_TEST_CASE(arm_falls_onto_a_table_mesh) {
   BOOST_TEST(sim.v.norm() <= 1e-2, "|v| = " << sim.v.norm());
   BOOST_TEST(sim.statistics().contacts >= 2);
 }
+
+// The world's primitives collide too with world_shapes: a sphere dropped on a box table (a Box shape on the
+// world) rests on it at its radius (closed form, within 1 mm); ContactGeometry::ConvexHulls collides a world
+// mesh by its hull, which for the table (a box) rests the sphere at the same height.
+BOOST_AUTO_TEST_CASE(world_primitives_and_hulls_collide) {
+  for (const bool as_box : {true, false}) {
+    ModelBuilder b("on_box");
+    JointSpec free;
+    free.type = JointType::Floating;
+    free.name = "free";
+    const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 1e-3), "ball");
+    Geometry table = as_box ? shapeOf(ShapeType::Box, Vector3(1.0, 1.0, 0.05)) : worldMesh(tableMesh(), "table");
+    table.body = 0;
+    if (as_box) table.X_geometry_body = Plx::translation(Vector3(0.0, 0.0, kTop - 0.025));
+    b.addGeometry(table);
+    Geometry ball = shapeOf(ShapeType::Sphere, Vector3(0.04, 0.0, 0.0));
+    ball.body = body;
+    b.addGeometry(ball);
+    SimulatorSettings settings = worldContacts();
+    if (!as_box) settings.contact.geometry = ContactGeometry::ConvexHulls;
+    Simulator sim(b.build(), settings);
+    sim.q[2] = kTop + 0.06;
+    for (int k = 0; k < 1000; ++k) sim.step(1e-3);
+    BOOST_TEST(std::abs(sim.q[2] - (kTop + 0.04)) <= 1e-3, (as_box ? "box" : "hull") << " table: the ball at z = " << sim.q[2]);
+    BOOST_TEST(sim.statistics().contacts == 1);
+  }
+}
