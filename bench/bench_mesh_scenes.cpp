@@ -10,6 +10,7 @@
 //   energy_J        the total energy at 1 s (potential energy zero at the ground)
 //   height_mm       the trunk's height at 10 s (standing: 471.5 mm, less the feet's sinking)
 //   contacts        contact points in the last step
+// A second scene, ArmOnTable, drops an arm with mesh links onto a table that is a static triangle mesh (below).
 // Run: build/bench/bench_mesh_scenes --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "../tests/box_surface.hpp"
 #include "mujoco_scene.hpp"
 
 namespace {
@@ -180,6 +182,128 @@ void mujocoQuadrupedStanding(benchmark::State& state) {
 
 BENCHMARK(abdynQuadrupedStanding)->Name("QuadrupedStanding/abdyn")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(mujocoQuadrupedStanding)->Name("QuadrupedStanding/mujoco")->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The arm on the table: a table top (1 x 1 x 0.05 m, its upper face at z = 0.5) in the world, a triangle mesh
+// whose faces are cut into 4 x 4 squares (abdyn collides its triangles; MuJoCo its hull, the same box); an arm
+// fixed beside it (shoulder about z at (-0.55, 0, 0.65), upper arm 0.35 m and forearm 0.3 m about y, 1 kg each,
+// bars of 5 x 5 cm as mesh hulls, joint damping 0.5 N m s) starts level and falls onto the table for 3 s.
+// penetration_mm is judged from 1 s on, drift_mJ from 2 s to 3 s.
+constexpr double kTop = 0.5;
+constexpr int kArmSteps = 3000;
+
+abdyn::TriangleMesh tableTop() { return abdyn_test::boxSurface(Eigen::Vector3d(1.0, 1.0, 0.05), Eigen::Vector3d(0.0, 0.0, kTop - 0.025), 4); }
+abdyn::TriangleMesh bar(double length) { return abdyn_test::boxSurface(Eigen::Vector3d(length, 0.05, 0.05), Eigen::Vector3d(0.5 * length, 0.0, 0.0), 1); }
+Eigen::Vector3d barInertia(double length) { return {1e-3, length * length / 12.0, length * length / 12.0}; }
+
+abdyn::Model abdynArm() {
+  abdyn::ModelBuilder b("arm_on_table");
+  abdyn::Geometry table;
+  table.name = "table";
+  table.link = "world";
+  table.shape = abdyn::ShapeType::Mesh;
+  table.mesh = abdyn::makeMeshShape(tableTop(), Eigen::Vector3d::Ones(), 0, "table");
+  b.addGeometry(table);
+  abdyn::JointSpec shoulder;
+  shoulder.name = "shoulder";
+  shoulder.damping = 0.5;
+  int parent = b.addBody(0, shoulder, abdyn::Plx::translation(Eigen::Vector3d(-0.55, 0.0, kTop + 0.15)),
+                         abdyn::RigidBodyInertia(1.0, Eigen::Vector3d(0.0, 0.0, 0.025), Eigen::Matrix3d::Identity() * 1e-3), "shoulder");
+  Eigen::Vector3d at(0.0, 0.0, 0.05);
+  for (const double length : {0.35, 0.3}) {
+    abdyn::JointSpec j;
+    j.name = length > 0.32 ? "upper" : "fore";
+    j.axis = Eigen::Vector3d::UnitY();
+    j.damping = 0.5;
+    parent = b.addBody(parent, j, abdyn::Plx::translation(at),
+                       abdyn::RigidBodyInertia(1.0, Eigen::Vector3d(0.5 * length, 0.0, 0.0), barInertia(length).asDiagonal()), j.name);
+    abdyn::Geometry g;
+    g.name = j.name;
+    g.link = j.name;
+    g.body = parent;
+    g.shape = abdyn::ShapeType::Mesh;
+    g.mesh = abdyn::makeMeshShape(bar(length), Eigen::Vector3d::Ones(), 0, j.name);
+    b.addGeometry(g);
+    at = Eigen::Vector3d(length, 0.0, 0.0);
+  }
+  return b.build();
+}
+
+std::string mujocoArm() {
+  std::ostringstream x;
+  x.precision(17);
+  const auto mesh = [&](const std::string& name, const abdyn::TriangleMesh& m) {
+    x << "<mesh name=\"" << name << "\" vertex=\"";
+    for (const auto& p : m.vertices) x << p.x() << " " << p.y() << " " << p.z() << " ";
+    x << "\"/>";
+  };
+  x << "<mujoco><option timestep=\"" << kStep << "\"/><asset>";
+  mesh("table", tableTop());
+  mesh("upper", bar(0.35));
+  mesh("fore", bar(0.3));
+  x << "</asset><worldbody><geom type=\"mesh\" mesh=\"table\"/>"
+    << "<body pos=\"-0.55 0 " << kTop + 0.15 << "\"><joint type=\"hinge\" axis=\"0 0 1\" damping=\"0.5\"/>"
+    << "<inertial pos=\"0 0 0.025\" mass=\"1\" diaginertia=\"0.001 0.001 0.001\"/>";
+  Eigen::Vector3d at(0.0, 0.0, 0.05);
+  for (const double length : {0.35, 0.3}) {
+    const Eigen::Vector3d I = barInertia(length);
+    x << "<body pos=\"" << at.x() << " " << at.y() << " " << at.z() << "\"><joint type=\"hinge\" axis=\"0 1 0\" damping=\"0.5\"/>"
+      << "<inertial pos=\"" << 0.5 * length << " 0 0\" mass=\"1\" diaginertia=\"" << I.x() << " " << I.y() << " " << I.z() << "\"/>"
+      << "<geom type=\"mesh\" mesh=\"" << (length > 0.32 ? "upper" : "fore") << "\" friction=\"0.8 0.005 0.0001\"/>";
+    at = Eigen::Vector3d(length, 0.0, 0.0);
+  }
+  x << "</body></body></body></worldbody></mujoco>";
+  return x.str();
+}
+
+void abdynArmOnTable(benchmark::State& state) {
+  abdyn::SimulatorSettings settings;
+  settings.body_contacts = true;
+  settings.contact.world_shapes = true;
+  const abdyn::Model model = abdynArm();
+  double deepest = 0.0, drift = 0.0;
+  int contacts = 0;
+  for (auto _ : state) {
+    abdyn::Simulator sim(model, settings);
+    deepest = 0.0;
+    double energy_rest = 0.0;
+    for (int s = 0; s < kArmSteps; ++s) {
+      const abdyn::StepStatistics& st = sim.step(kStep);
+      if (s + 1 == 2000) energy_rest = st.energy;
+      if (s + 1 >= kLandedStep) deepest = std::max(deepest, st.constraint_error);
+    }
+    drift = sim.statistics().energy - energy_rest;
+    contacts = sim.statistics().contacts;
+  }
+  state.counters["penetration_mm"] = 1e3 * deepest;
+  state.counters["drift_mJ"] = 1e3 * drift;
+  state.counters["contacts"] = contacts;
+}
+
+void mujocoArmOnTable(benchmark::State& state) {
+  abdyn_bench::MujocoScene scene(mujocoArm(), state);
+  if (!scene.ok()) return;
+  mjData* d = scene.d;
+  double deepest = 0.0, drift = 0.0;
+  int contacts = 0;
+  for (auto _ : state) {
+    mj_resetData(scene.m, d);
+    deepest = 0.0;
+    double energy_rest = 0.0;
+    for (int s = 0; s < kArmSteps; ++s) {
+      mj_step(scene.m, d);
+      if (s + 1 == 2000) energy_rest = scene.energy();
+      if (s + 1 >= kLandedStep) deepest = std::max(deepest, scene.deepest());
+    }
+    drift = scene.energy() - energy_rest;
+    contacts = d->ncon;
+  }
+  state.counters["penetration_mm"] = 1e3 * deepest;
+  state.counters["drift_mJ"] = 1e3 * drift;
+  state.counters["contacts"] = contacts;
+}
+
+BENCHMARK(abdynArmOnTable)->Name("ArmOnTable/abdyn")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(mujocoArmOnTable)->Name("ArmOnTable/mujoco")->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

@@ -23,6 +23,7 @@ packages=(
   nlohmann-json3-dev     # tests: reading the reference outputs of other libraries
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
+  libfcl-dev             # optional cross-check tests of the narrow phase against FCL (test_convex_distance, test_static_mesh_fcl)
   libqhull-dev           # convex hulls of collision meshes (libqhull_r); libmujoco-dev's CMake package also names it
   libassimp-dev          # optional: COLLADA (.dae) meshes (src/io/mesh_dae.cpp; CMake option ABDYN_WITH_ASSIMP)
   clang-14 libclang-rt-14-dev  # CI's fuzzing phase: clang with libFuzzer and the sanitizer runtimes (fuzz/)

@@ -66,6 +66,7 @@
 #include "abdyn/constraints/constrained_derivatives.hpp"
 #include "abdyn/constraints/constrained_dynamics.hpp"
 #include "abdyn/constraints/convex_distance.hpp"
+#include "abdyn/constraints/mesh_distance.hpp"
 #include "abdyn/constraints/loop_closure.hpp"
 #include "abdyn/constraints/reduced_constraints.hpp"
 #include "abdyn/constraints/row_contacts.hpp"

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "abdyn/error.hpp"
+#include "constraints/shape_box.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
@@ -16,45 +16,16 @@ std::uint64_t bodyPairKey(int a, int b) {
   return (lo << 32) | hi;
 }
 
-// Half extents along the world axes of shape g with axes R (columns, world coordinates); meshes use the
-// box (centre c, half extents e) of their hull in shape coordinates, whose world box has half extents |R| e.
-Vector3 worldHalfExtents(const Geometry& g, const Matrix3& R, const Vector3& half_local) {
-  const Matrix3 A = R.cwiseAbs();
-  switch (g.shape) {
-    case ShapeType::Sphere:
-      return Vector3::Constant(g.size[0]);
-    case ShapeType::Box:
-      return A * (0.5 * g.size);
-    case ShapeType::Cylinder: {  // a disc of radius r normal to a spans r sqrt(1 - a_i^2) along axis i
-      const Vector3 a = R.col(2);
-      const Vector3 disc = (Vector3::Ones() - a.cwiseAbs2()).cwiseMax(0.0).cwiseSqrt();
-      return g.size[0] * disc + 0.5 * g.size[1] * A.col(2);
-    }
-    case ShapeType::Capsule:
-      return Vector3::Constant(g.size[0]) + 0.5 * g.size[1] * A.col(2);
-    case ShapeType::Ellipsoid:  // support along e_i: sqrt(sum_j (R_ij s_j)^2)
-      return (R * g.size.asDiagonal()).rowwise().norm();
-    case ShapeType::Mesh:
-      return A * half_local;
-    case ShapeType::Plane:
-      break;  // not collided (isCollidable)
-  }
-  return Vector3::Zero();
-}
-
 }  // namespace
 
-BroadPhase::BroadPhase(const Model& model) {
-  prepare(model, GroundContactSettings());
-  const std::size_t n = order_.size();
-  pairs_.reserve(n * (n > 0 ? n - 1 : 0) / 2);
-}
+BroadPhase::BroadPhase(const Model& model) { prepare(model, GroundContactSettings()); }
 
 void BroadPhase::prepare(const Model& model, const GroundContactSettings& settings) {
   const auto& geometries = model.geometries();
   model_key_ = model.structureKey();
   ngeometries_ = geometries.size();
   geometry_ = settings.geometry;
+  world_shapes_ = settings.world_shapes;
   centre_local_.assign(geometries.size(), Vector3::Zero());
   half_local_.assign(geometries.size(), Vector3::Zero());
   lower_.assign(geometries.size(), Vector3::Zero());
@@ -65,13 +36,7 @@ void BroadPhase::prepare(const Model& model, const GroundContactSettings& settin
     if (!isContactShape(g, settings)) continue;
     order_.push_back(i);
     if (g.shape == ShapeType::Mesh) {
-      Vector3 lo = Vector3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-      for (const Vector3& p : g.mesh->hull.vertices) {
-        lo = lo.cwiseMin(p);
-        hi = hi.cwiseMax(p);
-      }
-      centre_local_[static_cast<std::size_t>(i)] = 0.5 * (lo + hi);
-      half_local_[static_cast<std::size_t>(i)] = 0.5 * (hi - lo);
+      internal::hullBox(g.mesh->hull, centre_local_[static_cast<std::size_t>(i)], half_local_[static_cast<std::size_t>(i)]);
     }
   }
   const std::vector<std::pair<int, int>> excluded = excludedBodyPairs(model, settings);
@@ -93,6 +58,16 @@ void BroadPhase::prepare(const Model& model, const GroundContactSettings& settin
   std::sort(excluded_geometries_.begin(), excluded_geometries_.end());
   excluded_geometry_indices_ = settings.excluded_geometry_pairs;
   prepared_ = true;
+  const std::size_t n = order_.size();
+  pairs_.reserve(n * (n > 0 ? n - 1 : 0) / 2);
+}
+
+// A parent and its child overlap at their joint, unless the joint is free (a floating base on the world).
+bool BroadPhase::jointedNeighbours(const Model& model, int body_a, int body_b) {
+  const auto held = [&](int child, int parent) {
+    return child != 0 && model.parent(child) == parent && model.joint(child).type != JointType::Floating;
+  };
+  return held(body_a, body_b) || held(body_b, body_a);
 }
 
 bool BroadPhase::excluded(int body_a, int body_b) const {
@@ -102,7 +77,7 @@ bool BroadPhase::excluded(int body_a, int body_b) const {
 const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Data& data, const GroundContactSettings& settings) {
   internal::checkData(model, data, "abdyn::BroadPhase::pairs");
   if (!prepared_ || model_key_ != model.structureKey() || ngeometries_ != model.geometries().size() ||
-      geometry_ != settings.geometry || excluded_names_ != settings.excluded_pairs ||
+      geometry_ != settings.geometry || world_shapes_ != settings.world_shapes || excluded_names_ != settings.excluded_pairs ||
       excluded_indices_ != settings.excluded_body_pairs || excluded_geometry_indices_ != settings.excluded_geometry_pairs) {
     prepare(model, settings);
   }
@@ -113,7 +88,7 @@ const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Dat
     const Plx X_shape_world = g.X_geometry_body * data.X_body_world[static_cast<std::size_t>(g.body)];
     const Matrix3 R = X_shape_world.E().transpose();  // shape axes in world coordinates
     const Vector3 centre = X_shape_world.r() + R * centre_local_[static_cast<std::size_t>(i)];
-    const Vector3 half = worldHalfExtents(g, R, half_local_[static_cast<std::size_t>(i)]) + grow;
+    const Vector3 half = internal::frameHalfExtents(g, R, half_local_[static_cast<std::size_t>(i)]) + grow;
     lower_[static_cast<std::size_t>(i)] = centre - half;
     upper_[static_cast<std::size_t>(i)] = centre + half;
   }
@@ -139,9 +114,7 @@ const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Dat
       if (lo_b.y() > hi_a.y() || lo_a.y() > hi_b.y() || lo_b.z() > hi_a.z() || lo_a.z() > hi_b.z()) continue;
       const Geometry& gb = geometries[static_cast<std::size_t>(b)];
       if (ga.body == gb.body) continue;
-      if (settings.exclude_parent_child && (model.parent(ga.body) == gb.body || model.parent(gb.body) == ga.body)) {
-        continue;  // jointed neighbours overlap
-      }
+      if (settings.exclude_parent_child && jointedNeighbours(model, ga.body, gb.body)) continue;
       if ((ga.contype & gb.conaffinity) == 0 && (gb.contype & ga.conaffinity) == 0) continue;
       if (excluded(ga.body, gb.body)) continue;
       if (!excluded_geometries_.empty() &&

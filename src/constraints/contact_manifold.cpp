@@ -6,12 +6,21 @@
 #include <vector>
 
 #include "constraints/orthonormal_complement.hpp"
+#include "constraints/shape_box.hpp"
+#include "constraints/static_mesh.hpp"
 
 namespace abdyn::internal {
 namespace {
 
 // Faces within this angle's cosine of the normal take part in a face contact (about 2.6 degrees).
 constexpr double kFaceAlignment = 0.999;
+// Two candidate points of a static mesh's contact closer than this (relative to 1 + their distance from the
+// origin, m) are one.
+constexpr double kSamePoint = 1e-9;
+// A barycentric weight above this puts its corner in the feature (edge, corner) a triangle's witness point is on.
+constexpr double kFeatureWeight = 1e-9;
+// Neighbouring triangles folded by less than this angle (rad, about 0.6 degree) make a flat part of the surface.
+constexpr double kCreaseAngle = 0.01;
 
 // Reduces candidates (k of them) to at most four in place: the first (deepest) point, the one farthest from
 // it, the one making the largest triangle with those two, and the one adding the most area beyond their
@@ -39,7 +48,7 @@ int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vec
   }
   // How far i lies outside the triangle a, b, c (twice the area it adds beyond the edge it is furthest past).
   const double sign = area(a, b, c) > 0.0 ? 1.0 : -1.0;
-  const auto gain = [&](int i) { return -sign * std::min({area(a, b, i), area(b, c, i), area(c, a, i)}); };
+  const auto gain = [&](int i) { return std::max({-sign * area(a, b, i), -sign * area(b, c, i), -sign * area(c, a, i)}); };
   for (int i = 0; i < k; ++i) {
     if (i == a || i == b || i == c) continue;
     if (gain(i) > 0.0 && (d < 0 || gain(i) > gain(d))) d = i;
@@ -116,6 +125,83 @@ std::vector<Eigen::Vector2d> clipPolygon(std::vector<Eigen::Vector2d> subject, c
   return subject;
 }
 
+// The overlap of a's face (corners face_a, outward normal n_a) and b's (face_b, n_b), both counterclockwise about
+// their outward normals, when both lie within kFaceAlignment of the contact plane (normal n, from a to b): the
+// overlap clipped in that plane (Sutherland-Hodgman), each point on a's face with its gap, b's face minus a's along
+// n. False (and nothing written) when the faces are not both aligned or overlap in fewer than three points.
+bool clipFaces(const std::vector<Vector3>& face_a, const Vector3& n_a, const std::vector<Vector3>& face_b,
+               const Vector3& n_b, const Vector3& n, std::vector<Vector3>& points, std::vector<double>& gaps) {
+  // Face to face only when both faces lie (nearly) in the contact plane; an edge or a corner touches at the
+  // deepest point.
+  if (n_a.dot(n) < kFaceAlignment || -n_b.dot(n) < kFaceAlignment) return false;
+  Vector3 t1, t2;
+  orthonormalComplement(n, t1, t2);
+  t2 = n.cross(t1);  // (t1, t2, n) right-handed: counterclockwise about n stays counterclockwise in (t1, t2)
+  const auto flat = [&](const std::vector<Vector3>& face, bool reverse) {
+    std::vector<Eigen::Vector2d> out;
+    for (const Vector3& p : face) out.emplace_back(t1.dot(p), t2.dot(p));
+    if (reverse) std::reverse(out.begin(), out.end());  // b's face runs counterclockwise about -n
+    return out;
+  };
+  const std::vector<Eigen::Vector2d> overlap = clipPolygon(flat(face_a, false), flat(face_b, true));
+  if (overlap.size() < 3) return false;
+  // Heights along n of each face's plane over a point u of the contact plane: the plane n_f . x = n_f . c_f.
+  const auto height = [&](const Vector3& n_f, const Vector3& c_f, const Eigen::Vector2d& u) {
+    return (n_f.dot(c_f) - u.x() * n_f.dot(t1) - u.y() * n_f.dot(t2)) / n_f.dot(n);
+  };
+  points.clear();
+  gaps.clear();
+  for (const Eigen::Vector2d& u : overlap) {
+    const double h_a = height(n_a, face_a[0], u), h_b = height(n_b, face_b[0], u);
+    points.push_back(u.x() * t1 + u.y() * t2 + h_a * n);
+    gaps.push_back(h_b - h_a);
+  }
+  return true;
+}
+
+// Whether the point w of triangle t (corners c, world) lies on an edge or corner where the surface folds away from
+// the side `face` (the triangle's unit normal on the shape's side): an edge on the mesh's boundary, or one whose
+// neighbouring triangle turns below the triangle's plane by more than kCreaseAngle. There a contact may push
+// along the edge's or corner's own normal; elsewhere (inside the face, or on an edge between coplanar or hollow
+// neighbours) the face's normal holds, so that a shape sliding over a flat surface made of several triangles is
+// not caught on the edges between them. A corner is a crease when either of its two edges in t is.
+bool onCrease(const MeshShape& m, const std::array<Vector3, 3>& c, int t, const Vector3& face, const Vector3& w) {
+  // Barycentric coordinates of w; a corner whose weight is (near) zero is not part of the feature.
+  const Vector3 normal = (c[1] - c[0]).cross(c[2] - c[0]);
+  const double area = normal.squaredNorm();
+  const double l1 = (w - c[0]).cross(c[2] - c[0]).dot(normal) / area;
+  const double l2 = (c[1] - c[0]).cross(w - c[0]).dot(normal) / area;
+  const double l[3] = {1.0 - l1 - l2, l1, l2};
+  bool on[3];
+  int corners = 0;
+  for (int k = 0; k < 3; ++k) {
+    on[k] = l[k] > kFeatureWeight;
+    corners += on[k];
+  }
+  const auto crease = [&](int e) {  // edge e from corner e to corner e + 1
+    const int opposite = m.bvh.opposite[static_cast<std::size_t>(t)][static_cast<std::size_t>(e)];
+    if (opposite < 0) return true;
+    const Vector3 a = m.triangles.vertices[static_cast<std::size_t>(m.triangles.triangles[static_cast<std::size_t>(t)][static_cast<std::size_t>(e)])];
+    const Vector3 o = m.triangles.vertices[static_cast<std::size_t>(opposite)];
+    // In mesh coordinates: face's direction there is the triangle's normal with the sign face has.
+    const Vector3 n_t = m.bvh.normals[static_cast<std::size_t>(t)];
+    const double side = normal.dot(face) >= 0.0 ? 1.0 : -1.0;  // the winding's normal against face (world)
+    const Vector3 along = (o - a) - (o - a).dot(n_t) * n_t;
+    return side * n_t.dot(o - a) < -std::sin(kCreaseAngle) * along.norm();
+  };
+  if (corners == 2) {  // an edge: the one between the two corners that carry weight
+    for (int e = 0; e < 3; ++e) {
+      if (on[e] && on[(e + 1) % 3]) return crease(e);
+    }
+  }
+  if (corners == 1) {  // a corner k: edges k and k - 1 meet there
+    for (int k = 0; k < 3; ++k) {
+      if (on[k]) return crease(k) || crease((k + 2) % 3);
+    }
+  }
+  return false;  // inside the face
+}
+
 }  // namespace
 
 int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
@@ -146,35 +232,91 @@ int contactManifold(const Geometry& a, const Plx& X_a_world, const Geometry& b, 
   std::vector<Vector3> face_a, face_b;
   Vector3 n_a, n_b;
   if (!facingFace(a, X_a_world, n, face_a, n_a) || !facingFace(b, X_b_world, -n, face_b, n_b)) return 1;
-  // Face to face only when both faces lie (nearly) in the contact plane; an edge or a corner touches at the
-  // deepest point.
-  if (n_a.dot(n) < kFaceAlignment || -n_b.dot(n) < kFaceAlignment) return 1;
-  Vector3 t1, t2;
-  orthonormalComplement(n, t1, t2);
-  t2 = n.cross(t1);  // (t1, t2, n) right-handed: counterclockwise about n stays counterclockwise in (t1, t2)
-  const auto flat = [&](const std::vector<Vector3>& face, bool reverse) {
-    std::vector<Eigen::Vector2d> out;
-    for (const Vector3& p : face) out.emplace_back(t1.dot(p), t2.dot(p));
-    if (reverse) std::reverse(out.begin(), out.end());  // b's face runs counterclockwise about -n
-    return out;
-  };
-  const std::vector<Eigen::Vector2d> overlap = clipPolygon(flat(face_a, false), flat(face_b, true));
-  if (overlap.size() < 3) return 1;
-  // Heights along n of each face's plane over a point u of the contact plane: the plane n_f . x = n_f . c_f.
-  const auto height = [&](const Vector3& n_f, const Vector3& c_f, const Eigen::Vector2d& u) {
-    return (n_f.dot(c_f) - u.x() * n_f.dot(t1) - u.y() * n_f.dot(t2)) / n_f.dot(n);
-  };
   std::vector<Vector3> candidates;
   std::vector<double> gaps;
-  for (const Eigen::Vector2d& u : overlap) {
-    const double h_a = height(n_a, face_a[0], u), h_b = height(n_b, face_b[0], u);
-    candidates.push_back(u.x() * t1 + u.y() * t2 + h_a * n);
-    gaps.push_back(h_b - h_a);
-  }
+  if (!clipFaces(face_a, n_a, face_b, n_b, n, candidates, gaps)) return 1;
   int keep[kManifoldPoints];
   const int m = reduceToFour(candidates, n, gaps, keep);
   for (int k = 0; k < m; ++k) points[k] = {candidates[static_cast<std::size_t>(keep[k])], gaps[static_cast<std::size_t>(keep[k])]};
   return m;
+}
+
+int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
+                       double margin, MeshContactPoint* points) {
+  const MeshShape& m = *mesh.mesh;
+  const Matrix3 R_mesh = X_mesh_world.E().transpose();  // mesh axes in world coordinates
+  std::vector<int> near;
+  trianglesNear(shape, X_shape_world, mesh, X_mesh_world, std::max(margin, 0.0), near);
+  // The shape's centre (a mesh's: its hull's box's) tells the side of a triangle the shape is on.
+  Vector3 centre = X_shape_world.r();
+  if (shape.shape == ShapeType::Mesh) {
+    Vector3 centre_local, half;
+    hullBox(shape.mesh->hull, centre_local, half);
+    centre = X_shape_world.applyInverseToPoint(centre_local);
+  }
+  std::vector<Vector3> candidates, normals, face_shape, face_triangle, clipped;
+  std::vector<double> gaps, clipped_gaps;
+  // Adds a candidate, or deepens the one already at that point with that normal (two triangles clipping one
+  // face meet on their shared edge).
+  const auto add = [&](const Vector3& p, const Vector3& n, double gap) {
+    if (!(gap < margin)) return;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      if ((candidates[k] - p).norm() <= kSamePoint * (1.0 + p.norm()) && normals[k].dot(n) >= kFaceAlignment) {
+        gaps[k] = std::min(gaps[k], gap);
+        return;
+      }
+    }
+    candidates.push_back(p);
+    normals.push_back(n);
+    gaps.push_back(gap);
+  };
+  for (const int t : near) {
+    const std::array<Vector3, 3> corner = triangleCorners(m, X_mesh_world, t);
+    const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
+    if (!(d.distance < margin)) continue;
+    Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it
+    Vector3 point = d.point_a;
+    double gap = d.distance;
+    const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
+    const Vector3 face = (centre - corner[0]).dot(n_t) >= 0.0 ? n_t : Vector3(-n_t);  // the side the shape is on
+    if (n.dot(face) < kFaceAlignment && !onCrease(m, corner, t, face, d.point_b)) {
+      // An edge or corner inside a flat or hollow part of the surface: the face's own normal, and the gap of the
+      // shape's deepest point below the face's plane.
+      n = face;
+      Geometry plane;
+      plane.shape = ShapeType::Plane;
+      Vector3 t1, t2;
+      orthonormalComplement(face, t1, t2);
+      Matrix3 R_plane;
+      R_plane << t1, t2, face;
+      const ConvexDistance below = convexDistance(plane, Plx::fromPose(R_plane, corner[0]), shape, X_shape_world);
+      point = below.point_b;
+      gap = below.distance;
+      if (!(gap < margin)) continue;
+    }
+    Vector3 n_shape;
+    if (n.dot(face) >= kFaceAlignment && facingFace(shape, X_shape_world, -n, face_shape, n_shape)) {
+      face_triangle.assign(corner.begin(), corner.end());
+      if (n_t.dot(face) < 0.0) std::reverse(face_triangle.begin(), face_triangle.end());  // counterclockwise about face
+      if (clipFaces(face_shape, n_shape, face_triangle, face, -n, clipped, clipped_gaps)) {
+        for (std::size_t k = 0; k < clipped.size(); ++k) add(clipped[k], n, clipped_gaps[k]);
+        continue;
+      }
+    }
+    add(point, n, gap);
+  }
+  if (candidates.empty()) return 0;
+  std::size_t deepest = 0;
+  for (std::size_t k = 1; k < gaps.size(); ++k) {
+    if (gaps[k] < gaps[deepest]) deepest = k;
+  }
+  int keep[kManifoldPoints];
+  const int count = reduceToFour(candidates, normals[deepest], gaps, keep);
+  for (int k = 0; k < count; ++k) {
+    const auto i = static_cast<std::size_t>(keep[k]);
+    points[k] = {candidates[i], normals[i], gaps[i]};
+  }
+  return count;
 }
 
 }  // namespace abdyn::internal

@@ -1,6 +1,7 @@
 #pragma once
 // Contact points of shapes collided by GJK/EPA (convex_distance.hpp): meshes by their convex hulls,
-// capsules, and any shape against one of them. Used by the contact rows (row_contacts.cpp).
+// capsules, any shape against one of them, and shapes against static triangle meshes. Used by the contact rows
+// (row_contacts.cpp).
 
 #include "abdyn/constraints/convex_distance.hpp"
 
@@ -27,5 +28,22 @@ int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Ve
 /// Each point lies on a's surface; gap is b's face minus a's along the normal there. Returns how many.
 int contactManifold(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world,
                     const ConvexDistance& d, ManifoldPoint* points);
+
+/// A contact point of a shape against a static mesh, with its own normal (triangles of one mesh face many ways).
+struct MeshContactPoint {
+  Vector3 point = Vector3::Zero();   ///< on the shape's surface, world
+  Vector3 normal = Vector3::UnitZ();  ///< unit, from the mesh toward the shape (the shape leaves along it)
+  double gap = 0.0;                  ///< along normal; negative: overlap
+};
+
+/// The contact points (at most four) of convex `shape` against the static mesh `mesh` (MeshShape::bvh), from
+/// the triangles near it (static_mesh.hpp) within `margin`: per triangle, the shape's signed distance to it
+/// (convexTriangleDistance), with the triangle's own normal where the witness lies on an edge or corner that is no
+/// crease of the surface (onCrease in the source); a polytope's face lying on the triangle is clipped against it
+/// (as contactManifold does two faces), other contacts give the deepest point. Points of two triangles that
+/// coincide (a face clipped on both sides of a shared edge) are one; the rest are reduced to four as
+/// contactManifold does, around the deepest point's normal. Returns how many.
+int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
+                       double margin, MeshContactPoint* points);
 
 }  // namespace abdyn::internal

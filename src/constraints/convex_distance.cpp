@@ -58,15 +58,22 @@ const Vector3& hullSupport(const ConvexHull& hull, const Vector3& l, int& hint) 
 }
 
 // A shape placed in the world, with its core (sphere: centre, capsule: segment) and the radius around it.
+// A triangle (g null) is its three corners, in world coordinates.
 struct Placed {
   const Geometry* g;
   Matrix3 R;        // shape axes in world coordinates (columns)
-  Vector3 origin;   // world
+  Vector3 origin;   // world (a triangle: its centroid)
   double radius;    // 0 but for spheres and capsules
   mutable int hint = 0;  // a mesh: the hull vertex the last support search ended on, where the next one starts
+  const std::array<Vector3, 3>* triangle = nullptr;
   Vector3 centre() const { return origin; }
   // The core's point furthest along d (world; need not be unit).
   Vector3 support(const Vector3& d) const {
+    if (triangle != nullptr) {
+      const std::array<Vector3, 3>& t = *triangle;
+      const double h0 = t[0].dot(d), h1 = t[1].dot(d), h2 = t[2].dot(d);
+      return h0 >= h1 ? (h0 >= h2 ? t[0] : t[2]) : (h1 >= h2 ? t[1] : t[2]);
+    }
     const Vector3 l = R.transpose() * d;
     Vector3 s = Vector3::Zero();
     switch (g->shape) {
@@ -349,29 +356,8 @@ ConvexDistance planeDistance(const Plx& X_plane_world, const Placed& B) {
   return out;
 }
 
-}  // namespace
-
-bool isConvexShape(const Geometry& g) {
-  return g.shape != ShapeType::Mesh || (g.mesh != nullptr && !g.mesh->hull.vertices.empty());
-}
-
-ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world) {
-  for (const Geometry* g : {&a, &b}) {
-    if (!isConvexShape(*g)) {
-      throw InvalidArgument("abdyn::convexDistance: geometry '" + g->name + "' is a mesh without a loaded convex hull");
-    }
-  }
-  if (a.shape == ShapeType::Plane && b.shape == ShapeType::Plane) {
-    throw InvalidArgument("abdyn::convexDistance: '" + a.name + "' and '" + b.name + "' are both planes");
-  }
-  if (a.shape == ShapeType::Plane) return planeDistance(X_a_world, place(b, X_b_world));
-  if (b.shape == ShapeType::Plane) {
-    ConvexDistance r = planeDistance(X_b_world, place(a, X_a_world));
-    std::swap(r.point_a, r.point_b);
-    r.normal = -r.normal;
-    return r;
-  }
-  const Placed A = place(a, X_a_world), B = place(b, X_b_world);
+// The signed distance of two placed convex shapes (neither a plane).
+ConvexDistance placedDistance(const Placed& A, const Placed& B) {
   ConvexDistance out;
   const double radii = A.radius + B.radius;
   const GjkResult cores = gjk(A, B, false);
@@ -391,6 +377,44 @@ ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geo
   // The cores overlap: EPA on the whole shapes, starting from a simplex of theirs.
   epa(A, B, gjk(A, B, true), out);
   return out;
+}
+
+void checkConvex(const Geometry& g) {
+  if (!isConvexShape(g)) {
+    throw InvalidArgument("abdyn::convexDistance: geometry '" + g.name + "' is a mesh without a loaded convex hull");
+  }
+}
+
+}  // namespace
+
+bool isConvexShape(const Geometry& g) {
+  return g.shape != ShapeType::Mesh || (g.mesh != nullptr && !g.mesh->hull.vertices.empty());
+}
+
+ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world) {
+  checkConvex(a);
+  checkConvex(b);
+  if (a.shape == ShapeType::Plane && b.shape == ShapeType::Plane) {
+    throw InvalidArgument("abdyn::convexDistance: '" + a.name + "' and '" + b.name + "' are both planes");
+  }
+  if (a.shape == ShapeType::Plane) return planeDistance(X_a_world, place(b, X_b_world));
+  if (b.shape == ShapeType::Plane) {
+    ConvexDistance r = planeDistance(X_b_world, place(a, X_a_world));
+    std::swap(r.point_a, r.point_b);
+    r.normal = -r.normal;
+    return r;
+  }
+  return placedDistance(place(a, X_a_world), place(b, X_b_world));
+}
+
+ConvexDistance convexTriangleDistance(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle) {
+  checkConvex(a);
+  if (a.shape == ShapeType::Plane) {
+    throw InvalidArgument("abdyn::convexTriangleDistance: geometry '" + a.name + "' is a plane");
+  }
+  Placed B{nullptr, Matrix3::Identity(), (triangle[0] + triangle[1] + triangle[2]) / 3.0, 0.0};
+  B.triangle = &triangle;
+  return placedDistance(place(a, X_a_world), B);
 }
 
 }  // namespace abdyn

@@ -127,8 +127,14 @@ bool isCollidable(const Geometry& g) {
   return false;
 }
 
+bool isStaticMeshShape(const Geometry& g, const GroundContactSettings& settings) {
+  return g.role == GeometryRole::Collision && g.body == 0 && settings.world_shapes && g.shape == ShapeType::Mesh &&
+         g.mesh != nullptr && !g.mesh->bvh.empty() && settings.geometry == ContactGeometry::StaticMeshes;
+}
+
 bool isContactShape(const Geometry& g, const GroundContactSettings& settings) {
-  return g.role == GeometryRole::Collision && g.body != 0 && isCollidable(g) &&
+  if (isStaticMeshShape(g, settings)) return true;
+  return g.role == GeometryRole::Collision && (g.body != 0 || settings.world_shapes) && isCollidable(g) &&
          (g.shape != ShapeType::Mesh || settings.geometry != ContactGeometry::Primitives);
 }
 
@@ -170,7 +176,7 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
   const auto& geometries = model.geometries();
   for (int gi = 0; gi < static_cast<int>(geometries.size()); ++gi) {
     const Geometry& g = geometries[gi];
-    if (!isContactShape(g, settings)) continue;
+    if (g.body == 0 || !isContactShape(g, settings)) continue;
     double inflation = 0.0;
     const int n = candidatePoints(g, g.X_geometry_body * data.X_body_world[g.body], -up, points, inflation);
     for (int c = 0; c < n; ++c) {
@@ -281,6 +287,19 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
     const Geometry& a = geometries[i];
     const Geometry& b = geometries[j];
     const std::int64_t key = key_base + 6 * kContactPointsPerGeometry * (ngeometries * i + j);
+    if (isStaticMeshShape(a, settings) || isStaticMeshShape(b, settings)) {
+      const Geometry& mesh = isStaticMeshShape(a, settings) ? a : b;
+      const Geometry& shape = &mesh == &a ? b : a;
+      internal::MeshContactPoint manifold[internal::kManifoldPoints];
+      const int n = internal::staticMeshManifold(shape, shape.X_geometry_body * data.X_body_world[shape.body], mesh,
+                                                 mesh.X_geometry_body * data.X_body_world[mesh.body], settings.margin, manifold);
+      for (int c = 0; c < n; ++c) {
+        addContactRows(rows, model, data, v, shape.body, mesh.body, manifold[c].point, manifold[c].normal, manifold[c].gap,
+                       settings, h, key + 3 * c);
+        ++contacts;
+      }
+      continue;
+    }
     if (collidedByGjk(a) || collidedByGjk(b)) {
       const Plx X_a = a.X_geometry_body * data.X_body_world[a.body];
       const Plx X_b = b.X_geometry_body * data.X_body_world[b.body];

@@ -170,9 +170,7 @@ void Simulator::reset(const Eigen::Ref<const Eigen::VectorXd>& q_start, const Ei
 void Simulator::reserveRows() {
   const SimulatorSettings& s = settings_;
   const auto& geometries = model_.geometries();
-  const auto collides = [&](const Geometry& g) {
-    return g.role == GeometryRole::Collision && g.body != 0 && isCollidable(g);
-  };
+  const auto collides = [&](const Geometry& g) { return isContactShape(g, s.contact); };
   long bound = kRowJointKeys * static_cast<long>(joints.size()) + static_cast<long>(motors.size());
   if (s.joint_limits) bound += 2 * model_.nv();  // both bounds of a coordinate when its range is under 2 margins
   if (s.joint_friction) bound += model_.nv();
@@ -180,7 +178,7 @@ void Simulator::reserveRows() {
   const long rows_per_shape = 3 * kContactPointsPerGeometry;  // a normal and two friction rows per point
   for (std::size_t i = 0; i < geometries.size(); ++i) {
     if (!collides(geometries[i])) continue;
-    if (s.ground) bound += rows_per_shape;
+    if (s.ground && geometries[i].body != 0) bound += rows_per_shape;
     if (!s.body_contacts) continue;
     for (std::size_t j = i + 1; j < geometries.size(); ++j) {
       if (collides(geometries[j]) && geometries[j].body != geometries[i].body) bound += 2 * rows_per_shape;  // both ways

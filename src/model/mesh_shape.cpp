@@ -23,4 +23,11 @@ std::shared_ptr<const MeshShape> makeMeshShape(TriangleMesh mesh, const Vector3&
   return shape;
 }
 
+std::shared_ptr<const MeshShape> withTriangleBvh(std::shared_ptr<const MeshShape> shape) {
+  if (shape == nullptr || !shape->bvh.empty() || shape->triangles.triangles.empty()) return shape;
+  auto copy = std::make_shared<MeshShape>(*shape);
+  copy->bvh = buildTriangleBvh(copy->triangles);
+  return copy;
+}
+
 }  // namespace abdyn

@@ -166,6 +166,12 @@ void ModelBuilder::addGeometry(const Geometry& geometry) {
     throw Error("abdyn::ModelBuilder::addGeometry('" + geometry.name + "'): body does not exist");
   }
   model_.geometries_.push_back(geometry);
+  Geometry& added = model_.geometries_.back();
+  // The world's collision meshes are collided by their triangles (ContactGeometry::StaticMeshes): their
+  // hierarchy is built once here.
+  if (added.body == 0 && added.role == GeometryRole::Collision && added.shape == ShapeType::Mesh) {
+    added.mesh = withTriangleBvh(added.mesh);
+  }
 }
 
 void ModelBuilder::addConfiguration(const NamedConfiguration& configuration) {

@@ -21,6 +21,8 @@
 // The result's normal points from A to B (B moves along it to part from A): -v / |v| when apart, n when
 // overlapping (a - b = t n: A's deepest point lies t past B's along n). distance is signed: negative is the penetration depth.
 
+#include <array>
+
 #include "abdyn/model/geometry.hpp"
 
 namespace abdyn {
@@ -39,5 +41,10 @@ bool isConvexShape(const Geometry& g);
 /// The signed distance of shapes a and b placed by X_a_world, X_b_world (world coordinates into the
 /// shape's). Throws abdyn::InvalidArgument for a kind isConvexShape refuses or two planes.
 ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world);
+
+/// The signed distance of shape a placed by X_a_world and the triangle with these corners (world coordinates),
+/// a flat convex shape of its own (both sides alike): GJK/EPA as above, point_b on the triangle, the normal from
+/// a toward the triangle. Throws abdyn::InvalidArgument for a kind isConvexShape refuses or a plane.
+ConvexDistance convexTriangleDistance(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle);
 
 }  // namespace abdyn

@@ -23,6 +23,15 @@
 /// normal of the two convex shapes, meshes by their hulls): the deepest point, or for two polytopes (hulls and
 /// boxes) whose nearest faces lie within 2.6 degrees of the contact plane, the overlap of those faces clipped
 /// in that plane, at most four points, each with its own gap between the two faces.
+///
+/// With GroundContactSettings::world_shapes, the world's collision shapes pair with the moving bodies' shapes as
+/// a body's would (a floating base, whose parent is the world, collides with them too). Under
+/// ContactGeometry::StaticMeshes a world mesh collides by its triangles, found near the other shape by its
+/// bounding-volume hierarchy (mesh_distance.hpp): each triangle within the margin is a convex shape for GJK/EPA;
+/// a face lying on it is clipped against it, another contact gives its deepest point; an edge or corner that is no
+/// crease of the surface (between coplanar or hollow neighbours) takes the triangle's normal, so that shapes slide
+/// across the edges of a flat surface; points that coincide on shared edges count once; the pair keeps at most
+/// four points, each with its own normal.
 
 #include <cstdint>
 #include <string>
@@ -37,8 +46,9 @@ class BroadPhase;
 
 /// Which shapes the contacts collide.
 enum class ContactGeometry {
-  Primitives,   ///< spheres, boxes, cylinders and capsules; meshes are skipped
-  ConvexHulls,  ///< also meshes, by the convex hulls loaded with them (Geometry::mesh)
+  Primitives,    ///< spheres, boxes, cylinders and capsules; meshes are skipped
+  ConvexHulls,   ///< also meshes, by the convex hulls loaded with them (Geometry::mesh)
+  StaticMeshes,  ///< moving bodies' meshes by their hulls, the world's meshes exactly, by their triangles (MeshShape::bvh)
 };
 
 /// Contact parameters of the ground plane and of body-body contacts.
@@ -50,7 +60,11 @@ struct GroundContactSettings {
   double max_push_velocity = 1.0;      ///< cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
   double restitution = 0.0;            ///< coefficient e
   double restitution_threshold = 0.5;  ///< approach speed (m/s) below which impacts are inelastic
-  ContactGeometry geometry = ContactGeometry::ConvexHulls;  ///< which shapes collide
+  ContactGeometry geometry = ContactGeometry::StaticMeshes;  ///< which shapes collide, and how meshes do
+  /// Body contacts also pair the moving bodies' shapes with the world's collision shapes (those on body 0: links
+  /// fixed to the world, MJCF worldbody geoms, shapes a user adds there): spheres, boxes, cylinders, capsules,
+  /// and meshes (by their triangles under ContactGeometry::StaticMeshes, by their hulls under ConvexHulls).
+  bool world_shapes = false;
   /// Pairs of bodies whose shapes never collide with each other, by name: a body's name or the name of any
   /// frame on it (a URDF link merged into its body by a fixed joint names that body). Besides these, shapes on
   /// one body and shapes of a parent and its child never collide. An unknown name is an abdyn::Error at the
@@ -74,9 +88,14 @@ struct GroundContactSettings {
 /// of moving bodies only; ContactGeometry::Primitives leaves meshes out). Ellipsoids and planes are not collided.
 bool isCollidable(const Geometry& g);
 
-/// Whether ground and body contacts with these settings collide g: a collision shape on a moving body, of a kind
-/// isCollidable takes, and not a mesh under ContactGeometry::Primitives.
+/// Whether body contacts with these settings collide g: a collision shape of a kind isCollidable takes, not a mesh
+/// under ContactGeometry::Primitives, on a moving body or (with settings.world_shapes) on the world. Ground
+/// contacts take the ones on moving bodies.
 bool isContactShape(const Geometry& g, const GroundContactSettings& settings);
+
+/// Whether body contacts with these settings collide g by its triangles: a world collision mesh with its
+/// triangles' hierarchy (MeshShape::bvh), with settings.world_shapes, under ContactGeometry::StaticMeshes.
+bool isStaticMeshShape(const Geometry& g, const GroundContactSettings& settings);
 
 /// The body pairs that settings.excluded_pairs and settings.excluded_body_pairs name, each as (smaller index,
 /// larger index), sorted, without repeats (a pair of one body twice is dropped: its shapes never collide).

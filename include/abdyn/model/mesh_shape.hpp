@@ -5,6 +5,7 @@
 #include <string>
 
 #include "abdyn/model/convex_hull.hpp"
+#include "abdyn/model/triangle_bvh.hpp"
 #include "abdyn/model/triangle_mesh.hpp"
 
 namespace abdyn {
@@ -14,6 +15,9 @@ struct MeshShape {
   std::string path;        ///< the file it was read from (resolved)
   TriangleMesh triangles;  ///< the surface as the file gives it
   ConvexHull hull;         ///< the convex hull of the vertices (contacts of moving bodies use it)
+  /// The triangles' hierarchy, for contacts with the exact surface: built for the world's collision meshes
+  /// (ModelBuilder::addGeometry, withTriangleBvh), empty for the others.
+  TriangleBvh bvh;
 };
 
 /// The shape of `mesh` scaled per axis by `scale` (URDF's mesh_scale; a negative factor mirrors the mesh
@@ -22,5 +26,9 @@ struct MeshShape {
 /// zero, or the vertices span no volume.
 std::shared_ptr<const MeshShape> makeMeshShape(TriangleMesh mesh, const Vector3& scale, int max_hull_vertices,
                                                const std::string& path);
+
+/// `shape` with its triangles' hierarchy (MeshShape::bvh): `shape` itself when it has one or has no triangle, a
+/// copy with it otherwise. Null stays null.
+std::shared_ptr<const MeshShape> withTriangleBvh(std::shared_ptr<const MeshShape> shape);
 
 }  // namespace abdyn

@@ -54,7 +54,8 @@ class ModelBuilder {
   /// Declares q_follower = multiplier * q_leader + offset between two existing one-DoF joints.
   void addMimic(const std::string& follower_joint, const std::string& leader_joint, double multiplier,
                 double offset);
-  /// Adds a visual or collision shape on geometry.body.
+  /// Adds a visual or collision shape on geometry.body; a collision mesh on the world (body 0) gets its
+  /// triangles' hierarchy (withTriangleBvh), which the contacts with exact static meshes use.
   void addGeometry(const Geometry& geometry);
   /// Adds a named configuration (nq numbers, checked by build()).
   void addConfiguration(const NamedConfiguration& configuration);

@@ -1,0 +1,20 @@
+#pragma once
+// Finding a static mesh's triangles near a shape, written once for its distance (mesh_distance.cpp) and its
+// contact points (contact_manifold.cpp).
+
+#include <array>
+#include <vector>
+
+#include "abdyn/model/geometry.hpp"
+
+namespace abdyn::internal {
+
+/// The triangles of `mesh` (a mesh with MeshShape::bvh) whose boxes overlap the box of `shape` grown by `grow`
+/// on every side, into `out` (cleared first), found by descending the hierarchy in the mesh's coordinates.
+void trianglesNear(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
+                   double grow, std::vector<int>& out);
+
+/// Triangle t's corners in world coordinates.
+std::array<Vector3, 3> triangleCorners(const MeshShape& mesh, const Plx& X_mesh_world, int t);
+
+}  // namespace abdyn::internal
