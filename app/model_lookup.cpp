@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "abdyn/io/mjcf.hpp"
+#include "abdyn/model/configuration.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 
 namespace fs = std::filesystem;
@@ -44,6 +45,7 @@ struct LastMjcf {
   std::string path;
   abdyn::ConstraintSet constraints;
   ModelContacts contacts;
+  Eigen::VectorXd qpos0;
 };
 LastMjcf& lastMjcf() {
   static LastMjcf last;
@@ -55,7 +57,9 @@ LastMjcf& lastMjcf() {
 abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& options) {
   if (!isMjcfFile(path)) return abdyn::loadUrdf(path, options);
   abdyn::MjcfModel m = abdyn::loadMjcfModel(path, mjcfOptions(options));
-  lastMjcf() = LastMjcf{path, std::move(m.constraints), ModelContacts{std::move(m.excluded_pairs), std::move(m.excluded_geometry_pairs), m.body_contacts, m.filter_parent}};
+  lastMjcf() = LastMjcf{path, std::move(m.constraints),
+                        ModelContacts{std::move(m.excluded_pairs), std::move(m.excluded_geometry_pairs), m.body_contacts, m.filter_parent},
+                        std::move(m.qpos0)};
   return std::move(m.model);
 }
 
@@ -70,4 +74,10 @@ ModelContacts loadModelContacts(const std::string& path) {
   if (lastMjcf().path == path) return lastMjcf().contacts;
   abdyn::MjcfModel m = abdyn::loadMjcfModel(path);
   return ModelContacts{std::move(m.excluded_pairs), std::move(m.excluded_geometry_pairs), m.body_contacts, m.filter_parent};
+}
+
+Eigen::VectorXd loadModelReference(const std::string& path, const abdyn::Model& model) {
+  if (!isMjcfFile(path)) return abdyn::neutral(model);
+  if (lastMjcf().path == path) return lastMjcf().qpos0;
+  return abdyn::loadMjcfModel(path).qpos0;
 }

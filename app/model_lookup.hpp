@@ -36,3 +36,7 @@ struct ModelContacts {
 
 /// The body contacts of an MJCF file, from the reading loadModelFile made; none for a URDF file.
 ModelContacts loadModelContacts(const std::string& path);
+
+/// The configuration a model file draws: MuJoCo's qpos0 for an MJCF file (MjcfModel::qpos0), from the reading
+/// loadModelFile made; the neutral configuration for a URDF file.
+Eigen::VectorXd loadModelReference(const std::string& path, const abdyn::Model& model);

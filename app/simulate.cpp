@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "model_lookup.hpp"
 #include "stepper.hpp"
 #include "page.hpp"
 
@@ -56,10 +57,26 @@ void progress(double fraction) {
   std::fflush(stderr);
 }
 
-// The start configuration: the neutral one, changed by --q0 (all nq values, or named ones).
-Eigen::VectorXd startConfiguration(const abdyn::Model& model, const std::string& text, bool& places_base) {
-  Eigen::VectorXd q = abdyn::neutral(model);
+// The configuration --q0 changes: --keyframe's, else the one the file draws (MJCF's qpos0; URDF's neutral one).
+Eigen::VectorXd baseConfiguration(const abdyn::Model& model, const Arguments& args, bool& places_base) {
   places_base = false;
+  if (args.keyframe.empty()) return loadModelReference(args.model_path, model);
+  std::string names;
+  for (const abdyn::NamedConfiguration& c : model.configurations()) {
+    if (c.name == args.keyframe) {
+      places_base = floatingRoot(model);
+      return c.q;
+    }
+    names += (names.empty() ? "" : ", ") + c.name;
+  }
+  throw UsageError("--keyframe " + args.keyframe + ": model '" + model.name() + "' has no such configuration (" +
+                   (names.empty() ? std::string("it has none") : "its configurations: " + names) + ")");
+}
+
+// The start configuration: the base one, changed by --q0 (all nq values, or named ones).
+Eigen::VectorXd startConfiguration(const abdyn::Model& model, const Arguments& args, bool& places_base) {
+  Eigen::VectorXd q = baseConfiguration(model, args, places_base);
+  const std::string& text = args.q0;
   if (text.empty()) return q;
   std::vector<std::string> items;
   std::stringstream list(text);
@@ -224,8 +241,12 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
     args.dt = parsePositive("--dt", text);
     args.dt_given = true;
   }, "time step in seconds (default: the file's <option timestep> for MJCF files, else 0.001)")->type_name("H");
+  command.add_option("--keyframe", args.keyframe,
+                     "start from the model's named configuration NAME (an MJCF file's <key>)")
+      ->type_name("NAME");
   command.add_option("--q0", args.q0,
-                     "the start: all nq values comma-separated, or named values changing the neutral configuration, "
+                     "the start: all nq values comma-separated, or named values changing the start configuration "
+                     "(--keyframe's, else the one the file draws: MJCF's qpos0, URDF's neutral one), "
                      "e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate joints, <joint>[k]=x for "
                      "coordinate k, <joint>.x/.y/.z for a floating joint's position)")->type_name("LIST");
   command.add_option_function<std::string>("--height", [&args](const std::string& text) {
@@ -345,12 +366,12 @@ int simulate(Arguments args) {
   bool places_base = false;
   Eigen::VectorXd q = abdyn::neutral(model);
   std::string start_note;
-  if (!set.loops.empty() && args.q0.empty()) {
+  if (!set.loops.empty() && args.q0.empty() && args.keyframe.empty()) {
     std::string how;
     q = closedConfiguration(model, set, how);
     if (how.find("not") != std::string::npos) start_note = "closed loops: " + how + ", q0 = " + formatVector(q);
   } else {
-    q = startConfiguration(model, args.q0, places_base);
+    q = startConfiguration(model, args, places_base);
   }
   Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
   const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());

@@ -863,11 +863,11 @@ BOOST_AUTO_TEST_CASE(energy_statement_names_known_causes) {
 }
 
 // An MJCF file: its warnings logged once, its <option timestep> the default step, its gravity, its
-// capsule on the ground.
+// capsule (drawn through the ground: the start, MuJoCo's qpos0, is lifted) on the ground.
 BOOST_AUTO_TEST_CASE(mjcf_files_use_their_options_and_geoms) {
   const fs::path xml = scratch() / "capsule.xml";
   std::ofstream(xml) << R"(<mujoco><option timestep="0.005" gravity="0 0 -5"/><worldbody>
-    <body name="b" pos="0 0 0.3"><freejoint/><geom type="capsule" size="0.05 0.1"/></body></worldbody><tendon/></mujoco>)";
+    <body name="b" pos="0 0 0"><freejoint/><geom type="capsule" size="0.05 0.1"/></body></worldbody><tendon/></mujoco>)";
   const ProgramRun info = runProgram({"info", xml.string()});
   BOOST_TEST(info.status == 0);
   const std::string all = info.out + info.err;
@@ -885,4 +885,23 @@ BOOST_AUTO_TEST_CASE(mjcf_files_use_their_options_and_geoms) {
   const ProgramRun short_run = runProgram({"simulate", xml.string(), "--duration", "0.001"});
   BOOST_TEST(short_run.status != 0);
   BOOST_TEST(contains(short_run.err, "the model's time step (0.005"), short_run.err);
+}
+
+// An MJCF file starts from MuJoCo's qpos0 (the pose it draws, hinges at ref) or from a --keyframe.
+BOOST_AUTO_TEST_CASE(mjcf_files_start_from_qpos0_or_a_keyframe) {
+  const fs::path xml = scratch() / "start.xml";
+  std::ofstream(xml) << R"(<mujoco><option gravity="0 0 0"/><worldbody><body name="b" pos="0.5 0 2"><freejoint/>
+    <geom size="0.1"/><body name="c" pos="0 0 -0.3"><joint name="h" axis="0 1 0" ref="30"/><geom size="0.05"/></body>
+    </body></worldbody><keyframe><key name="up" qpos="0 0 3 1 0 0 0 0.2"/></keyframe></mujoco>)";
+  const ProgramRun drawn = runProgram({"simulate", xml.string(), "--duration", "0.01"});
+  BOOST_TEST(drawn.status == 0, drawn.err);
+  BOOST_TEST(contains(drawn.out, "joint0[0]=0.5, joint0[1]=0, joint0[2]=2,"), drawn.out);
+  BOOST_TEST(contains(drawn.out, "h=0.523599"), drawn.out);  // 30 degrees
+  const ProgramRun key = runProgram({"simulate", xml.string(), "--duration", "0.01", "--keyframe", "up"});
+  BOOST_TEST(key.status == 0, key.err);
+  BOOST_TEST(contains(key.out, "joint0[0]=0, joint0[1]=0, joint0[2]=3,"), key.out);
+  BOOST_TEST(contains(key.out, "h=0.2"), key.out);
+  const ProgramRun bad = runProgram({"simulate", xml.string(), "--keyframe", "down"});
+  BOOST_TEST(bad.status != 0);
+  BOOST_TEST(contains(bad.err, "--keyframe down: model 'MuJoCo Model' has no such configuration (its configurations: up)"), bad.err);
 }

@@ -514,3 +514,14 @@ BOOST_AUTO_TEST_CASE(composite_bodies_joints_and_refusals) {
   checkStringError(composite("<joint/>", "type='grid' count='2 2 1' spacing='0.1'"), {"<joint>", "no kind attribute"});
   checkStringError(composite("<body/>", "type='grid' count='2 2 1' spacing='0.1'"), {"unknown element <body> in <composite>"});
 }
+
+// MjcfModel::qpos0: hinges at ref (degrees here), a free joint at its body's drawn pose, a ball at the identity.
+BOOST_AUTO_TEST_CASE(qpos0_is_the_drawn_configuration) {
+  const MjcfModel m = loadMjcfModelString(R"(<mujoco><worldbody><body pos="1 2 3" quat="0 1 0 0"><freejoint/>
+      <geom size="0.1"/><body pos="0 0 1"><joint type="ball"/><geom size="0.1"/>
+      <body><joint axis="1 0 0" ref="90"/><joint type="slide" ref="0.25"/><geom size="0.1"/></body></body>
+    </body></worldbody></mujoco>)");
+  Eigen::VectorXd expected(13);
+  expected << 1, 2, 3, 0, 1, 0, 0, 1, 0, 0, 0, M_PI / 2, 0.25;
+  BOOST_TEST((m.qpos0 - expected).norm() <= 1e-15, m.qpos0.transpose());
+}

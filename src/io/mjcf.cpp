@@ -158,6 +158,7 @@ class MjcfLoader {
         }
       }
     }
+    out.qpos0 = Eigen::Map<const Eigen::VectorXd>(qpos0_.data(), static_cast<Eigen::Index>(qpos0_.size()));
     out.body_contacts = !doc_.option.contact_disabled && !doc_.option.predefined_only;
     out.filter_parent = !doc_.option.filterparent_disabled;
     if (out.filter_parent) addParentExclusions(out);

@@ -129,6 +129,10 @@ struct MjcfModel {
   /// MuJoCo's parent filter: false with `<option><flag filterparent="disable"/>`, which lets a body collide
   /// with its parent; GroundContactSettings::exclude_parent_child takes it.
   bool filter_parent = true;
+  /// MuJoCo's qpos0, in the model's layout: each hinge and slide at its ref, ball joints at the identity, a
+  /// free joint at its body's drawn pose (the pose the file draws; abdyn::neutral puts free bodies at the
+  /// origin and hinges at zero). The program's simulate starts from it.
+  Eigen::VectorXd qpos0;
 };
 
 /// Loads the MJCF file at `path` (includes and mesh files relative to its folder). Throws abdyn::Error.
