@@ -111,6 +111,54 @@ py::array_t<double> toArray(const Eigen::Matrix<double, Rows, Cols, Options, Max
 /// coordinates [n; f] about its origin (row 0, the world, is ignored).
 bool readExternalForces(const char* function, py::handle obj, const Model& model, std::vector<Force>& out);
 
+/// The steps every call on the state shares: it holds the Data for the call (DataLock), reads q (nq,), v
+/// and further nv-vectors (tau, qdd, ...) into the Data's argument buffers and the optional external
+/// forces, and runs the C++ call with the GIL released. The caller copies the results out (toArray) while
+/// the StateCall, a named local, still holds the Data.
+///   StateCall call("forward_dynamics", model, d);
+///   call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
+///   call.runWithForces([&](const auto&... f_ext) { forwardDynamics(model, d.data, d.q, d.v, d.u, f_ext...); });
+class StateCall {
+ public:
+  StateCall(const char* function, const Model& model, PyData& data);
+
+  /// Reads q (nq,) into data.q.
+  StateCall& q(py::handle obj);
+  /// Reads v (nv,) into data.v.
+  StateCall& v(py::handle obj);
+  /// Reads the nv-vector argument `name` into `out`, one of data's buffers.
+  StateCall& vector(const char* name, py::handle obj, Eigen::VectorXd& out);
+  /// Reads f_ext, None or (nbodies, 6) (readExternalForces), into data.f_ext.
+  StateCall& externalForces(py::handle obj);
+
+  /// Runs f() with the GIL released; what f returns.
+  template <class F>
+  auto run(F&& f) const {
+    py::gil_scoped_release release;
+    return f();
+  }
+  /// Runs f(data.f_ext) if externalForces read forces, f() otherwise, with the GIL released.
+  template <class F>
+  void runWithForces(F&& f) const {
+    py::gil_scoped_release release;
+    if (has_forces_) {
+      f(data_.f_ext);
+    } else {
+      f();
+    }
+  }
+
+  /// The function's name, for argument errors.
+  const char* function() const { return function_; }
+
+ private:
+  DataLock lock_;
+  const char* function_;
+  const Model& model_;
+  PyData& data_;
+  bool has_forces_ = false;
+};
+
 /// Each binding source registers one function that adds its part of the module; `order` fixes the order
 /// in which they run (types before the functions whose signatures name them). Use at namespace scope:
 ///   static const Registration registration(20, bindDynamics);

@@ -55,15 +55,10 @@ void bindStepMethod(py::class_<PyStepJacobians>& c, const char* name, StepMethod
                        double h, bool armature, bool damping) {
           const std::string fn = std::string("StepJacobians.") + name;
           StepJacobiansLock busy(name, model, self);
-          DataLock lock(fn.c_str(), model, d);
-          readVector(fn.c_str(), "q", q, model.nq(), d.q);
-          readVector(fn.c_str(), "v", v, model.nv(), d.v);
-          readVector(fn.c_str(), "tau", tau, model.nv(), d.u);
+          StateCall call(fn.c_str(), model, d);
+          call.q(q).v(v).vector("tau", tau, d.u);
           readScalar(fn.c_str(), "h", h);
-          {
-            py::gil_scoped_release release;
-            (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, options(armature, damping));
-          }
+          call.run([&] { (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, options(armature, damping)); });
           return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"), py::kw_only(),
@@ -112,14 +107,9 @@ void bindConstrainedStep(py::module_& m) {
             std::atomic<bool>& busy;
             ~Release() { busy.store(false); }
           } release_busy{self.busy};
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          {
-            py::gil_scoped_release release;
-            self.jacobians.rungeKutta4(model, d.data, self.cd, constraints, d.q, d.v, d.u, h, settings);
-          }
+          StateCall call(fn, model, d);
+          call.q(q).v(v).vector("tau", tau, d.u);
+          call.run([&] { self.jacobians.rungeKutta4(model, d.data, self.cd, constraints, d.q, d.v, d.u, h, settings); });
           return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
         },
         py::arg("model"), py::arg("data"), py::arg("constraints"), py::arg("q"), py::arg("v"), py::arg("tau"),
@@ -132,20 +122,11 @@ void bindDerivatives(py::module_& m) {
   m.def("inverse_dynamics_derivatives",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
            bool damping) {
-          const char* fn = "inverse_dynamics_derivatives";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "qdd", qdd, model.nv(), d.a);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, d.f_ext, options(armature, damping));
-            } else {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, options(armature, damping));
-            }
-          }
+          StateCall call("inverse_dynamics_derivatives", model, d);
+          call.q(q).v(v).vector("qdd", qdd, d.a).externalForces(f_ext);
+          call.runWithForces([&](const auto&... f) {
+            inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, f..., options(armature, damping));
+          });
           return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
@@ -158,20 +139,11 @@ void bindDerivatives(py::module_& m) {
   m.def("forward_dynamics_derivatives",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
            bool damping) {
-          const char* fn = "forward_dynamics_derivatives";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
+          StateCall call("forward_dynamics_derivatives", model, d);
+          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
+          call.runWithForces([&](const auto&... f) {
+            forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
+          });
           return py::make_tuple(toArray(d.data.dqdd_dq), toArray(d.data.dqdd_dv), toArray(d.data.dqdd_dtau));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),

@@ -20,20 +20,11 @@ void bindDynamics(py::module_& m) {
   m.def("forward_dynamics",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
            bool damping) {
-          const char* fn = "forward_dynamics";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamics(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamics(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
+          StateCall call("forward_dynamics", model, d);
+          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
+          call.runWithForces([&](const auto&... f) {
+            forwardDynamics(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
+          });
           return toArray(d.data.qdd);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
@@ -46,20 +37,11 @@ void bindDynamics(py::module_& m) {
   m.def("inverse_dynamics",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
            bool damping) {
-          const char* fn = "inverse_dynamics";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "qdd", qdd, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              inverseDynamics(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              inverseDynamics(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
+          StateCall call("inverse_dynamics", model, d);
+          call.q(q).v(v).vector("qdd", qdd, d.u).externalForces(f_ext);
+          call.runWithForces([&](const auto&... f) {
+            inverseDynamics(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
+          });
           return toArray(d.data.tau);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
@@ -71,13 +53,8 @@ void bindDynamics(py::module_& m) {
 
   m.def("mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          const char* fn = "mass_matrix";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            massMatrix(model, d.data, d.q, options(armature, true));
-          }
+          StateCall call("mass_matrix", model, d);
+          call.q(q).run([&] { massMatrix(model, d.data, d.q, options(armature, true)); });
           return toArray(d.data.M);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
@@ -86,26 +63,18 @@ void bindDynamics(py::module_& m) {
 
   m.def("nonlinear_effects",
         [](const Model& model, PyData& d, py::handle q, py::handle v, bool damping) {
-          const char* fn = "nonlinear_effects";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          {
-            py::gil_scoped_release release;
+          StateCall call("nonlinear_effects", model, d);
+          call.q(q).v(v).run([&] {
             nonlinearEffects(model, d.data, d.q, d.v, options(true, damping));
-          }
+          });
           return toArray(d.data.tau);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::kw_only(), py::arg("damping") = true,
         "h = C(q, v) v + g(q) (+ damping v), (nv,): inverse dynamics at qdd = 0 (C++ abdyn::nonlinearEffects). A new array.");
   m.def("gravity_torques",
         [](const Model& model, PyData& d, py::handle q) {
-          DataLock lock("gravity_torques", model, d);
-          readVector("gravity_torques", "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            gravityTorques(model, d.data, d.q);
-          }
+          StateCall call("gravity_torques", model, d);
+          call.q(q).run([&] { gravityTorques(model, d.data, d.q); });
           return toArray(d.data.tau);
         },
         py::arg("model"), py::arg("data"), py::arg("q"),
@@ -113,21 +82,12 @@ void bindDynamics(py::module_& m) {
   m.def("forward_dynamics_crba",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
            bool damping) {
-          const char* fn = "forward_dynamics_crba";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
+          StateCall call("forward_dynamics_crba", model, d);
+          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
           d.factorized = false;
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
+          call.runWithForces([&](const auto&... f) {
+            forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
+          });
           d.factorized = true;
           return toArray(d.data.qdd);
         },
@@ -138,26 +98,23 @@ void bindDynamics(py::module_& m) {
         "A new array.");
   m.def("inverse_mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          DataLock lock("inverse_mass_matrix", model, d);
-          readVector("inverse_mass_matrix", "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
+          StateCall call("inverse_mass_matrix", model, d);
+          call.q(q).run([&] {
             inverseMassMatrix(model, d.data, d.q, options(armature, true));
-          }
+          });
           return toArray(d.data.Minv);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
         "M(q)^-1, (nv, nv), by an articulated-body recursion (C++ abdyn::inverseMassMatrix). A new array.");
   m.def("factorize_mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          DataLock lock("factorize_mass_matrix", model, d);
-          readVector("factorize_mass_matrix", "q", q, model.nq(), d.q);
+          StateCall call("factorize_mass_matrix", model, d);
+          call.q(q);
           d.factorized = false;
-          {
-            py::gil_scoped_release release;
+          call.run([&] {
             massMatrix(model, d.data, d.q, options(armature, true));
             factorizeMassMatrix(model, d.data);
-          }
+          });
           d.factorized = true;
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
