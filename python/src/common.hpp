@@ -159,6 +159,34 @@ class StateCall {
   bool has_forces_ = false;
 };
 
+/// The DynamicsOptions of the keyword arguments armature and damping.
+inline DynamicsOptions dynamicsOptions(bool armature, bool damping) {
+  DynamicsOptions o;
+  o.armature = armature;
+  o.damping = damping;
+  return o;
+}
+
+/// Binds `name`(model, data, q, v, `x_name`, f_ext=None, *, armature=True, damping=True), the signature the
+/// dynamics functions of a state share: the nv-vector `x_name` (tau or qdd) is read into data.*x, then
+/// run(model, data, options, f_ext...) calls the C++ function (f_ext... empty when f_ext is None) with the
+/// GIL released, and result(data) copies the results out.
+template <class Run, class Result>
+void defDynamicsFunction(py::module_& m, const char* name, const char* x_name, Eigen::VectorXd PyData::*x, Run run,
+                         Result result, const std::string& doc) {
+  m.def(name,
+        [name, x_name, x, run, result](const Model& model, PyData& d, py::handle q, py::handle v, py::handle x_arg,
+                                       py::handle f_ext, bool armature, bool damping) {
+          StateCall call(name, model, d);
+          call.q(q).v(v).vector(x_name, x_arg, d.*x).externalForces(f_ext);
+          const DynamicsOptions options = dynamicsOptions(armature, damping);
+          call.runWithForces([&](const auto&... f) { run(model, d, options, f...); });
+          return result(d);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg(x_name), py::arg("f_ext") = py::none(),
+        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true, doc.c_str());
+}
+
 /// Each binding source registers one function that adds its part of the module; `order` fixes the order
 /// in which they run (types before the functions whose signatures name them). Use at namespace scope:
 ///   static const Registration registration(20, bindDynamics);

@@ -206,9 +206,7 @@ void bindConstraints(py::module_& m) {
           ConstrainedLock clock(fn, model, constraints, c);
           call.q(q);
           Eigen::VectorXd x = readVector(fn, "v", v, model.nv());
-          DynamicsOptions options;
-          options.armature = armature;
-          options.damping = damping;
+          const DynamicsOptions options = dynamicsOptions(armature, damping);
           call.run([&] { projectVelocities(model, d.data, c.cd, constraints, d.q, x, options); });
           return toArray(x);
         },

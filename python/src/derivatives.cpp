@@ -9,13 +9,6 @@
 namespace abdyn::python {
 namespace {
 
-DynamicsOptions options(bool armature, bool damping) {
-  DynamicsOptions o;
-  o.armature = armature;
-  o.damping = damping;
-  return o;
-}
-
 /// abdyn.StepJacobians: the C++ StepJacobians (A, B and the stage workspace) for one Model, used by one call
 /// at a time.
 struct PyStepJacobians {
@@ -58,7 +51,7 @@ void bindStepMethod(py::class_<PyStepJacobians>& c, const char* name, StepMethod
           StateCall call(fn.c_str(), model, d);
           call.q(q).v(v).vector("tau", tau, d.u);
           readScalar(fn.c_str(), "h", h);
-          call.run([&] { (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, options(armature, damping)); });
+          call.run([&] { (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, dynamicsOptions(armature, damping)); });
           return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"), py::kw_only(),
@@ -119,38 +112,28 @@ void bindConstrainedStep(py::module_& m) {
 }
 
 void bindDerivatives(py::module_& m) {
-  m.def("inverse_dynamics_derivatives",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
-           bool damping) {
-          StateCall call("inverse_dynamics_derivatives", model, d);
-          call.q(q).v(v).vector("qdd", qdd, d.a).externalForces(f_ext);
-          call.runWithForces([&](const auto&... f) {
-            inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, f..., options(armature, damping));
-          });
-          return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M));
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "(dtau_dq, dtau_dv, M), each (nv, nv): the derivatives of inverse_dynamics(q, v, qdd, f_ext) with respect\n"
-        "to q (tangent space: column k along integrate(q, eps e_k)), v and qdd (= M) (C++\n"
-        "abdyn::inverseDynamicsDerivatives). f_ext, armature, damping as in inverse_dynamics; the external forces\n"
-        "are fixed in their bodies and turn with them. New arrays.");
+  defDynamicsFunction(
+      m, "inverse_dynamics_derivatives", "qdd", &PyData::a,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, f..., o);
+      },
+      [](PyData& d) { return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M)); },
+      "(dtau_dq, dtau_dv, M), each (nv, nv): the derivatives of inverse_dynamics(q, v, qdd, f_ext) with respect\n"
+      "to q (tangent space: column k along integrate(q, eps e_k)), v and qdd (= M) (C++\n"
+      "abdyn::inverseDynamicsDerivatives). f_ext, armature, damping as in inverse_dynamics; the external forces\n"
+      "are fixed in their bodies and turn with them. New arrays.");
 
-  m.def("forward_dynamics_derivatives",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          StateCall call("forward_dynamics_derivatives", model, d);
-          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
-          call.runWithForces([&](const auto&... f) {
-            forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
-          });
-          return py::make_tuple(toArray(d.data.dqdd_dq), toArray(d.data.dqdd_dv), toArray(d.data.dqdd_dtau));
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "(dqdd_dq, dqdd_dv, dqdd_dtau), each (nv, nv): the derivatives of forward_dynamics(q, v, tau, f_ext) with\n"
-        "respect to q (tangent space), v and tau (= M^-1) (C++ abdyn::forwardDynamicsDerivatives). Arguments as\n"
-        "forward_dynamics. New arrays.");
+  defDynamicsFunction(
+      m, "forward_dynamics_derivatives", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) {
+        return py::make_tuple(toArray(d.data.dqdd_dq), toArray(d.data.dqdd_dv), toArray(d.data.dqdd_dtau));
+      },
+      "(dqdd_dq, dqdd_dv, dqdd_dtau), each (nv, nv): the derivatives of forward_dynamics(q, v, tau, f_ext) with\n"
+      "respect to q (tangent space), v and tau (= M^-1) (C++ abdyn::forwardDynamicsDerivatives). Arguments as\n"
+      "forward_dynamics. New arrays.");
 
   m.def("integrate_jacobians",
         [](const Model& model, py::handle q, py::handle v, double dt) {

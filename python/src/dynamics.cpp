@@ -9,52 +9,33 @@ const char* const kOptionsDoc =
     "armature, damping: include Model.armature in M and the viscous damping -Model.damping * v (C++\n"
     "DynamicsOptions); give the same to forward and inverse dynamics for them to be each other's inverse.";
 
-DynamicsOptions options(bool armature, bool damping) {
-  DynamicsOptions o;
-  o.armature = armature;
-  o.damping = damping;
-  return o;
-}
-
 void bindDynamics(py::module_& m) {
-  m.def("forward_dynamics",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          StateCall call("forward_dynamics", model, d);
-          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
-          call.runWithForces([&](const auto&... f) {
-            forwardDynamics(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
-          });
-          return toArray(d.data.qdd);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        (std::string("qdd, (nv,): joint accelerations under joint forces tau (nv,) at q (nq,), v (nv,) by the\n"
-                     "articulated-body algorithm (C++ abdyn::forwardDynamics). f_ext: None or (nbodies, 6), row i\n"
-                     "the force [n; f] on body i in body-i coordinates about its origin (row 0 ignored).\n") +
-         kOptionsDoc + "\nReturns a new array (a copy of data.qdd).").c_str());
+  defDynamicsFunction(
+      m, "forward_dynamics", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        forwardDynamics(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) { return toArray(d.data.qdd); },
+      std::string("qdd, (nv,): joint accelerations under joint forces tau (nv,) at q (nq,), v (nv,) by the\n"
+                  "articulated-body algorithm (C++ abdyn::forwardDynamics). f_ext: None or (nbodies, 6), row i\n"
+                  "the force [n; f] on body i in body-i coordinates about its origin (row 0 ignored).\n") +
+          kOptionsDoc + "\nReturns a new array (a copy of data.qdd).");
 
-  m.def("inverse_dynamics",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
-           bool damping) {
-          StateCall call("inverse_dynamics", model, d);
-          call.q(q).v(v).vector("qdd", qdd, d.u).externalForces(f_ext);
-          call.runWithForces([&](const auto&... f) {
-            inverseDynamics(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
-          });
-          return toArray(d.data.tau);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        (std::string("tau, (nv,): the joint forces that produce qdd (nv,) at q (nq,), v (nv,) under gravity and\n"
-                     "f_ext, by the recursive Newton-Euler algorithm (C++ abdyn::inverseDynamics). f_ext as in\n"
-                     "forward_dynamics.\n") +
-         kOptionsDoc + "\nReturns a new array (a copy of data.tau).").c_str());
+  defDynamicsFunction(
+      m, "inverse_dynamics", "qdd", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        inverseDynamics(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) { return toArray(d.data.tau); },
+      std::string("tau, (nv,): the joint forces that produce qdd (nv,) at q (nq,), v (nv,) under gravity and\n"
+                  "f_ext, by the recursive Newton-Euler algorithm (C++ abdyn::inverseDynamics). f_ext as in\n"
+                  "forward_dynamics.\n") +
+          kOptionsDoc + "\nReturns a new array (a copy of data.tau).");
 
   m.def("mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
           StateCall call("mass_matrix", model, d);
-          call.q(q).run([&] { massMatrix(model, d.data, d.q, options(armature, true)); });
+          call.q(q).run([&] { massMatrix(model, d.data, d.q, dynamicsOptions(armature, true)); });
           return toArray(d.data.M);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
@@ -65,7 +46,7 @@ void bindDynamics(py::module_& m) {
         [](const Model& model, PyData& d, py::handle q, py::handle v, bool damping) {
           StateCall call("nonlinear_effects", model, d);
           call.q(q).v(v).run([&] {
-            nonlinearEffects(model, d.data, d.q, d.v, options(true, damping));
+            nonlinearEffects(model, d.data, d.q, d.v, dynamicsOptions(true, damping));
           });
           return toArray(d.data.tau);
         },
@@ -79,28 +60,23 @@ void bindDynamics(py::module_& m) {
         },
         py::arg("model"), py::arg("data"), py::arg("q"),
         "g(q), (nv,): the joint forces that hold the model still (C++ abdyn::gravityTorques). A new array.");
-  m.def("forward_dynamics_crba",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          StateCall call("forward_dynamics_crba", model, d);
-          call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
-          d.factorized = false;
-          call.runWithForces([&](const auto&... f) {
-            forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, f..., options(armature, damping));
-          });
-          d.factorized = true;
-          return toArray(d.data.qdd);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "qdd = M^-1 (tau - h), (nv,), through RNEA, CRBA and the sparse L^T D L factor of M (C++\n"
-        "abdyn::forwardDynamicsCrba); arguments as forward_dynamics. Leaves the factor for solve_mass_matrix.\n"
-        "A new array.");
+  // The factor is kept for solve_mass_matrix once the call succeeds.
+  defDynamicsFunction(
+      m, "forward_dynamics_crba", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        d.factorized = false;
+        forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, f..., o);
+        d.factorized = true;
+      },
+      [](PyData& d) { return toArray(d.data.qdd); },
+      "qdd = M^-1 (tau - h), (nv,), through RNEA, CRBA and the sparse L^T D L factor of M (C++\n"
+      "abdyn::forwardDynamicsCrba); arguments as forward_dynamics. Leaves the factor for solve_mass_matrix.\n"
+      "A new array.");
   m.def("inverse_mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
           StateCall call("inverse_mass_matrix", model, d);
           call.q(q).run([&] {
-            inverseMassMatrix(model, d.data, d.q, options(armature, true));
+            inverseMassMatrix(model, d.data, d.q, dynamicsOptions(armature, true));
           });
           return toArray(d.data.Minv);
         },
@@ -112,7 +88,7 @@ void bindDynamics(py::module_& m) {
           call.q(q);
           d.factorized = false;
           call.run([&] {
-            massMatrix(model, d.data, d.q, options(armature, true));
+            massMatrix(model, d.data, d.q, dynamicsOptions(armature, true));
             factorizeMassMatrix(model, d.data);
           });
           d.factorized = true;

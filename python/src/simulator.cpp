@@ -67,9 +67,7 @@ void bindIntegrator(py::module_& m, const char* name, const char* doc) {
              Eigen::VectorXd vx = readVector(name, "v", v, model.nv());
              call.vector("tau", tau, d.u);
              readScalar(name, "h", h);
-             DynamicsOptions options;
-             options.armature = armature;
-             options.damping = damping;
+             const DynamicsOptions options = dynamicsOptions(armature, damping);
              call.run([&] { stepWithSubsteps(integrator, model, d.data, qx, vx, d.u, h, substeps, options); });
              return py::make_tuple(toArray(qx), toArray(vx));
            },
