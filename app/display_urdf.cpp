@@ -7,24 +7,11 @@
 #include <sstream>
 #include <vector>
 
+#include "abdyn/io/urdf_export.hpp"
 #include "abdyn/spatial/euler.hpp"
 
 namespace abdyn_app {
 namespace {
-
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string numbers(const abdyn::Vector3& x) {
   std::ostringstream s;
@@ -88,7 +75,7 @@ abdyn::TriangleMesh unitSphere() {
 std::string displayUrdf(const abdyn::Model& model, std::map<std::string, std::string>& generated) {
   const auto link = [&](int body) { return body == 0 ? std::string("world") : model.bodyName(body); };
   std::ostringstream u;
-  u << "<?xml version=\"1.0\"?>\n<robot name=\"" << escaped(model.name()) << "\">\n";
+  u << "<?xml version=\"1.0\"?>\n<robot name=\"" << abdyn::xmlEscaped(model.name()) << "\">\n";
   std::vector<std::ostringstream> visuals(static_cast<std::size_t>(model.nbodies()));
   const auto visual = [&](int body, const abdyn::Plx& X_shape_body, const std::string& geometry) {
     visuals[static_cast<std::size_t>(body)] << "    <visual>" << origin(X_shape_body) << "<geometry>" << geometry
@@ -129,23 +116,23 @@ std::string displayUrdf(const abdyn::Model& model, std::map<std::string, std::st
       case abdyn::ShapeType::Mesh:
         if (!g.mesh_filename.empty()) {
           visual(g.body, g.X_geometry_body,
-                 "<mesh filename=\"" + escaped(g.mesh_filename) + "\" scale=\"" + numbers(g.mesh_scale) + "\"/>");
+                 "<mesh filename=\"" + abdyn::xmlEscaped(g.mesh_filename) + "\" scale=\"" + numbers(g.mesh_scale) + "\"/>");
         } else if (g.mesh != nullptr) {  // data in the file, already scaled
           const std::string name = "abdyn-shapes/" + g.name + ".stl";
           generated[name] = stl(g.mesh->triangles);
-          visual(g.body, g.X_geometry_body, "<mesh filename=\"" + escaped(name) + "\"/>");
+          visual(g.body, g.X_geometry_body, "<mesh filename=\"" + abdyn::xmlEscaped(name) + "\"/>");
         }
         break;
     }
   }
   for (int b = 0; b < model.nbodies(); ++b) {
-    u << "  <link name=\"" << escaped(link(b)) << "\">\n" << visuals[static_cast<std::size_t>(b)].str() << "  </link>\n";
+    u << "  <link name=\"" << abdyn::xmlEscaped(link(b)) << "\">\n" << visuals[static_cast<std::size_t>(b)].str() << "  </link>\n";
   }
   for (int b = 1; b < model.nbodies(); ++b) {
     const abdyn::Joint& j = model.joint(b);
-    u << "  <joint name=\"" << escaped(j.name) << "\" type=\""
+    u << "  <joint name=\"" << abdyn::xmlEscaped(j.name) << "\" type=\""
       << (j.type == abdyn::JointType::Floating ? "floating" : "fixed") << "\">" << origin(model.Xtree(b))
-      << "<parent link=\"" << escaped(link(model.parent(b))) << "\"/><child link=\"" << escaped(link(b)) << "\"/></joint>\n";
+      << "<parent link=\"" << abdyn::xmlEscaped(link(model.parent(b))) << "\"/><child link=\"" << abdyn::xmlEscaped(link(b)) << "\"/></joint>\n";
   }
   u << "</robot>\n";
   return u.str();

@@ -1,5 +1,7 @@
 #pragma once
-// A test model shared by the Simulator tests: one box on a floating joint whose collision shape is itself.
+// Test models shared by the Simulator and contact tests: free bodies, each carrying its collision shape.
+
+#include <string>
 
 #include "abdyn/model/model_builder.hpp"
 
@@ -23,6 +25,36 @@ inline Model floatingBox(const Vector3& size, double mass, const Vector3& gravit
   g.shape = ShapeType::Box;
   g.size = size;
   b.addGeometry(g);
+  return b.build();
+}
+
+/// Adds a free body `name` (joint `name`_free) carrying one collision shape `name` at its origin (sphere:
+/// size = (r, 0, 0); box: edge lengths; cylinder: (r, length, 0)), with the inertia of a solid sphere of
+/// radius 0.1 m and the same mass for simplicity. Returns the body's index.
+inline int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType shape, const Vector3& size, double mass) {
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = name + "_free";
+  const double I = 0.4 * mass * 0.01;
+  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), Matrix3::Identity() * I), name);
+  Geometry g;
+  g.name = name;
+  g.link = name;
+  g.body = body;
+  g.shape = shape;
+  g.size = size;
+  b.addGeometry(g);
+  return body;
+}
+
+/// A free 1 kg rod whose centre of mass is 0.5 m below its origin along its z, inertia diag(0.08, 0.08, 0.01)
+/// about it, without collision shape.
+inline Model floatingRod() {
+  ModelBuilder b("rod");
+  JointSpec free;
+  free.type = JointType::Floating;
+  free.name = "free";
+  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.08, 0.08, 0.01).asDiagonal()), "rod");
   return b.build();
 }
 

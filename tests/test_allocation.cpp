@@ -276,8 +276,7 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
     abdyn::Data data(model);
     abdyn::ConstrainedDynamicsData cd(model, loops);
     abdyn::ConstrainedDerivatives out(model, loops);
-    Eigen::VectorXd q = abdyn::neutral(model);
-    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    Eigen::VectorXd q = closed.q0;
     abdyn::projectPositions(model, data, cd, loops, q);
     const Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
     const Eigen::VectorXd tau = Eigen::VectorXd::Ones(model.nv());

@@ -27,24 +27,6 @@ constexpr double kG = 9.81;
 // Speed of the floating base: the norm of its linear velocity (v[3..5], body coordinates).
 double baseSpeed(const Eigen::VectorXd& v) { return v.segment<3>(3).norm(); }
 
-// Adds a floating body carrying one collision shape (sphere: size = (r, 0, 0); box: edge lengths;
-// cylinder: (r, length, 0)), with the inertia of a solid sphere of the same mass for simplicity.
-int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType shape, const Vector3& size, double mass) {
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = name + "_free";
-  const double I = 0.4 * mass * 0.01;
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(mass, Vector3::Zero(), Matrix3::Identity() * I), name);
-  Geometry g;
-  g.name = name;
-  g.link = name;
-  g.body = body;
-  g.shape = shape;
-  g.size = size;
-  b.addGeometry(g);
-  return body;
-}
-
 // The rows between the model's bodies at q (all velocities zero but v).
 RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts) {
   Data data(model);

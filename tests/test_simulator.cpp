@@ -346,14 +346,9 @@ BOOST_AUTO_TEST_CASE(dense_and_articulated_steps_agree_and_bad_input_throws) {
 // swing angle (between the rod's z and the world's) and the twist never pass their bounds by more than
 // the margin (0.02 rad), and the ball joint's anchor stays within 1 mm.
 BOOST_AUTO_TEST_CASE(ball_joint_swing_cone_and_twist_limits_hold) {
-  ModelBuilder b("rod");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.08, 0.08, 0.01).asDiagonal()), "rod");
   SimulatorSettings settings;
   settings.solver.max_iterations = 50;
-  Simulator sim(b.build(), settings);
+  Simulator sim(floatingRod(), settings);
   RowJoint ball{RowJointType::Ball, 0, 1};
   ball.swing_limit = 0.4;
   ball.twist_lower = -0.2;

@@ -56,6 +56,19 @@ ActiveSet activeSet(const Simulator& sim, double tolerance) {
   return set;
 }
 
+// One step of `start` by h from its state moved by sign kEps along column c of [q (tangent space) | v | tau].
+Simulator perturbedStep(const Simulator& start, int c, double sign, double h) {
+  const int n = start.model().nv();
+  Simulator sim = start;
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  e[c % n] = sign * kEps;
+  if (c < n) sim.q = integrate(start.model(), start.q, e, 1.0);
+  else if (c < 2 * n) sim.v += e;
+  else sim.tau += e;
+  sim.step(h);
+  return sim;
+}
+
 struct Differences {
   Eigen::MatrixXd A, B;
   bool active_set_kept = true;
@@ -73,13 +86,7 @@ Differences centredDifferences(const Simulator& start, double h, const ActiveSet
   out.A.setZero(2 * n, 2 * n);
   out.B.setZero(2 * n, n);
   const auto run = [&](int column, double sign) {
-    Simulator sim = start;
-    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-    e[column % n] = sign * kEps;
-    if (column < n) sim.q = integrate(model, start.q, e, 1.0);
-    else if (column < 2 * n) sim.v += e;
-    else sim.tau += e;
-    sim.step(h);
+    const Simulator sim = perturbedStep(start, column, sign, h);
     if (activeSet(sim, tolerance) != nominal) out.active_set_kept = false;
     Eigen::VectorXd x(2 * n);
     x << difference(model, q1, sim.q), sim.v - v1;
@@ -256,17 +263,7 @@ Model limitedDoublePendulum() {
 // A floating body (1 kg) carrying one collision shape of `shape` and `size` at its origin.
 Model floatingShape(ShapeType shape, const Vector3& size) {
   ModelBuilder b("shape");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  const int body = b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3), "body");
-  Geometry g;
-  g.name = "collision";
-  g.link = "body";
-  g.body = body;
-  g.shape = shape;
-  g.size = size;
-  b.addGeometry(g);
+  test::addFloatingShape(b, "body", shape, size, 1.0);
   return b.build();
 }
 
@@ -363,15 +360,10 @@ BOOST_AUTO_TEST_CASE(mimic_coupling_with_a_motor) {
 // ERP bias acts): the rows' dJ/dq enters through d(J^T lambda)/dq and d(J v+)/dq. With both response methods
 // (the derivative does not depend on how the solver formed the responses).
 BOOST_AUTO_TEST_CASE(rod_on_a_ball_joint_of_rows) {
-  ModelBuilder b("rod");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.08, 0.08, 0.01).asDiagonal()), "rod");
   for (const ResponseMethod method : {ResponseMethod::Articulated, ResponseMethod::Factorized}) {
     SimulatorSettings settings = tightSettings();
     settings.response = method;
-    Simulator sim(b.build(), settings);
+    Simulator sim(test::floatingRod(), settings);
     sim.joints.push_back(RowJoint{RowJointType::Ball, 0, 1});
     sim.q << 0.001, 0.0, 0.0, std::cos(0.15), std::sin(0.15), 0.0, 0.0;
     sim.v << 1.0, 0.5, 2.0, 0.0, 0.0, 0.0;
@@ -621,13 +613,7 @@ BOOST_AUTO_TEST_CASE(ragdoll_resting_on_the_ground) {
     Eigen::VectorXd column = Eigen::VectorXd::Zero(2 * n);
     bool same = true;
     for (const double sign : {1.0, -1.0}) {
-      Simulator s = start;
-      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-      e[c % n] = sign * kEps;
-      if (c < n) s.q = integrate(model, start.q, e, 1.0);
-      else if (c < 2 * n) s.v += e;
-      else s.tau += e;
-      s.step(h);
+      const Simulator s = perturbedStep(start, c, sign, h);
       same = same && activeSet(s, jacobians.clamp_tolerance) == roles;
       Eigen::VectorXd x(2 * n);
       x << difference(model, nominal.q, s.q), s.v - nominal.v;
@@ -790,21 +776,8 @@ namespace {
 Model twoShapes(ShapeType shape_a, const Vector3& size_a, ShapeType shape_b, const Vector3& size_b) {
   ModelBuilder b("two_shapes");
   b.setGravity(Vector3::Zero());
-  JointSpec free;
-  free.type = JointType::Floating;
-  const RigidBodyInertia inertia(1.0, Vector3::Zero(), Matrix3::Identity() * 4e-3);
-  const std::pair<ShapeType, Vector3> shapes[] = {{shape_a, size_a}, {shape_b, size_b}};
-  for (int k = 0; k < 2; ++k) {
-    free.name = "free_" + std::to_string(k);
-    const std::string link = "body_" + std::to_string(k);
-    Geometry g;
-    g.name = link + "_collision";
-    g.link = link;
-    g.body = b.addBody(0, free, Plx(), inertia, link);
-    g.shape = shapes[k].first;
-    g.size = shapes[k].second;
-    b.addGeometry(g);
-  }
+  test::addFloatingShape(b, "body_0", shape_a, size_a, 1.0);
+  test::addFloatingShape(b, "body_1", shape_b, size_b, 1.0);
   return b.build();
 }
 

@@ -181,6 +181,29 @@ bool readExternalForces(const char* function, py::handle obj, const Model& model
   return true;
 }
 
+StateCall::StateCall(const char* function, const Model& model, PyData& data)
+    : lock_(function, model, data), function_(function), model_(model), data_(data) {}
+
+StateCall& StateCall::q(py::handle obj) {
+  readVector(function_, "q", obj, model_.nq(), data_.q);
+  return *this;
+}
+
+StateCall& StateCall::v(py::handle obj) {
+  readVector(function_, "v", obj, model_.nv(), data_.v);
+  return *this;
+}
+
+StateCall& StateCall::vector(const char* name, py::handle obj, Eigen::VectorXd& out) {
+  readVector(function_, name, obj, model_.nv(), out);
+  return *this;
+}
+
+StateCall& StateCall::externalForces(py::handle obj) {
+  has_forces_ = readExternalForces(function_, obj, model_, data_.f_ext);
+  return *this;
+}
+
 namespace {
 std::vector<std::pair<int, BindFunction>>& registry() {
   static std::vector<std::pair<int, BindFunction>> functions;

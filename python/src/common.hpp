@@ -111,6 +111,82 @@ py::array_t<double> toArray(const Eigen::Matrix<double, Rows, Cols, Options, Max
 /// coordinates [n; f] about its origin (row 0, the world, is ignored).
 bool readExternalForces(const char* function, py::handle obj, const Model& model, std::vector<Force>& out);
 
+/// The steps every call on the state shares: it holds the Data for the call (DataLock), reads q (nq,), v
+/// and further nv-vectors (tau, qdd, ...) into the Data's argument buffers and the optional external
+/// forces, and runs the C++ call with the GIL released. The caller copies the results out (toArray) while
+/// the StateCall, a named local, still holds the Data.
+///   StateCall call("forward_dynamics", model, d);
+///   call.q(q).v(v).vector("tau", tau, d.u).externalForces(f_ext);
+///   call.runWithForces([&](const auto&... f_ext) { forwardDynamics(model, d.data, d.q, d.v, d.u, f_ext...); });
+class StateCall {
+ public:
+  StateCall(const char* function, const Model& model, PyData& data);
+
+  /// Reads q (nq,) into data.q.
+  StateCall& q(py::handle obj);
+  /// Reads v (nv,) into data.v.
+  StateCall& v(py::handle obj);
+  /// Reads the nv-vector argument `name` into `out`, one of data's buffers.
+  StateCall& vector(const char* name, py::handle obj, Eigen::VectorXd& out);
+  /// Reads f_ext, None or (nbodies, 6) (readExternalForces), into data.f_ext.
+  StateCall& externalForces(py::handle obj);
+
+  /// Runs f() with the GIL released; what f returns.
+  template <class F>
+  auto run(F&& f) const {
+    py::gil_scoped_release release;
+    return f();
+  }
+  /// Runs f(data.f_ext) if externalForces read forces, f() otherwise, with the GIL released.
+  template <class F>
+  void runWithForces(F&& f) const {
+    py::gil_scoped_release release;
+    if (has_forces_) {
+      f(data_.f_ext);
+    } else {
+      f();
+    }
+  }
+
+  /// The function's name, for argument errors.
+  const char* function() const { return function_; }
+
+ private:
+  DataLock lock_;
+  const char* function_;
+  const Model& model_;
+  PyData& data_;
+  bool has_forces_ = false;
+};
+
+/// The DynamicsOptions of the keyword arguments armature and damping.
+inline DynamicsOptions dynamicsOptions(bool armature, bool damping) {
+  DynamicsOptions o;
+  o.armature = armature;
+  o.damping = damping;
+  return o;
+}
+
+/// Binds `name`(model, data, q, v, `x_name`, f_ext=None, *, armature=True, damping=True), the signature the
+/// dynamics functions of a state share: the nv-vector `x_name` (tau or qdd) is read into data.*x, then
+/// run(model, data, options, f_ext...) calls the C++ function (f_ext... empty when f_ext is None) with the
+/// GIL released, and result(data) copies the results out.
+template <class Run, class Result>
+void defDynamicsFunction(py::module_& m, const char* name, const char* x_name, Eigen::VectorXd PyData::*x, Run run,
+                         Result result, const std::string& doc) {
+  m.def(name,
+        [name, x_name, x, run, result](const Model& model, PyData& d, py::handle q, py::handle v, py::handle x_arg,
+                                       py::handle f_ext, bool armature, bool damping) {
+          StateCall call(name, model, d);
+          call.q(q).v(v).vector(x_name, x_arg, d.*x).externalForces(f_ext);
+          const DynamicsOptions options = dynamicsOptions(armature, damping);
+          call.runWithForces([&](const auto&... f) { run(model, d, options, f...); });
+          return result(d);
+        },
+        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg(x_name), py::arg("f_ext") = py::none(),
+        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true, doc.c_str());
+}
+
 /// Each binding source registers one function that adds its part of the module; `order` fixes the order
 /// in which they run (types before the functions whose signatures name them). Use at namespace scope:
 ///   static const Registration registration(20, bindDynamics);

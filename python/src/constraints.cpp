@@ -134,15 +134,10 @@ void bindConstraints(py::module_& m) {
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            py::handle v, py::handle tau, const ConstrainedDynamicsSettings& settings) {
           const char* fn = "forward_dynamics_constrained";
-          DataLock lock(fn, model, d);
+          StateCall call(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          {
-            py::gil_scoped_release release;
-            forwardDynamicsConstrained(model, d.data, c.cd, constraints, d.q, d.v, d.u, settings);
-          }
+          call.q(q).v(v).vector("tau", tau, d.u);
+          call.run([&] { forwardDynamicsConstrained(model, d.data, c.cd, constraints, d.q, d.v, d.u, settings); });
           return toArray(c.cd.qdd);
         },
         py::arg("model"), py::arg("data"), py::arg("cdata"), py::arg("constraints"), py::arg("q"), py::arg("v"),
@@ -153,17 +148,14 @@ void bindConstraints(py::module_& m) {
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            py::handle v, py::handle tau, const ConstrainedDynamicsSettings& settings) {
           const char* fn = "forward_dynamics_constrained_derivatives";
-          DataLock lock(fn, model, d);
+          StateCall call(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
+          call.q(q).v(v).vector("tau", tau, d.u);
           if (!c.derivatives) c.derivatives = std::make_unique<ConstrainedDerivatives>(model, constraints);
           ConstrainedDerivatives& out = *c.derivatives;
-          {
-            py::gil_scoped_release release;
+          call.run([&] {
             forwardDynamicsConstrainedDerivatives(model, d.data, c.cd, out, constraints, d.q, d.v, d.u, settings);
-          }
+          });
           return py::make_tuple(toArray(out.dqdd_dq), toArray(out.dqdd_dv), toArray(out.dqdd_dtau),
                                 toArray(out.dlambda_dq), toArray(out.dlambda_dv), toArray(out.dlambda_dtau));
         },
@@ -179,15 +171,11 @@ void bindConstraints(py::module_& m) {
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            py::handle v_minus, double restitution, const ConstrainedDynamicsSettings& settings) {
           const char* fn = "constrained_impact";
-          DataLock lock(fn, model, d);
+          StateCall call(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v_minus", v_minus, model.nv(), d.v);
+          call.q(q).vector("v_minus", v_minus, d.v);
           readScalar(fn, "restitution", restitution);
-          {
-            py::gil_scoped_release release;
-            constrainedImpact(model, d.data, c.cd, constraints, d.q, d.v, restitution, settings);
-          }
+          call.run([&] { constrainedImpact(model, d.data, c.cd, constraints, d.q, d.v, restitution, settings); });
           return toArray(c.cd.v_plus);
         },
         py::arg("model"), py::arg("data"), py::arg("cdata"), py::arg("constraints"), py::arg("q"), py::arg("v_minus"),
@@ -198,15 +186,12 @@ void bindConstraints(py::module_& m) {
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            double tolerance, int max_iterations) {
           const char* fn = "project_positions";
-          DataLock lock(fn, model, d);
+          StateCall call(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
           Eigen::VectorXd x = readVector(fn, "q", q, model.nq());
           readScalar(fn, "tolerance", tolerance);
-          int iterations = 0;
-          {
-            py::gil_scoped_release release;
-            iterations = projectPositions(model, d.data, c.cd, constraints, x, tolerance, max_iterations);
-          }
+          const int iterations =
+              call.run([&] { return projectPositions(model, d.data, c.cd, constraints, x, tolerance, max_iterations); });
           return py::make_tuple(toArray(x), iterations);
         },
         py::arg("model"), py::arg("data"), py::arg("cdata"), py::arg("constraints"), py::arg("q"),
@@ -217,17 +202,12 @@ void bindConstraints(py::module_& m) {
         [](const Model& model, PyData& d, PyConstrainedData& c, const ConstraintSet& constraints, py::handle q,
            py::handle v, bool armature, bool damping) {
           const char* fn = "project_velocities";
-          DataLock lock(fn, model, d);
+          StateCall call(fn, model, d);
           ConstrainedLock clock(fn, model, constraints, c);
-          readVector(fn, "q", q, model.nq(), d.q);
+          call.q(q);
           Eigen::VectorXd x = readVector(fn, "v", v, model.nv());
-          DynamicsOptions options;
-          options.armature = armature;
-          options.damping = damping;
-          {
-            py::gil_scoped_release release;
-            projectVelocities(model, d.data, c.cd, constraints, d.q, x, options);
-          }
+          const DynamicsOptions options = dynamicsOptions(armature, damping);
+          call.run([&] { projectVelocities(model, d.data, c.cd, constraints, d.q, x, options); });
           return toArray(x);
         },
         py::arg("model"), py::arg("data"), py::arg("cdata"), py::arg("constraints"), py::arg("q"), py::arg("v"),

@@ -9,13 +9,6 @@
 namespace abdyn::python {
 namespace {
 
-DynamicsOptions options(bool armature, bool damping) {
-  DynamicsOptions o;
-  o.armature = armature;
-  o.damping = damping;
-  return o;
-}
-
 /// abdyn.StepJacobians: the C++ StepJacobians (A, B and the stage workspace) for one Model, used by one call
 /// at a time.
 struct PyStepJacobians {
@@ -55,15 +48,10 @@ void bindStepMethod(py::class_<PyStepJacobians>& c, const char* name, StepMethod
                        double h, bool armature, bool damping) {
           const std::string fn = std::string("StepJacobians.") + name;
           StepJacobiansLock busy(name, model, self);
-          DataLock lock(fn.c_str(), model, d);
-          readVector(fn.c_str(), "q", q, model.nq(), d.q);
-          readVector(fn.c_str(), "v", v, model.nv(), d.v);
-          readVector(fn.c_str(), "tau", tau, model.nv(), d.u);
+          StateCall call(fn.c_str(), model, d);
+          call.q(q).v(v).vector("tau", tau, d.u);
           readScalar(fn.c_str(), "h", h);
-          {
-            py::gil_scoped_release release;
-            (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, options(armature, damping));
-          }
+          call.run([&] { (self.jacobians.*method)(model, d.data, d.q, d.v, d.u, h, dynamicsOptions(armature, damping)); });
           return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"), py::kw_only(),
@@ -112,14 +100,9 @@ void bindConstrainedStep(py::module_& m) {
             std::atomic<bool>& busy;
             ~Release() { busy.store(false); }
           } release_busy{self.busy};
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          {
-            py::gil_scoped_release release;
-            self.jacobians.rungeKutta4(model, d.data, self.cd, constraints, d.q, d.v, d.u, h, settings);
-          }
+          StateCall call(fn, model, d);
+          call.q(q).v(v).vector("tau", tau, d.u);
+          call.run([&] { self.jacobians.rungeKutta4(model, d.data, self.cd, constraints, d.q, d.v, d.u, h, settings); });
           return py::make_tuple(toArray(self.jacobians.A), toArray(self.jacobians.B));
         },
         py::arg("model"), py::arg("data"), py::arg("constraints"), py::arg("q"), py::arg("v"), py::arg("tau"),
@@ -129,56 +112,28 @@ void bindConstrainedStep(py::module_& m) {
 }
 
 void bindDerivatives(py::module_& m) {
-  m.def("inverse_dynamics_derivatives",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
-           bool damping) {
-          const char* fn = "inverse_dynamics_derivatives";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "qdd", qdd, model.nv(), d.a);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, d.f_ext, options(armature, damping));
-            } else {
-              inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, options(armature, damping));
-            }
-          }
-          return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M));
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "(dtau_dq, dtau_dv, M), each (nv, nv): the derivatives of inverse_dynamics(q, v, qdd, f_ext) with respect\n"
-        "to q (tangent space: column k along integrate(q, eps e_k)), v and qdd (= M) (C++\n"
-        "abdyn::inverseDynamicsDerivatives). f_ext, armature, damping as in inverse_dynamics; the external forces\n"
-        "are fixed in their bodies and turn with them. New arrays.");
+  defDynamicsFunction(
+      m, "inverse_dynamics_derivatives", "qdd", &PyData::a,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        inverseDynamicsDerivatives(model, d.data, d.q, d.v, d.a, f..., o);
+      },
+      [](PyData& d) { return py::make_tuple(toArray(d.data.dtau_dq), toArray(d.data.dtau_dv), toArray(d.data.M)); },
+      "(dtau_dq, dtau_dv, M), each (nv, nv): the derivatives of inverse_dynamics(q, v, qdd, f_ext) with respect\n"
+      "to q (tangent space: column k along integrate(q, eps e_k)), v and qdd (= M) (C++\n"
+      "abdyn::inverseDynamicsDerivatives). f_ext, armature, damping as in inverse_dynamics; the external forces\n"
+      "are fixed in their bodies and turn with them. New arrays.");
 
-  m.def("forward_dynamics_derivatives",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          const char* fn = "forward_dynamics_derivatives";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
-          return py::make_tuple(toArray(d.data.dqdd_dq), toArray(d.data.dqdd_dv), toArray(d.data.dqdd_dtau));
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "(dqdd_dq, dqdd_dv, dqdd_dtau), each (nv, nv): the derivatives of forward_dynamics(q, v, tau, f_ext) with\n"
-        "respect to q (tangent space), v and tau (= M^-1) (C++ abdyn::forwardDynamicsDerivatives). Arguments as\n"
-        "forward_dynamics. New arrays.");
+  defDynamicsFunction(
+      m, "forward_dynamics_derivatives", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        forwardDynamicsDerivatives(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) {
+        return py::make_tuple(toArray(d.data.dqdd_dq), toArray(d.data.dqdd_dv), toArray(d.data.dqdd_dtau));
+      },
+      "(dqdd_dq, dqdd_dv, dqdd_dtau), each (nv, nv): the derivatives of forward_dynamics(q, v, tau, f_ext) with\n"
+      "respect to q (tangent space), v and tau (= M^-1) (C++ abdyn::forwardDynamicsDerivatives). Arguments as\n"
+      "forward_dynamics. New arrays.");
 
   m.def("integrate_jacobians",
         [](const Model& model, py::handle q, py::handle v, double dt) {

@@ -9,75 +9,33 @@ const char* const kOptionsDoc =
     "armature, damping: include Model.armature in M and the viscous damping -Model.damping * v (C++\n"
     "DynamicsOptions); give the same to forward and inverse dynamics for them to be each other's inverse.";
 
-DynamicsOptions options(bool armature, bool damping) {
-  DynamicsOptions o;
-  o.armature = armature;
-  o.damping = damping;
-  return o;
-}
-
 void bindDynamics(py::module_& m) {
-  m.def("forward_dynamics",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          const char* fn = "forward_dynamics";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamics(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamics(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
-          return toArray(d.data.qdd);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        (std::string("qdd, (nv,): joint accelerations under joint forces tau (nv,) at q (nq,), v (nv,) by the\n"
-                     "articulated-body algorithm (C++ abdyn::forwardDynamics). f_ext: None or (nbodies, 6), row i\n"
-                     "the force [n; f] on body i in body-i coordinates about its origin (row 0 ignored).\n") +
-         kOptionsDoc + "\nReturns a new array (a copy of data.qdd).").c_str());
+  defDynamicsFunction(
+      m, "forward_dynamics", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        forwardDynamics(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) { return toArray(d.data.qdd); },
+      std::string("qdd, (nv,): joint accelerations under joint forces tau (nv,) at q (nq,), v (nv,) by the\n"
+                  "articulated-body algorithm (C++ abdyn::forwardDynamics). f_ext: None or (nbodies, 6), row i\n"
+                  "the force [n; f] on body i in body-i coordinates about its origin (row 0 ignored).\n") +
+          kOptionsDoc + "\nReturns a new array (a copy of data.qdd).");
 
-  m.def("inverse_dynamics",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle qdd, py::handle f_ext, bool armature,
-           bool damping) {
-          const char* fn = "inverse_dynamics";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "qdd", qdd, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              inverseDynamics(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              inverseDynamics(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
-          return toArray(d.data.tau);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("qdd"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        (std::string("tau, (nv,): the joint forces that produce qdd (nv,) at q (nq,), v (nv,) under gravity and\n"
-                     "f_ext, by the recursive Newton-Euler algorithm (C++ abdyn::inverseDynamics). f_ext as in\n"
-                     "forward_dynamics.\n") +
-         kOptionsDoc + "\nReturns a new array (a copy of data.tau).").c_str());
+  defDynamicsFunction(
+      m, "inverse_dynamics", "qdd", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        inverseDynamics(model, d.data, d.q, d.v, d.u, f..., o);
+      },
+      [](PyData& d) { return toArray(d.data.tau); },
+      std::string("tau, (nv,): the joint forces that produce qdd (nv,) at q (nq,), v (nv,) under gravity and\n"
+                  "f_ext, by the recursive Newton-Euler algorithm (C++ abdyn::inverseDynamics). f_ext as in\n"
+                  "forward_dynamics.\n") +
+          kOptionsDoc + "\nReturns a new array (a copy of data.tau).");
 
   m.def("mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          const char* fn = "mass_matrix";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            massMatrix(model, d.data, d.q, options(armature, true));
-          }
+          StateCall call("mass_matrix", model, d);
+          call.q(q).run([&] { massMatrix(model, d.data, d.q, dynamicsOptions(armature, true)); });
           return toArray(d.data.M);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
@@ -86,78 +44,53 @@ void bindDynamics(py::module_& m) {
 
   m.def("nonlinear_effects",
         [](const Model& model, PyData& d, py::handle q, py::handle v, bool damping) {
-          const char* fn = "nonlinear_effects";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          {
-            py::gil_scoped_release release;
-            nonlinearEffects(model, d.data, d.q, d.v, options(true, damping));
-          }
+          StateCall call("nonlinear_effects", model, d);
+          call.q(q).v(v).run([&] {
+            nonlinearEffects(model, d.data, d.q, d.v, dynamicsOptions(true, damping));
+          });
           return toArray(d.data.tau);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::kw_only(), py::arg("damping") = true,
         "h = C(q, v) v + g(q) (+ damping v), (nv,): inverse dynamics at qdd = 0 (C++ abdyn::nonlinearEffects). A new array.");
   m.def("gravity_torques",
         [](const Model& model, PyData& d, py::handle q) {
-          DataLock lock("gravity_torques", model, d);
-          readVector("gravity_torques", "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            gravityTorques(model, d.data, d.q);
-          }
+          StateCall call("gravity_torques", model, d);
+          call.q(q).run([&] { gravityTorques(model, d.data, d.q); });
           return toArray(d.data.tau);
         },
         py::arg("model"), py::arg("data"), py::arg("q"),
         "g(q), (nv,): the joint forces that hold the model still (C++ abdyn::gravityTorques). A new array.");
-  m.def("forward_dynamics_crba",
-        [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle tau, py::handle f_ext, bool armature,
-           bool damping) {
-          const char* fn = "forward_dynamics_crba";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          readVector(fn, "tau", tau, model.nv(), d.u);
-          const bool has_f = readExternalForces(fn, f_ext, model, d.f_ext);
-          d.factorized = false;
-          {
-            py::gil_scoped_release release;
-            if (has_f) {
-              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, d.f_ext, options(armature, damping));
-            } else {
-              forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, options(armature, damping));
-            }
-          }
-          d.factorized = true;
-          return toArray(d.data.qdd);
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
-        py::kw_only(), py::arg("armature") = true, py::arg("damping") = true,
-        "qdd = M^-1 (tau - h), (nv,), through RNEA, CRBA and the sparse L^T D L factor of M (C++\n"
-        "abdyn::forwardDynamicsCrba); arguments as forward_dynamics. Leaves the factor for solve_mass_matrix.\n"
-        "A new array.");
+  // The factor is kept for solve_mass_matrix once the call succeeds.
+  defDynamicsFunction(
+      m, "forward_dynamics_crba", "tau", &PyData::u,
+      [](const Model& model, PyData& d, const DynamicsOptions& o, const auto&... f) {
+        d.factorized = false;
+        forwardDynamicsCrba(model, d.data, d.q, d.v, d.u, f..., o);
+        d.factorized = true;
+      },
+      [](PyData& d) { return toArray(d.data.qdd); },
+      "qdd = M^-1 (tau - h), (nv,), through RNEA, CRBA and the sparse L^T D L factor of M (C++\n"
+      "abdyn::forwardDynamicsCrba); arguments as forward_dynamics. Leaves the factor for solve_mass_matrix.\n"
+      "A new array.");
   m.def("inverse_mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          DataLock lock("inverse_mass_matrix", model, d);
-          readVector("inverse_mass_matrix", "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            inverseMassMatrix(model, d.data, d.q, options(armature, true));
-          }
+          StateCall call("inverse_mass_matrix", model, d);
+          call.q(q).run([&] {
+            inverseMassMatrix(model, d.data, d.q, dynamicsOptions(armature, true));
+          });
           return toArray(d.data.Minv);
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,
         "M(q)^-1, (nv, nv), by an articulated-body recursion (C++ abdyn::inverseMassMatrix). A new array.");
   m.def("factorize_mass_matrix",
         [](const Model& model, PyData& d, py::handle q, bool armature) {
-          DataLock lock("factorize_mass_matrix", model, d);
-          readVector("factorize_mass_matrix", "q", q, model.nq(), d.q);
+          StateCall call("factorize_mass_matrix", model, d);
+          call.q(q);
           d.factorized = false;
-          {
-            py::gil_scoped_release release;
-            massMatrix(model, d.data, d.q, options(armature, true));
+          call.run([&] {
+            massMatrix(model, d.data, d.q, dynamicsOptions(armature, true));
             factorizeMassMatrix(model, d.data);
-          }
+          });
           d.factorized = true;
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::kw_only(), py::arg("armature") = true,

@@ -42,25 +42,23 @@ void bindKinematics(py::module_& m) {
 
   m.def("forward_kinematics",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle a) {
-          const char* fn = "forward_kinematics";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
+          StateCall call("forward_kinematics", model, d);
+          call.q(q);
           int level = 1;
           if (!v.is_none()) {
-            readVector(fn, "v", v, model.nv(), d.v);
+            call.v(v);
             level = 2;
           }
           if (!a.is_none()) {
             if (level < 2) throw InvalidArgument("abdyn.forward_kinematics: 'a' given without 'v'");
-            readVector(fn, "a", a, model.nv(), d.a);
+            call.vector("a", a, d.a);
             level = 3;
           }
-          {
-            py::gil_scoped_release release;
+          call.run([&] {
             if (level == 1) forwardKinematics(model, d.data, d.q);
             if (level == 2) forwardKinematics(model, d.data, d.q, d.v);
             if (level == 3) forwardKinematics(model, d.data, d.q, d.v, d.a);
-          }
+          });
           d.kinematics = level;
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v") = py::none(), py::arg("a") = py::none(),
@@ -120,14 +118,10 @@ void bindKinematics(py::module_& m) {
 
   m.def("frame_jacobian",
         [](const Model& model, PyData& d, py::handle q, py::handle frame, ReferenceFrame rf) {
-          const char* fn = "frame_jacobian";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          const int f = frameIndex(fn, model, frame);
-          {
-            py::gil_scoped_release release;
-            frameJacobian(model, d.data, d.q, f, rf);
-          }
+          StateCall call("frame_jacobian", model, d);
+          call.q(q);
+          const int f = frameIndex(call.function(), model, frame);
+          call.run([&] { frameJacobian(model, d.data, d.q, f, rf); });
           d.kinematics = 1;
           return toArray(Eigen::MatrixXd(d.data.J));
         },
@@ -136,15 +130,10 @@ void bindKinematics(py::module_& m) {
         "Leaves forward kinematics of positions for frame_pose. A new array.");
   m.def("frame_jacobian_time_variation",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle frame, ReferenceFrame rf) {
-          const char* fn = "frame_jacobian_time_variation";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          const int f = frameIndex(fn, model, frame);
-          {
-            py::gil_scoped_release release;
-            frameJacobianTimeVariation(model, d.data, d.q, d.v, f, rf);
-          }
+          StateCall call("frame_jacobian_time_variation", model, d);
+          call.q(q).v(v);
+          const int f = frameIndex(call.function(), model, frame);
+          call.run([&] { frameJacobianTimeVariation(model, d.data, d.q, d.v, f, rf); });
           return py::make_tuple(toArray(Eigen::MatrixXd(d.data.J)), toArray(Eigen::MatrixXd(d.data.dJ)));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("frame"),
@@ -153,16 +142,10 @@ void bindKinematics(py::module_& m) {
         "abdyn::frameJacobianTimeVariation). New arrays.");
   m.def("frame_jacobian_time_variation_times_v",
         [](const Model& model, PyData& d, py::handle q, py::handle v, py::handle frame, ReferenceFrame rf) {
-          const char* fn = "frame_jacobian_time_variation_times_v";
-          DataLock lock(fn, model, d);
-          readVector(fn, "q", q, model.nq(), d.q);
-          readVector(fn, "v", v, model.nv(), d.v);
-          const int f = frameIndex(fn, model, frame);
-          Motion a;
-          {
-            py::gil_scoped_release release;
-            a = frameJacobianTimeVariationTimesV(model, d.data, d.q, d.v, f, rf);
-          }
+          StateCall call("frame_jacobian_time_variation_times_v", model, d);
+          call.q(q).v(v);
+          const int f = frameIndex(call.function(), model, frame);
+          const Motion a = call.run([&] { return frameJacobianTimeVariationTimesV(model, d.data, d.q, d.v, f, rf); });
           return toArray(a.vector());
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("frame"),
@@ -181,38 +164,21 @@ void bindKinematics(py::module_& m) {
 
   m.def("center_of_mass",
         [](const Model& model, PyData& d, py::handle q) {
-          DataLock lock("center_of_mass", model, d);
-          readVector("center_of_mass", "q", q, model.nq(), d.q);
-          Vector3 c;
-          {
-            py::gil_scoped_release release;
-            c = centerOfMass(model, d.data, d.q);
-          }
-          return toArray(c);
+          StateCall call("center_of_mass", model, d);
+          return toArray(call.q(q).run([&] { return centerOfMass(model, d.data, d.q); }));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), "(3,) centre of mass in world coordinates (C++ abdyn::centerOfMass).");
   m.def("center_of_mass_velocity",
         [](const Model& model, PyData& d, py::handle q, py::handle v) {
-          DataLock lock("center_of_mass_velocity", model, d);
-          readVector("center_of_mass_velocity", "q", q, model.nq(), d.q);
-          readVector("center_of_mass_velocity", "v", v, model.nv(), d.v);
-          Vector3 c;
-          {
-            py::gil_scoped_release release;
-            c = centerOfMassVelocity(model, d.data, d.q, d.v);
-          }
-          return toArray(c);
+          StateCall call("center_of_mass_velocity", model, d);
+          return toArray(call.q(q).v(v).run([&] { return centerOfMassVelocity(model, d.data, d.q, d.v); }));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"),
         "(3,) velocity of the centre of mass in world coordinates (C++ abdyn::centerOfMassVelocity).");
   m.def("center_of_mass_jacobian",
         [](const Model& model, PyData& d, py::handle q) {
-          DataLock lock("center_of_mass_jacobian", model, d);
-          readVector("center_of_mass_jacobian", "q", q, model.nq(), d.q);
-          {
-            py::gil_scoped_release release;
-            centerOfMassJacobian(model, d.data, d.q);
-          }
+          StateCall call("center_of_mass_jacobian", model, d);
+          call.q(q).run([&] { centerOfMassJacobian(model, d.data, d.q); });
           return toArray(Eigen::MatrixXd(d.data.J_com));
         },
         py::arg("model"), py::arg("data"), py::arg("q"),
@@ -234,34 +200,22 @@ void bindKinematics(py::module_& m) {
     const QV f = e.f;
     m.def(name,
           [name, f](const Model& model, PyData& d, py::handle q, py::handle v) {
-            DataLock lock(name, model, d);
-            readVector(name, "q", q, model.nq(), d.q);
-            readVector(name, "v", v, model.nv(), d.v);
-            py::gil_scoped_release release;
-            return f(model, d.data, d.q, d.v);
+            StateCall call(name, model, d);
+            return call.q(q).v(v).run([&] { return f(model, d.data, d.q, d.v); });
           },
           py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), e.doc);
   }
   m.def("potential_energy",
         [](const Model& model, PyData& d, py::handle q) {
-          DataLock lock("potential_energy", model, d);
-          readVector("potential_energy", "q", q, model.nq(), d.q);
-          py::gil_scoped_release release;
-          return potentialEnergy(model, d.data, d.q);
+          StateCall call("potential_energy", model, d);
+          return call.q(q).run([&] { return potentialEnergy(model, d.data, d.q); });
         },
         py::arg("model"), py::arg("data"), py::arg("q"),
         "-sum_i m_i g . c_i, zero at the world origin (C++ abdyn::potentialEnergy).");
   m.def("spatial_momentum",
         [](const Model& model, PyData& d, py::handle q, py::handle v) {
-          DataLock lock("spatial_momentum", model, d);
-          readVector("spatial_momentum", "q", q, model.nq(), d.q);
-          readVector("spatial_momentum", "v", v, model.nv(), d.v);
-          Force h;
-          {
-            py::gil_scoped_release release;
-            h = spatialMomentum(model, d.data, d.q, d.v);
-          }
-          return toArray(h.vector());
+          StateCall call("spatial_momentum", model, d);
+          return toArray(call.q(q).v(v).run([&] { return spatialMomentum(model, d.data, d.q, d.v); }).vector());
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"),
         "(6,) total spatial momentum [angular; linear] in world coordinates about the world origin (C++\n"

@@ -62,18 +62,13 @@ void bindIntegrator(py::module_& m, const char* name, const char* doc) {
                   double h, int substeps, bool armature, bool damping) {
              BusyLock busy(name, "step", self.busy);
              Integrator& integrator = self.integrator;
-             DataLock lock(name, model, d);
+             StateCall call(name, model, d);
              Eigen::VectorXd qx = readVector(name, "q", q, model.nq());
              Eigen::VectorXd vx = readVector(name, "v", v, model.nv());
-             readVector(name, "tau", tau, model.nv(), d.u);
+             call.vector("tau", tau, d.u);
              readScalar(name, "h", h);
-             DynamicsOptions options;
-             options.armature = armature;
-             options.damping = damping;
-             {
-               py::gil_scoped_release release;
-               stepWithSubsteps(integrator, model, d.data, qx, vx, d.u, h, substeps, options);
-             }
+             const DynamicsOptions options = dynamicsOptions(armature, damping);
+             call.run([&] { stepWithSubsteps(integrator, model, d.data, qx, vx, d.u, h, substeps, options); });
              return py::make_tuple(toArray(qx), toArray(vx));
            },
            py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("h"),

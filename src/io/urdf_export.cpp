@@ -27,20 +27,6 @@ std::string number(double x) {
 
 std::string numbers(const Vector3& v) { return number(v.x()) + " " + number(v.y()) + " " + number(v.z()); }
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 double step(double a, int ulps) {
   for (; ulps > 0; --ulps) a = std::nextafter(a, HUGE_VAL);
   for (; ulps < 0; ++ulps) a = std::nextafter(a, -HUGE_VAL);
@@ -94,7 +80,7 @@ class Writer {
     out_ << "<?xml version=\"1.0\"?>\n"
          << "<!-- Model '" << commentSafe(model_.name()) << "' written by abdyn::saveUrdf. Gravity in world coordinates "
          << "(URDF has no element for it; abdyn's UrdfOptions::gravity): " << numbers(g) << " m/s^2 -->\n"
-         << "<robot name=\"" << escaped(model_.name()) << "\">\n";
+         << "<robot name=\"" << xmlEscaped(model_.name()) << "\">\n";
     assignFixedJointNames();
     // Links: the world, the bodies, the frames; then the joints.
     for (const Frame& f : model_.frames()) link(f);
@@ -111,7 +97,7 @@ class Writer {
 
   // The link a frame is written as: its body's own for Body frames, its own name otherwise.
   void link(const Frame& f) {
-    out_ << "  <link name=\"" << escaped(f.name) << "\">\n";
+    out_ << "  <link name=\"" << xmlEscaped(f.name) << "\">\n";
     if (f.type == FrameType::Body && f.body != 0) inertial(model_.inertia(f.body));
     for (const GeometryRole role : {GeometryRole::Visual, GeometryRole::Collision}) {
       for (const Geometry& g : model_.geometries()) {
@@ -152,7 +138,7 @@ class Writer {
     const char* tag = visual ? "visual" : "collision";
     // X_geometry_link = X_geometry_body * X_body_link; the identity needs no product.
     const Plx X = isIdentity(link.X_frame_body) ? g.X_geometry_body : g.X_geometry_body * link.X_frame_body.inverse();
-    out_ << "    <" << tag << " name=\"" << escaped(g.name) << "\">\n      " << origin(X) << "\n      <geometry>";
+    out_ << "    <" << tag << " name=\"" << xmlEscaped(g.name) << "\">\n      " << origin(X) << "\n      <geometry>";
     switch (g.shape) {
       case ShapeType::Box: out_ << "<box size=\"" << numbers(g.size) << "\"/>"; break;
       case ShapeType::Cylinder:
@@ -160,7 +146,7 @@ class Writer {
         break;
       case ShapeType::Sphere: out_ << "<sphere radius=\"" << number(g.size.x()) << "\"/>"; break;
       case ShapeType::Mesh:
-        out_ << "<mesh filename=\"" << escaped(g.mesh_filename) << "\" scale=\"" << numbers(g.mesh_scale) << "\"/>";
+        out_ << "<mesh filename=\"" << xmlEscaped(g.mesh_filename) << "\" scale=\"" << numbers(g.mesh_scale) << "\"/>";
         break;
       case ShapeType::Capsule:  // left out above
       case ShapeType::Ellipsoid:
@@ -221,8 +207,8 @@ class Writer {
   void joint(const Frame& f) {
     if (f.type != FrameType::Body) {
       const std::size_t k = static_cast<std::size_t>(&f - model_.frames().data());
-      out_ << "  <joint name=\"" << escaped(fixed_joint_[k]) << "\" type=\"fixed\">\n    <parent link=\""
-           << escaped(bodyLink(f.body)) << "\"/>\n    <child link=\"" << escaped(f.name) << "\"/>\n    "
+      out_ << "  <joint name=\"" << xmlEscaped(fixed_joint_[k]) << "\" type=\"fixed\">\n    <parent link=\""
+           << xmlEscaped(bodyLink(f.body)) << "\"/>\n    <child link=\"" << xmlEscaped(f.name) << "\"/>\n    "
            << origin(f.X_frame_body) << "\n  </joint>\n";
       return;
     }
@@ -250,8 +236,8 @@ class Writer {
         throw Error("saveUrdf: model '" + model_.name() + "': joint '" + j.name + "' is " + jointTypeName(j.type) +
                     ", which URDF cannot express");
     }
-    out_ << "  <joint name=\"" << escaped(j.name) << "\" type=\"" << type << "\">\n    <parent link=\""
-         << escaped(bodyLink(model_.parent(i))) << "\"/>\n    <child link=\"" << escaped(f.name) << "\"/>\n    "
+    out_ << "  <joint name=\"" << xmlEscaped(j.name) << "\" type=\"" << type << "\">\n    <parent link=\""
+         << xmlEscaped(bodyLink(model_.parent(i))) << "\"/>\n    <child link=\"" << xmlEscaped(f.name) << "\"/>\n    "
          << origin(model_.Xtree(i)) << "\n";
     if (axis) out_ << "    <axis xyz=\"" << numbers(j.axis) << "\"/>\n";
     limit(j);
@@ -261,7 +247,7 @@ class Writer {
     }
     for (const MimicCoupling& c : model_.mimics()) {
       if (c.follower != i) continue;
-      out_ << "    <mimic joint=\"" << escaped(model_.joint(c.leader).name) << "\" multiplier=\"" << number(c.multiplier)
+      out_ << "    <mimic joint=\"" << xmlEscaped(model_.joint(c.leader).name) << "\" multiplier=\"" << number(c.multiplier)
            << "\" offset=\"" << number(c.offset) << "\"/>\n";
     }
     out_ << "  </joint>\n";
@@ -288,6 +274,20 @@ class Writer {
 };
 
 }  // namespace
+
+std::string xmlEscaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 std::string saveUrdfString(const Model& model) { return Writer(model).write(); }
 

@@ -33,6 +33,11 @@ namespace abdyn {
 /// The URDF document of `model` (see above).
 std::string saveUrdfString(const Model& model);
 
+/// `text` with the characters that end or open markup in an attribute value or element text (&, <, > and
+/// the double quote) replaced by their XML entities: how saveUrdfString writes names and file names, and
+/// what a program writing URDF text of its own applies to them.
+std::string xmlEscaped(const std::string& text);
+
 /// Writes saveUrdfString(model) to the file at `path`. Throws abdyn::Error naming the path if it cannot
 /// be written.
 void saveUrdf(const Model& model, const std::string& path);
