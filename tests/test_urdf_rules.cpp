@@ -261,6 +261,16 @@ BOOST_AUTO_TEST_CASE(xacro_sources_are_named) {
   BOOST_TEST(m.nv() == 1);
   BOOST_TEST(log.warnings() == 1, log.text.str());
   BOOST_TEST(log.has("unexpanded xacro elements (<xacro:property>)"), log.text.str());
+  // A file xacro generated keeps its comments, which may quote xacro markup: its faults are its own.
+  try {
+    loadUrdfString(R"(<robot name="r"><!-- xacro replaces ${cal_x} and <xacro:arm/> -->
+      <link name="base"/><joint name="x" type="prismatic"><parent link="base"/><child link="a"/></joint>
+      <link name="a"/></robot>)");
+    BOOST_TEST(false, "loaded a prismatic joint without <limit>");
+  } catch (const Error& e) {
+    BOOST_TEST(contains(e.what(), "needs a <limit> element"), e.what());
+    BOOST_TEST(!contains(e.what(), "xacro source"), e.what());
+  }
 }
 
 // Elements that a joint's type gives no meaning: one warning each, and the model is the one without them.

@@ -1,9 +1,11 @@
 #include "io/urdf_document.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -520,8 +522,21 @@ class Reader {
 }  // namespace
 
 bool looksLikeXacro(const std::string& xml) {
-  return xml.find("<xacro:") != std::string::npos || xml.find("${") != std::string::npos ||
-         xml.find("$(") != std::string::npos;
+  // Outside comments: files xacro generated keep its comments, which often quote ${...} and <xacro:...>.
+  std::size_t at = 0;
+  while (at < xml.size()) {
+    const std::size_t comment = std::min(xml.find("<!--", at), xml.size());
+    const std::string_view text(xml.data() + at, comment - at);
+    if (text.find("<xacro:") != std::string_view::npos || text.find("${") != std::string_view::npos ||
+        text.find("$(") != std::string_view::npos) {
+      return true;
+    }
+    if (comment == xml.size()) break;
+    const std::size_t end = xml.find("-->", comment + 4);
+    if (end == std::string::npos) break;
+    at = end + 3;
+  }
+  return false;
 }
 
 UrdfDocument readUrdfDocument(const std::string& xml, const std::string& source, const XmlOutline& outline) {
