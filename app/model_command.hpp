@@ -29,6 +29,7 @@ struct Arguments {
   double height = 0.0;
   std::string html_dir;  // simulate --html: the page's folder
   std::string srdf_path;  // simulate --srdf: collide the bodies with each other but the pairs it disables
+  bool no_body_contacts = false;  // simulate --no-body-contacts: an MJCF file's bodies do not collide with each other
   bool rows() const { return ground || limits || !srdf_path.empty(); }
 };
 

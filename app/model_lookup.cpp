@@ -43,7 +43,7 @@ abdyn::MjcfOptions mjcfOptions(const abdyn::UrdfOptions& options) {
 struct LastMjcf {
   std::string path;
   abdyn::ConstraintSet constraints;
-  std::vector<std::pair<int, int>> excluded_pairs;
+  ModelContacts contacts;
 };
 LastMjcf& lastMjcf() {
   static LastMjcf last;
@@ -55,7 +55,7 @@ LastMjcf& lastMjcf() {
 abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& options) {
   if (!isMjcfFile(path)) return abdyn::loadUrdf(path, options);
   abdyn::MjcfModel m = abdyn::loadMjcfModel(path, mjcfOptions(options));
-  lastMjcf() = LastMjcf{path, std::move(m.constraints), std::move(m.excluded_pairs)};
+  lastMjcf() = LastMjcf{path, std::move(m.constraints), ModelContacts{std::move(m.excluded_pairs), std::move(m.excluded_geometry_pairs), m.body_contacts, m.filter_parent}};
   return std::move(m.model);
 }
 
@@ -65,8 +65,9 @@ abdyn::ConstraintSet loadModelConstraints(const std::string& path, const abdyn::
   return abdyn::loadMjcfModel(path).constraints;
 }
 
-std::vector<std::pair<int, int>> loadModelExcludedPairs(const std::string& path) {
+ModelContacts loadModelContacts(const std::string& path) {
   if (!isMjcfFile(path)) return {};
-  if (lastMjcf().path == path) return lastMjcf().excluded_pairs;
-  return abdyn::loadMjcfModel(path).excluded_pairs;
+  if (lastMjcf().path == path) return lastMjcf().contacts;
+  abdyn::MjcfModel m = abdyn::loadMjcfModel(path);
+  return ModelContacts{std::move(m.excluded_pairs), std::move(m.excluded_geometry_pairs), m.body_contacts, m.filter_parent};
 }

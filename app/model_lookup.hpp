@@ -26,6 +26,13 @@ abdyn::Model loadModelFile(const std::string& path, const abdyn::UrdfOptions& op
 /// The constraints the file declares: an MJCF file's equalities, a URDF file's loop joints.
 abdyn::ConstraintSet loadModelConstraints(const std::string& path, const abdyn::Model& model);
 
-/// The body pairs an MJCF file's `<contact><exclude>` keeps from colliding (MjcfModel::excluded_pairs), from
-/// the reading loadModelFile made; none for a URDF file.
-std::vector<std::pair<int, int>> loadModelExcludedPairs(const std::string& path);
+/// Which body contacts a model file asks for (MJCF only).
+struct ModelContacts {
+  std::vector<std::pair<int, int>> excluded_pairs;  ///< MjcfModel::excluded_pairs
+  std::vector<std::pair<int, int>> excluded_geometry_pairs;  ///< MjcfModel::excluded_geometry_pairs
+  bool body_contacts = false;  ///< an MJCF file whose geoms collide with each other (MjcfModel::body_contacts)
+  bool filter_parent = true;   ///< MjcfModel::filter_parent
+};
+
+/// The body contacts of an MJCF file, from the reading loadModelFile made; none for a URDF file.
+ModelContacts loadModelContacts(const std::string& path);

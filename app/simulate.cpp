@@ -259,6 +259,9 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
                      "collide the model's bodies with each other too (constraint rows, as --ground), except parents "
                      "with their children and the link pairs FILE's disable_collisions elements name (SRDF)")
       ->type_name("FILE");
+  command.add_flag("--no-body-contacts", args.no_body_contacts,
+                   "MJCF files: with --ground or --limits the file's geoms collide with each other as MuJoCo pairs "
+                   "them (contype/conaffinity, <contact><exclude>, parents with children); this turns that off");
   command.add_option("--html", args.html_dir, "after simulating, write a browser page replaying the run into DIR "
                                                "(see abdyn view --help)")->type_name("DIR");
 }

@@ -30,7 +30,12 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
     settings.joint_limits = args.limits;
     settings.ground = args.ground;
     settings.contact.height = args.ground_height;
-    settings.contact.excluded_body_pairs = loadModelExcludedPairs(args.model_path);  // MJCF's <contact><exclude>
+    // An MJCF file's geoms collide with each other as MuJoCo pairs them (filter bits, excludes, parents).
+    const ModelContacts contacts = loadModelContacts(args.model_path);
+    settings.body_contacts = contacts.body_contacts && !args.no_body_contacts;
+    settings.contact.excluded_body_pairs = contacts.excluded_pairs;
+    settings.contact.excluded_geometry_pairs = contacts.excluded_geometry_pairs;
+    settings.contact.exclude_parent_child = contacts.filter_parent;
     if (!args.srdf_path.empty()) {
       settings.body_contacts = true;
       settings.contact.excluded_pairs = abdyn::readSrdfDisabledCollisions(args.srdf_path);

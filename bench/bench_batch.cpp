@@ -3,7 +3,8 @@
 // Each iteration computes one algorithm for all kStates states (rows of one N x nq array), so items/s is
 // states/s (CPU time of the calling thread). Single/ALG/MODEL is the loop over one Data; Batch/ALG/MODEL/simd:S
 // the batched call on one thread with the instruction set capped at S (0 widest, 1 AVX2, 2 SSE4, 3 portable;
-// setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time; Rollout/...
+// setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time. Both call with a
+// BatchWorkspace built once (its threads kept between calls), as a control loop or a training step would. Rollout/...
 // (below) rollouts, stepped alone or in packs.
 
 #include <random>
@@ -65,17 +66,17 @@ void single(benchmark::State& state, Batch* b, Algorithm algorithm) {
 void batch(benchmark::State& state, Batch* b, Algorithm algorithm) {
   abdyn::setBatchSimd(static_cast<abdyn::BatchSimd>(state.range(0)));
   state.SetLabel(abdyn::batchSimdName());
-  const int threads = static_cast<int>(state.range(1));
+  abdyn::BatchWorkspace workspace(b->model, static_cast<int>(state.range(1)));
   for (auto _ : state) {
     switch (algorithm) {
       case Algorithm::Aba:
-        abdyn::forwardDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+        abdyn::forwardDynamicsBatch(b->model, workspace, b->Q, b->V, b->W, b->OUT);
         break;
       case Algorithm::Rnea:
-        abdyn::inverseDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+        abdyn::inverseDynamicsBatch(b->model, workspace, b->Q, b->V, b->W, b->OUT);
         break;
       case Algorithm::Crba:
-        abdyn::massMatrixBatch(b->model, b->Q, b->M, threads);
+        abdyn::massMatrixBatch(b->model, workspace, b->Q, b->M);
         break;
     }
     benchmark::ClobberMemory();

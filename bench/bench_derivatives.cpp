@@ -1,7 +1,7 @@
 // Timing of abdyn's analytic derivatives against one ABA (and one RNEA) of the same model, interleaved in
-// one Google Benchmark run: the ratio derivative / ABA is the figure issue 19 asks for (Carpentier and
-// Mansard report about 3 to 5 ABA for Pinocchio's derivatives). docs/performance.md has the table and the
-// command; Pinocchio's own derivatives are not timed here (it is not built on the benchmark machine).
+// one Google Benchmark run: the ratio derivative / ABA (Carpentier and Mansard report about 3 to 5 ABA for
+// Pinocchio's derivatives). docs/performance.md has the table and the command; Pinocchio's own derivatives
+// are timed by bench_peers.
 //
 // Benchmark names are <call>/<model>. Each model has 64 random valid states drawn before timing and every
 // loop cycles through them. Physics as in bench_peers: gravity, armature on, damping off.

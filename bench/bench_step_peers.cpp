@@ -554,8 +554,8 @@ abdyn_bench::TransitionCheck addAbdynTransition(const SceneSetup& setup, int ste
                  std::to_string(3 * n - left_out) + " of " + std::to_string(3 * n) +
                  " columns whose perturbed steps kept the active set" + (at_rest ? ", ERP 1 (C = 0 is a kink of the targets at rest)" : "");
   }
-  // abdyn_rebuilt: every row differentiated by centred rebuilds (rebuild_all_rows), as before the analytic row
-  // derivatives, for their gain in the same run.
+  // abdyn_rebuilt: every row differentiated by centred rebuilds (rebuild_all_rows) instead of the analytic row
+  // derivatives, to show their gain in the same run.
   for (const bool rebuilt : {false, true}) {
     benchmark::RegisterBenchmark(("TransitionJacobians/" + label + (rebuilt ? "/abdyn_rebuilt" : "/abdyn")).c_str(),
                                  [sim, q, v, h = scene.h, rebuilt](benchmark::State& state) {

@@ -1,71 +1,15 @@
 #define BOOST_TEST_MODULE allocation
 #include <boost/test/unit_test.hpp>
 
-#include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "allocation_counter.hpp"
+#include "closed_loops.hpp"
 
-// Every heap allocation in the process is counted while `counting` is set: Eigen allocates with
-// malloc (not operator new), so the C allocator itself is interposed and forwards to glibc's
-// implementation. The library is a shared object, so its allocations are counted too. AddressSanitizer
-// interposes the same functions, so under it the counting is left to the uninstrumented builds.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-}  // namespace
-
-#if defined(__SANITIZE_ADDRESS__)
-#define ABDYN_COUNTS_ALLOCATIONS 0
-#else
-#define ABDYN_COUNTS_ALLOCATIONS 1
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void __libc_free(void*);
-
-void* malloc(std::size_t n) {
-  if (counting) ++allocations;
-  return __libc_malloc(n);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  if (counting) ++allocations;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t n) {
-  if (counting) ++allocations;
-  return __libc_realloc(p, n);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t n) {
-  if (counting) ++allocations;
-  return __libc_memalign(alignment, n);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
-  if (counting) ++allocations;
-  *out = __libc_memalign(alignment, n);
-  return *out ? 0 : ENOMEM;
-}
-void free(void* p) { __libc_free(p); }
-}
-#endif
-
-namespace {
-
-template <class F>
-long countAllocations(F&& f) {
-  allocations = 0;
-  counting = true;
-  f();
-  counting = false;
-  return allocations;
-}
-
-}  // namespace
+using abdyn::test::ClosedFile;
+using abdyn::test::countAllocations;
 
 // After Data is built, the hot paths allocate nothing: kinematics, Jacobians, RNEA, CRBA with its
 // factorisation and solves, ABA (with and without external forces), the CRBA path, M^-1, an RK4 step and an error-controlled RK4 step.
@@ -181,14 +125,13 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
 // (three loops, full-rank Gamma) and the four-bar (a rank-deficient Gamma: the rank-revealing path).
 BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
-  for (const char* name : {"delta_robot", "four_bar"}) {
-    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
-    const abdyn::Model model = abdyn::loadUrdf(path);
-    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+  for (const char* name : {"delta_robot.urdf", "four_bar.urdf"}) {
+    const ClosedFile closed(name);
+    const abdyn::Model& model = closed.model;
+    const abdyn::ConstraintSet& loops = closed.loops;
     abdyn::Data data(model);
     abdyn::ConstrainedDynamicsData cd(model, loops);
-    Eigen::VectorXd q = abdyn::neutral(model);
-    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    Eigen::VectorXd q = closed.q0;
     abdyn::projectPositions(model, data, cd, loops, q);
     Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
     const Eigen::VectorXd v_minus = v;
@@ -252,7 +195,8 @@ BOOST_AUTO_TEST_CASE(rollout_does_not_allocate_per_step) {
 }
 
 // The batched kernels with a workspace built once: ABA, RNEA and CRBA over packs (a tail included, 13 states)
-// allocate nothing, on every instruction set the machine has.
+// allocate nothing, on every instruction set the machine has, on the calling thread alone and on the
+// workspace's kept threads (three: blocks of 5, 4 and 4 states).
 BOOST_AUTO_TEST_CASE(batched_kernels_do_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   std::mt19937 rng(3);
@@ -263,13 +207,17 @@ BOOST_AUTO_TEST_CASE(batched_kernels_do_not_allocate) {
   abdyn::RowMatrixXd out(n, model.nv()), M(n, model.nv() * model.nv());
   for (const abdyn::BatchSimd simd : {abdyn::BatchSimd::Widest, abdyn::BatchSimd::Avx2, abdyn::BatchSimd::Portable}) {
     abdyn::setBatchSimd(simd);
-    abdyn::BatchWorkspace workspace(model);
-    const long count = countAllocations([&] {
-      abdyn::forwardDynamicsBatch(model, workspace, Q, V, W, out);
-      abdyn::inverseDynamicsBatch(model, workspace, Q, V, W, out);
-      abdyn::massMatrixBatch(model, workspace, Q, M);
-    });
-    BOOST_TEST(count == 0, count << " heap allocations with " << abdyn::batchSimdName());
+    for (const int threads : {1, 3}) {
+      abdyn::BatchWorkspace workspace(model, threads);
+      const long count = countAllocations([&] {
+        for (int call = 0; call < 3; ++call) {
+          abdyn::forwardDynamicsBatch(model, workspace, Q, V, W, out);
+          abdyn::inverseDynamicsBatch(model, workspace, Q, V, W, out);
+          abdyn::massMatrixBatch(model, workspace, Q, M);
+        }
+      });
+      BOOST_TEST(count == 0, count << " heap allocations with " << abdyn::batchSimdName() << " on " << threads << " threads");
+    }
   }
   abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
 }
@@ -321,10 +269,10 @@ BOOST_AUTO_TEST_CASE(derivatives_do_not_allocate) {
 // stabilisation, with Baumgarte gains and with predicted error and cfm.
 BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
-  for (const char* name : {"four_bar", "delta_robot"}) {
-    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
-    const abdyn::Model model = abdyn::loadUrdf(path);
-    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+  for (const char* name : {"four_bar.urdf", "delta_robot.urdf"}) {
+    const ClosedFile closed(name);
+    const abdyn::Model& model = closed.model;
+    const abdyn::ConstraintSet& loops = closed.loops;
     abdyn::Data data(model);
     abdyn::ConstrainedDynamicsData cd(model, loops);
     abdyn::ConstrainedDerivatives out(model, loops);
@@ -351,16 +299,15 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
 // four-bar (rank-deficient Gamma) and the delta robot (a floating platform: the rate correction of the stages).
 BOOST_AUTO_TEST_CASE(constrained_step_does_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
-  for (const char* name : {"four_bar", "delta_robot"}) {
-    const std::string path = std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf";
-    const abdyn::Model model = abdyn::loadUrdf(path);
-    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
+  for (const char* name : {"four_bar.urdf", "delta_robot.urdf"}) {
+    const ClosedFile closed(name);
+    const abdyn::Model& model = closed.model;
+    const abdyn::ConstraintSet& loops = closed.loops;
     abdyn::Data data(model);
     abdyn::ConstrainedDynamicsData cd(model, loops);
     abdyn::ConstrainedRungeKutta4 rk(model);
     abdyn::ConstrainedStepJacobians jacobians(model, loops);
-    Eigen::VectorXd q = abdyn::neutral(model);
-    if (model.nq() == 3) q << 0.7, -0.3, 1.1;  // the four-bar opens at zero
+    Eigen::VectorXd q = closed.q0;
     abdyn::projectPositions(model, data, cd, loops, q);
     Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
     abdyn::projectVelocities(model, data, cd, loops, q, v);

@@ -1,7 +1,9 @@
 #define BOOST_TEST_MODULE batch
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "abdyn/abdyn.hpp"
 
@@ -183,8 +185,8 @@ BOOST_AUTO_TEST_CASE(the_instruction_set_can_be_capped) {
   BOOST_TEST((portable == "EMU128" || portable == "SCALAR"), portable);
   abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
   BOOST_TEST(abdyn::batchLanes() == widest);
-#if defined(__x86_64__) && !defined(__AVX512F__)
-  // A build without -march=native still reaches AVX-512 (Highway's AVX3: F, VL, DQ, BW) on a CPU that has it.
+#if defined(__x86_64__) && !defined(__AVX512F__) && defined(ABDYN_SIMD_ALL_TARGETS)
+  // A build without -march=native (and with every target, ABDYN_SIMD_TARGETS) still reaches AVX-512 (Highway's AVX3: F, VL, DQ, BW) on a CPU that has it.
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512bw")) {
     BOOST_TEST(widest == 8);
@@ -215,6 +217,34 @@ BOOST_AUTO_TEST_CASE(a_workspace_gives_the_same_results) {
                         [](const abdyn::InvalidArgument& e) {
                           return std::string(e.what()).find("'workspace' was built for another model") != std::string::npos;
                         });
+}
+
+// A workspace's kept threads give the results of the calling thread alone, bit for bit, call after call
+// (the workers sleep between calls spaced out and spin between calls in a row), and more threads than
+// states leave the spare ones idle.
+BOOST_AUTO_TEST_CASE(a_workspaces_threads_give_the_same_results) {
+  std::mt19937 rng(18);
+  const abdyn::Model model = abdyn::randomTree({9, false, true, true, true}, rng);
+  const States s = randomStates(model, 37, 19);
+  const Results one = batched(model, s, 1);
+  for (const int threads : {2, 3, 64}) {
+    abdyn::BatchWorkspace workspace(model, threads);
+    BOOST_TEST(workspace.threads() == threads);
+    for (int call = 0; call < 3; ++call) {
+      Results r{abdyn::RowMatrixXd(37, model.nv()), abdyn::RowMatrixXd(37, model.nv()),
+                abdyn::RowMatrixXd(37, model.nv() * model.nv())};
+      abdyn::forwardDynamicsBatch(model, workspace, s.Q, s.V, s.W, r.qdd);
+      abdyn::inverseDynamicsBatch(model, workspace, s.Q, s.V, s.W, r.tau);
+      abdyn::massMatrixBatch(model, workspace, s.Q, r.M);
+      BOOST_TEST(identical(r.qdd, one.qdd), "threads " << threads << ", call " << call);
+      BOOST_TEST(identical(r.tau, one.tau), "threads " << threads << ", call " << call);
+      BOOST_TEST(identical(r.M, one.M), "threads " << threads << ", call " << call);
+      if (call == 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the workers' spin
+    }
+    const abdyn::BatchWorkspace moved = std::move(workspace);
+    BOOST_TEST(moved.threads() == threads);
+  }
+  BOOST_TEST(abdyn::BatchWorkspace(model, 0).threads() == abdyn::batchThreads(0, 1000000));
 }
 
 // A singular joint-space inertia (a massless free body carrying a pendulum: the free joint turns the pole about

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "program.hpp"
 
 // The `abdyn` program, run as a user runs it: exit codes, the summary, the CSV layout and the error
 // messages for bad arguments. The CSV is checked against the library (joint names and sizes from the
@@ -24,38 +25,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("abdyn_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-// Runs the program with the given arguments (each single-quoted for the shell).
-Run run(const std::vector<std::string>& args) {
-  const fs::path dir = scratch();
-  std::string command = std::string("'") + ABDYN_APP_PATH + "'";
-  for (const std::string& a : args) command += " '" + a + "'";
-  command += " > '" + (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
-  Run r;
-  const int raw = std::system(command.c_str());
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = readFile(dir / "out");
-  r.err = readFile(dir / "err");
-  return r;
-}
+using abdyn::test::ProgramRun;
+using abdyn::test::readFile;
+using abdyn::test::RemoveScratch;
+using abdyn::test::runProgram;
+using abdyn::test::scratch;
 
 std::string model(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name + ".urdf"; }
 
@@ -67,14 +41,6 @@ std::vector<std::string> split(const std::string& line, char sep) {
 }
 
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
-
-// Removes the scratch directory when the test module ends.
-struct RemoveScratch {
-  ~RemoveScratch() {
-    std::error_code ignored;
-    fs::remove_all(scratch(), ignored);
-  }
-};
 
 }  // namespace
 
@@ -90,7 +56,7 @@ BOOST_AUTO_TEST_CASE(simulate_every_bundled_model) {
     for (const bool floating : {false, true}) {
       std::vector<std::string> args = {"simulate", model(name), "--duration", "0.05", "--dt", "0.001"};
       if (floating) args.push_back("--floating");
-      const Run r = run(args);
+      const ProgramRun r = runProgram(args);
       const bool singular = floating && std::count(singular_when_floating.begin(), singular_when_floating.end(), name) > 0;
       if (singular) {
         // The loader gives a kinematic model; the program refuses it up front (a usage error) and says why.
@@ -113,7 +79,7 @@ BOOST_AUTO_TEST_CASE(simulate_every_bundled_model) {
 // the double pendulum conserves energy (RK4 at 1 ms over 1 s: 1e-6 relative).
 BOOST_AUTO_TEST_CASE(csv_layout_and_energy) {
   const fs::path csv = scratch() / "humanoid.csv";
-  const Run r = run({"simulate", model("humanoid"), "--floating", "--duration", "0.02", "--csv", csv.string()});
+  const ProgramRun r = runProgram({"simulate", model("humanoid"), "--floating", "--duration", "0.02", "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   abdyn::UrdfOptions options;
   options.floating_base = true;
@@ -153,7 +119,7 @@ BOOST_AUTO_TEST_CASE(csv_layout_and_energy) {
   BOOST_TEST(rows == 21);
 
   const fs::path csv2 = scratch() / "double_pendulum.csv";
-  BOOST_REQUIRE(run({"simulate", model("double_pendulum"), "--q0", "1.5,-0.5", "--duration", "1", "--csv", csv2.string()}).status == 0);
+  BOOST_REQUIRE(runProgram({"simulate", model("double_pendulum"), "--q0", "1.5,-0.5", "--duration", "1", "--csv", csv2.string()}).status == 0);
   std::ifstream in2(csv2);
   std::getline(in2, line);
   std::vector<double> energy;
@@ -174,7 +140,7 @@ BOOST_AUTO_TEST_CASE(integrators_and_substeps) {
     std::vector<std::string> args = {"simulate", model("pendulum"), "--q0", "1.0", "--duration", "2", "--dt", "0.01",
                                      "--csv", csv.string()};
     args.insert(args.end(), extra.begin(), extra.end());
-    const Run r = run(args);
+    const ProgramRun r = runProgram(args);
     BOOST_REQUIRE(r.status == 0);
     std::ifstream in(csv);
     std::string line;
@@ -207,8 +173,8 @@ BOOST_AUTO_TEST_CASE(integrators_and_substeps) {
 // constraint_error and contacts; after 0.5 s there are contacts, no NaN, and penetration below 1 mm.
 BOOST_AUTO_TEST_CASE(ground_and_limits_add_statistics) {
   const fs::path csv = scratch() / "ragdoll.csv";
-  const Run r = run({"simulate", model("humanoid"), "--floating", "--ground", "-0.95", "--limits", "--duration", "0.5",
-                     "--dt", "0.002", "--csv", csv.string()});
+  const ProgramRun r = runProgram({"simulate", model("humanoid"), "--floating", "--ground", "-0.95", "--limits", "--duration", "0.5",
+                                   "--dt", "0.002", "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(contains(r.out, "implicit-damping, joint limits, ground at z = -0.95"), r.out);
   std::ifstream in(csv);
@@ -246,8 +212,8 @@ BOOST_AUTO_TEST_CASE(srdf_adds_body_contacts) {
     out << "</robot>\n";
   }
   const fs::path csv = scratch() / "srdf.csv";
-  const Run r = run({"simulate", model("humanoid"), "--floating", "--ground", "-0.95", "--srdf", srdf.string(),
-                     "--duration", "0.3", "--dt", "0.002", "--csv", csv.string()});
+  const ProgramRun r = runProgram({"simulate", model("humanoid"), "--floating", "--ground", "-0.95", "--srdf", srdf.string(),
+                                   "--duration", "0.3", "--dt", "0.002", "--csv", csv.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   std::ifstream in(csv);
   std::string line;
@@ -260,7 +226,7 @@ BOOST_AUTO_TEST_CASE(srdf_adds_body_contacts) {
 }
 
 BOOST_AUTO_TEST_CASE(info_lists_every_body) {
-  const Run r = run({"info", model("iiwa7")});
+  const ProgramRun r = runProgram({"info", model("iiwa7")});
   BOOST_REQUIRE(r.status == 0);
   const abdyn::Model m = abdyn::loadUrdf(model("iiwa7"));
   BOOST_TEST(contains(r.out, "nv = " + std::to_string(m.nv())));
@@ -320,7 +286,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_get_clear_messages) {
        "cannot write CSV file"},
   };
   for (const Case& c : cases) {
-    const Run r = run(c.args);
+    const ProgramRun r = runProgram(c.args);
     std::string shown;
     for (const std::string& a : c.args) shown += a + " ";
     BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
@@ -334,7 +300,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_get_clear_messages) {
 // with a message that points to --q0.
 BOOST_AUTO_TEST_CASE(simulate_models_with_loop_joints) {
   const fs::path csv = scratch() / "four_bar.csv";
-  const Run r = run({"simulate", model("four_bar"), "--q0", "0.7,-0.3,1.1", "--duration", "0.5", "--csv", csv.string()});
+  const ProgramRun r = runProgram({"simulate", model("four_bar"), "--q0", "0.7,-0.3,1.1", "--duration", "0.5", "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(contains(r.out, "loop closure:   1 loop joint(s)"), r.out);
   std::ifstream in(csv);
@@ -347,28 +313,28 @@ BOOST_AUTO_TEST_CASE(simulate_models_with_loop_joints) {
     ++rows;
   }
   BOOST_TEST(rows == 501);
-  BOOST_TEST(run({"simulate", model("slider_crank"), "--q0", "1,0,1", "--duration", "0.1"}).status == 0);
+  BOOST_TEST(runProgram({"simulate", model("slider_crank"), "--q0", "1,0,1", "--duration", "0.1"}).status == 0);
   // The five-bar, the delta robot and the welded humanoid close their loops in the neutral configuration
   // (each file says how), so they run without --q0; the summary reports every loop joint.
   const std::vector<std::pair<std::string, int>> closed_models = {{"five_bar", 1}, {"delta_robot", 3}, {"humanoid_welded", 2}};
   for (const auto& [name, loops] : closed_models) {
-    const Run closed = run({"simulate", model(name), "--duration", "0.05"});
+    const ProgramRun closed = runProgram({"simulate", model(name), "--duration", "0.05"});
     BOOST_TEST(closed.status == 0, name << ": " << closed.err);
     BOOST_TEST(contains(closed.out, "loop closure:   " + std::to_string(loops) + " loop joint(s)"), closed.out);
   }
 
   // The four-bar's neutral configuration (all links along x) cannot be closed by Gauss-Newton: the program
   // finds a closed one from guesses near it, says so, and starts there.
-  const Run found = run({"simulate", model("four_bar"), "--duration", "0.1"});
+  const ProgramRun found = runProgram({"simulate", model("four_bar"), "--duration", "0.1"});
   BOOST_TEST(found.status == 0, found.err);
   BOOST_TEST(contains(found.out, "start:          closed loops: the neutral configuration does not close them"), found.out);
-  BOOST_TEST(contains(run({"info", model("four_bar")}).out, "closed configuration: the neutral configuration does not"));
-  const Run refused = run({"simulate", model("four_bar"), "--q0", "0,0,0", "--duration", "0.1"});
+  BOOST_TEST(contains(runProgram({"info", model("four_bar")}).out, "closed configuration: the neutral configuration does not"));
+  const ProgramRun refused = runProgram({"simulate", model("four_bar"), "--q0", "0,0,0", "--duration", "0.1"});
   BOOST_TEST(refused.status == 1);
   BOOST_TEST(contains(refused.err, "closing its loops"), refused.err);
   BOOST_TEST(contains(refused.err, "--q0"), refused.err);
   // --limits on a loop model: the loops become row joints solved with the limit rows.
-  const Run limits = run({"simulate", model("four_bar"), "--q0", "0.7,-0.3,1.1", "--limits", "--duration", "0.1"});
+  const ProgramRun limits = runProgram({"simulate", model("four_bar"), "--q0", "0.7,-0.3,1.1", "--limits", "--duration", "0.1"});
   BOOST_TEST(limits.status == 0, limits.err);
   BOOST_TEST(contains(limits.out, "(constraint rows with the limits)"), limits.out);
 }
@@ -390,7 +356,7 @@ BOOST_AUTO_TEST_CASE(simulate_keeps_mimic_couplings) {
 </robot>
 )";
   }
-  const Run r = run({"simulate", urdf.string(), "--q0", "0.2,0.9", "--duration", "0.5"});
+  const ProgramRun r = runProgram({"simulate", urdf.string(), "--q0", "0.2,0.9", "--duration", "0.5"});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(contains(r.out, "0 loop joint(s), 1 mimic coupling(s)"), r.out);
   // final q: leader and follower on the coupling (post-stabilised to 1e-12 every step; printed to 6 digits).
@@ -406,7 +372,7 @@ BOOST_AUTO_TEST_CASE(simulate_keeps_mimic_couplings) {
   final_q >> leader >> follower;
   BOOST_TEST(std::abs(follower - (2.0 * leader + 0.5)) < 1e-4, "leader " << leader << ", follower " << follower);
   BOOST_TEST(std::abs(leader - 0.2) > 1e-3);  // it moved: the check above is not of the start
-  const Run euler = run({"simulate", urdf.string(), "--integrator", "explicit-euler", "--duration", "0.1"});
+  const ProgramRun euler = runProgram({"simulate", urdf.string(), "--integrator", "explicit-euler", "--duration", "0.1"});
   BOOST_TEST(euler.status == 2);
   BOOST_TEST(contains(euler.err, "mimic couplings step with rk4"), euler.err);
 }
@@ -434,7 +400,7 @@ std::string checkLine(const std::string& out, const std::string& mode, const std
 // pendulum or cart-pole, a 'world' that holds its robot itself).
 BOOST_AUTO_TEST_CASE(check_the_bundled_models) {
   const std::string folder = std::string(ABDYN_SOURCE_DIR) + "/models";
-  const Run r = run({"check", folder});
+  const ProgramRun r = runProgram({"check", folder});
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(folder)) {
     if (entry.path().extension() == ".urdf") files.push_back(entry.path().string());
@@ -485,7 +451,7 @@ BOOST_AUTO_TEST_CASE(check_the_bundled_models) {
 BOOST_AUTO_TEST_CASE(check_the_pattern_files) {
   const std::string folder = std::string(ABDYN_SOURCE_DIR) + "/tests/models/patterns";
   {
-    const Run r = run({"check", folder});
+    const ProgramRun r = runProgram({"check", folder});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("massless_fingers")),
                         "kinematic " + pattern("massless_fingers") + ": nq 2, nv 2, 2 bodies, no dynamics (massless: 'finger', 'tip'"),
@@ -503,7 +469,7 @@ BOOST_AUTO_TEST_CASE(check_the_pattern_files) {
   }
   {
     // The bounds load the fingers; --warnings shows each warning under its file.
-    const Run r = run({"check", folder, "--bound-mass", "0.01", "--bound-inertia", "1e-6", "--warnings"});
+    const ProgramRun r = runProgram({"check", folder, "--bound-mass", "0.01", "--bound-inertia", "1e-6", "--warnings"});
     BOOST_TEST(contains(checkLine(r.out, "floating", pattern("massless_fingers")), "loaded    "), r.out);
     BOOST_TEST(contains(r.out, "    warning: link 'plate': principal moments 0.01, 0.01, 0.021 violate the triangle inequality"), r.out);
     BOOST_TEST(contains(r.out, "checked 25 files: fixed base 23 loaded (0 kinematic only), 0 not applicable, 2 refused; "
@@ -512,19 +478,19 @@ BOOST_AUTO_TEST_CASE(check_the_pattern_files) {
     BOOST_TEST(r.status == 1);  // indefinite_body and xacro_source still refused
   }
   {
-    const Run r = run({"check", pattern("triangle_violation"), "--strict"});
+    const ProgramRun r = runProgram({"check", pattern("triangle_violation"), "--strict"});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(contains(checkLine(r.out, "fixed", pattern("triangle_violation")), "strict"), r.out);
   }
   {
-    const Run r = run({"check", model("iiwa7"), pattern("triangle_violation"), pattern("world_root")});
+    const ProgramRun r = runProgram({"check", model("iiwa7"), pattern("triangle_violation"), pattern("world_root")});
     BOOST_TEST(r.status == 0, r.out);
     BOOST_TEST(contains(r.out, "checked 3 files: fixed base 3 loaded (0 kinematic only), 0 not applicable, 0 refused; "
                                "floating base 3 loaded (0 kinematic only), 0 not applicable, 0 refused"),
                r.out);
   }
   {
-    const Run r = run({"check", (scratch() / "nowhere.urdf").string()});
+    const ProgramRun r = runProgram({"check", (scratch() / "nowhere.urdf").string()});
     BOOST_TEST(r.status == 1);
     BOOST_TEST(contains(r.out, "nowhere.urdf: cannot read the URDF file: no such file"), r.out);
   }
@@ -534,30 +500,30 @@ BOOST_AUTO_TEST_CASE(check_the_pattern_files) {
 BOOST_AUTO_TEST_CASE(urdf_options_on_every_command) {
   {
     // A kinematic model: info works and says so; simulate refuses it naming the bodies and the options.
-    const Run r = run({"info", pattern("massless_fingers")});
+    const ProgramRun r = runProgram({"info", pattern("massless_fingers")});
     BOOST_TEST(r.status == 0, r.err);
     BOOST_TEST(contains(r.err, "--bound-mass M --bound-inertia I"), r.err);
     BOOST_TEST(contains(r.out, "dynamics: none, a kinematic model"), r.out);
-    const Run s = run({"simulate", pattern("massless_fingers"), "--duration", "0.01"});
+    const ProgramRun s = runProgram({"simulate", pattern("massless_fingers"), "--duration", "0.01"});
     BOOST_TEST(s.status == 1);
     BOOST_TEST(contains(s.err, "kinematic model without dynamics"), s.err);
     BOOST_TEST(contains(s.err, "'finger', 'tip'"), s.err);
     BOOST_TEST(contains(s.err, "--bound-mass M --bound-inertia I"), s.err);
   }
   {
-    const Run r = run({"info", pattern("massless_fingers"), "--bound-mass", "0.01", "--bound-inertia", "1e-6"});
+    const ProgramRun r = runProgram({"info", pattern("massless_fingers"), "--bound-mass", "0.01", "--bound-inertia", "1e-6"});
     BOOST_TEST(r.status == 0, r.err);
     BOOST_TEST(contains(r.out, "finger  (joint finger_joint, prismatic_x, parent world, mass 0.01 kg"), r.out);
   }
   {
-    const Run r = run({"info", pattern("triangle_violation")});
+    const ProgramRun r = runProgram({"info", pattern("triangle_violation")});
     BOOST_TEST(r.status == 0);
     BOOST_TEST(contains(r.err, "link 'plate': principal moments 0.01, 0.01, 0.021 violate the triangle inequality"), r.err);
-    BOOST_TEST(run({"info", pattern("triangle_violation"), "--strict"}).status == 1);
-    BOOST_TEST(run({"info", pattern("triangle_violation"), "--balance-inertia", "--strict"}).status == 0);
+    BOOST_TEST(runProgram({"info", pattern("triangle_violation"), "--strict"}).status == 1);
+    BOOST_TEST(runProgram({"info", pattern("triangle_violation"), "--balance-inertia", "--strict"}).status == 0);
   }
   {
-    const Run r = run({"simulate", pattern("world_root"), "--floating", "--duration", "0.01"});
+    const ProgramRun r = runProgram({"simulate", pattern("world_root"), "--floating", "--duration", "0.01"});
     BOOST_TEST(r.status == 0, r.err);
     BOOST_TEST(contains(r.out, "nq = 9, nv = 8"), r.out);
   }
@@ -568,7 +534,7 @@ BOOST_AUTO_TEST_CASE(urdf_options_on_every_command) {
       {{"info", model("pendulum"), "--bound-inertia"}, "--bound-inertia needs a value"},
   };
   for (const auto& [args, message] : usage) {
-    const Run r = run(args);
+    const ProgramRun r = runProgram(args);
     BOOST_TEST(r.status == 2, args.front() << ": exit " << r.status);
     BOOST_TEST(contains(r.err, message), r.err);
   }
@@ -576,7 +542,7 @@ BOOST_AUTO_TEST_CASE(urdf_options_on_every_command) {
 
 // The delta robot's info lists its loop joints; a URDF with a mimic joint lists the coupling.
 BOOST_AUTO_TEST_CASE(info_lists_loops_and_mimics) {
-  const Run delta = run({"info", model("delta_robot")});
+  const ProgramRun delta = runProgram({"info", model("delta_robot")});
   BOOST_REQUIRE(delta.status == 0);
   BOOST_TEST(std::count(delta.out.begin(), delta.out.end(), '\n') > 3);
   std::size_t loops = 0;
@@ -592,17 +558,17 @@ BOOST_AUTO_TEST_CASE(info_lists_loops_and_mimics) {
     <joint name="finger_mirror" type="prismatic"><parent link="palm"/><child link="right"/><axis xyz="0 1 0"/>
       <limit lower="-0.04" upper="0" effort="10" velocity="1"/><mimic joint="finger" multiplier="-1" offset="0"/></joint>
     </robot>)";
-  const Run gripper = run({"info", file.string()});
+  const ProgramRun gripper = runProgram({"info", file.string()});
   BOOST_TEST(gripper.status == 0, gripper.err);
   BOOST_TEST(contains(gripper.out, "mimic: finger_mirror = -1 * finger + 0"), gripper.out);
 }
 
 BOOST_AUTO_TEST_CASE(version_and_help) {
-  const Run version = run({"--version"});
+  const ProgramRun version = runProgram({"--version"});
   BOOST_TEST(version.status == 0);
   BOOST_TEST(version.out == std::string("abdyn ") + ABDYN_VERSION + "\n");
   for (const std::string asked : {"help", "--help"}) {
-    const Run help = run({asked});
+    const ProgramRun help = runProgram({asked});
     BOOST_TEST(help.status == 0);
     for (const std::string command : {"abdyn info", "abdyn simulate", "abdyn help", "abdyn --version"}) {
       BOOST_TEST(contains(help.out, command), asked << " lists " << command);
@@ -614,7 +580,7 @@ BOOST_AUTO_TEST_CASE(version_and_help) {
 // 1 ms is 10 whole steps and one of 0.5 ms, and the CSV's last row is at t = 0.0105.
 BOOST_AUTO_TEST_CASE(run_ends_exactly_at_the_duration) {
   const fs::path csv = scratch() / "short.csv";
-  const Run r = run({"simulate", model("pendulum"), "--q0", "0.5", "--duration", "0.0105", "--csv", csv.string()});
+  const ProgramRun r = runProgram({"simulate", model("pendulum"), "--q0", "0.5", "--duration", "0.0105", "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(contains(r.out, "11 steps of 0.001 s (the last 0.0005 s)"), r.out);
   std::ifstream in(csv);
@@ -647,20 +613,20 @@ BOOST_AUTO_TEST_CASE(placing_a_floating_base) {
     return 0.0;
   };
   const fs::path csv = scratch() / "placed.csv";
-  Run r = run({"simulate", model("humanoid"), "--floating", "--q0", "root_joint.z=1.2,left_knee=0.3", "--duration", "0.01",
-               "--csv", csv.string()});
+  ProgramRun r = runProgram({"simulate", model("humanoid"), "--floating", "--q0", "root_joint.z=1.2,left_knee=0.3", "--duration", "0.01",
+                             "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   auto row = firstRow(csv);
   BOOST_TEST(value(row, "q:root_joint[2]") == 1.2);
   BOOST_TEST(value(row, "q:left_knee") == 0.3);
   BOOST_TEST(value(row, "q:right_knee") == 0.0);
 
-  r = run({"simulate", model("humanoid"), "--floating", "--ground", "0.5", "--height", "0.1", "--duration", "0.01", "--csv",
-           csv.string()});
+  r = runProgram({"simulate", model("humanoid"), "--floating", "--ground", "0.5", "--height", "0.1", "--duration", "0.01", "--csv",
+                  csv.string()});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(value(firstRow(csv), "q:root_joint[2]") == 0.5 + 0.9275 + 0.1, boost::test_tools::tolerance(1e-9));
 
-  r = run({"simulate", model("humanoid"), "--floating", "--ground", "0", "--duration", "0.05", "--csv", csv.string()});
+  r = runProgram({"simulate", model("humanoid"), "--floating", "--ground", "0", "--duration", "0.05", "--csv", csv.string()});
   BOOST_REQUIRE(r.status == 0);
   BOOST_TEST(contains(r.out, "start:          lifted 0.9275 m so that its lowest point"), r.out);
   BOOST_TEST(value(firstRow(csv), "q:root_joint[2]") == 0.9275, boost::test_tools::tolerance(1e-9));
@@ -691,7 +657,7 @@ std::string stiffFinger(const std::string& damping = "0.05") {
 BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   const fs::path file = scratch() / "finger.urdf";
   std::ofstream(file) << stiffFinger();
-  const Run rk4 = run({"simulate", file.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1", "--integrator", "rk4"});
+  const ProgramRun rk4 = runProgram({"simulate", file.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1", "--integrator", "rk4"});
   BOOST_TEST(rk4.status == 1);
   BOOST_TEST(rk4.out.empty(), rk4.out);
   for (const std::string part : {"the simulation diverged at t = ", " s (step ", " of 1000): v[", "(joint 'hinge",
@@ -700,7 +666,7 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   }
   BOOST_TEST(!contains(rk4.err, "singular"), rk4.err);
   BOOST_TEST(!contains(rk4.err, "non-finite entries"), rk4.err);
-  const Run implicit = run({"simulate", file.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1"});
+  const ProgramRun implicit = runProgram({"simulate", file.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1"});
   BOOST_TEST(implicit.status == 0, implicit.err);
   BOOST_TEST(contains(implicit.out, "(implicit-damping"), implicit.out);
   BOOST_TEST(!contains(implicit.out, "nan"), implicit.out);
@@ -709,7 +675,7 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   // it stops at its budget with its own reason and the advice, not as a divergence.
   const fs::path stiffer = scratch() / "stiffer_finger.urdf";
   std::ofstream(stiffer) << stiffFinger("5000");
-  const Run adaptive = run({"simulate", stiffer.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1", "--integrator", "adaptive-rk4"});
+  const ProgramRun adaptive = runProgram({"simulate", stiffer.string(), "--q0", "0.4,0.6,-0.3", "--duration", "1", "--integrator", "adaptive-rk4"});
   BOOST_TEST(adaptive.status == 1);
   BOOST_TEST(adaptive.out.empty(), adaptive.out);
   for (const std::string part : {"adaptive-rk4 stopped at t = 0 s (step 1 of 1000): ", "(max_substeps)",
@@ -722,7 +688,7 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   std::ofstream(tiny) << R"(<robot name="tiny"><link name="base"/><link name="bob"><inertial><origin xyz="0 0 -1"/>
     <mass value="1e-310"/><inertia ixx="1e-310" ixy="0" ixz="0" iyy="1e-310" iyz="0" izz="1e-310"/></inertial></link>
     <joint name="hinge" type="continuous"><parent link="base"/><child link="bob"/><axis xyz="0 1 0"/></joint></robot>)";
-  const Run denormal = run({"simulate", tiny.string(), "--q0", "0.5", "--duration", "0.1"});
+  const ProgramRun denormal = runProgram({"simulate", tiny.string(), "--q0", "0.5", "--duration", "0.1"});
   BOOST_TEST(denormal.status != 0);
   BOOST_TEST(!contains(denormal.out, "nan"), denormal.out);
   if (denormal.status == 1 && contains(denormal.err, "diverged")) {
@@ -737,12 +703,12 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
 // depending on rounding: the motion is chaotic).
 BOOST_AUTO_TEST_CASE(a_whipping_finger_simulates_at_the_default_step) {
   const std::string file = std::string(ABDYN_SOURCE_DIR) + "/tests/models/whip_finger.urdf";
-  const Run r = run({"simulate", file, "--duration", "1"});
+  const ProgramRun r = runProgram({"simulate", file, "--duration", "1"});
   BOOST_TEST(r.status == 0, r.err);
   BOOST_TEST(contains(r.out, "1000 steps of 0.001 s (adaptive-rk4, "), r.out);
   BOOST_TEST(contains(r.out, "error-controlled sub-steps"), r.out);
   BOOST_TEST(contains(r.out, "): conserved (the change is within 1e-6"), r.out);
-  const Run fixed = run({"simulate", file, "--duration", "1", "--integrator", "rk4"});
+  const ProgramRun fixed = runProgram({"simulate", file, "--duration", "1", "--integrator", "rk4"});
   BOOST_TEST(!contains(fixed.out, "conserved"), fixed.out);
   if (fixed.status != 0) BOOST_TEST(contains(fixed.err, "the simulation diverged at t = "), fixed.err);
 }
@@ -774,7 +740,7 @@ BOOST_AUTO_TEST_CASE(every_model_in_every_mode) {
         if (floating) args.push_back("--floating");
         if (mode == "ground") args.insert(args.end(), {"--ground", "0"});
         if (mode == "limits") args.push_back("--limits");
-        const Run r = run(args);
+        const ProgramRun r = runProgram(args);
         const std::string label = name + (floating ? " floating " : " fixed ") + mode;
         BOOST_TEST_MESSAGE(label << ": exit " << r.status);
         BOOST_TEST(!contains(r.out + r.err, "nan"), label << "\n" << r.out << r.err);
@@ -823,8 +789,8 @@ BOOST_AUTO_TEST_CASE(every_model_in_every_mode) {
 // abdyn reduce: the written file is buildReducedModel's model (read back), and mistakes are usage errors.
 BOOST_AUTO_TEST_CASE(reduce_writes_the_reduced_model) {
   const fs::path out = scratch() / "reduced.urdf";
-  const Run r = run({"reduce", model("humanoid"), "--floating", "--lock", "left_elbow,right_elbow", "--lock", "waist_yaw",
-                     "--q", "0.5,-0.25,0.1", "--out", out.string()});
+  const ProgramRun r = runProgram({"reduce", model("humanoid"), "--floating", "--lock", "left_elbow,right_elbow", "--lock", "waist_yaw",
+                                   "--q", "0.5,-0.25,0.1", "--out", out.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(contains(r.out, "3 joint(s) locked"));
   abdyn::UrdfOptions floating;
@@ -840,16 +806,16 @@ BOOST_AUTO_TEST_CASE(reduce_writes_the_reduced_model) {
   BOOST_TEST(written.totalMass() == expected.totalMass(), boost::test_tools::tolerance(1e-12));
   for (int i = 1; i < expected.nbodies(); ++i) BOOST_TEST(written.joint(i).name == expected.joint(i).name);
 
-  const Run unknown = run({"reduce", model("humanoid"), "--lock", "no_such_joint", "--out", out.string()});
+  const ProgramRun unknown = runProgram({"reduce", model("humanoid"), "--lock", "no_such_joint", "--out", out.string()});
   BOOST_TEST(unknown.status == 2);
   BOOST_TEST(contains(unknown.err, "--lock: model 'humanoid': no joint named 'no_such_joint'"));
-  const Run count = run({"reduce", model("humanoid"), "--lock", "left_elbow", "--q", "1,2", "--out", out.string()});
+  const ProgramRun count = runProgram({"reduce", model("humanoid"), "--lock", "left_elbow", "--q", "1,2", "--out", out.string()});
   BOOST_TEST(count.status == 2);
   BOOST_TEST(contains(count.err, "--q has 2 values, but the locked joints have 1 coordinates"));
-  const Run no_out = run({"reduce", model("humanoid"), "--lock", "left_elbow"});
+  const ProgramRun no_out = runProgram({"reduce", model("humanoid"), "--lock", "left_elbow"});
   BOOST_TEST(no_out.status == 2);
   // A file with loop joints: the tree is written, with a warning that the loops are not.
-  const Run loops = run({"reduce", model("four_bar"), "--lock", "crank", "--out", (scratch() / "four_bar.urdf").string()});
+  const ProgramRun loops = runProgram({"reduce", model("four_bar"), "--lock", "crank", "--out", (scratch() / "four_bar.urdf").string()});
   BOOST_TEST(contains(loops.err, "loop joint(s), which the written URDF does not hold"), loops.err);
 }
 
@@ -860,7 +826,7 @@ BOOST_AUTO_TEST_CASE(bundled_models_run_their_default_duration) {
   for (const auto& entry : fs::directory_iterator(std::string(ABDYN_SOURCE_DIR) + "/models")) {
     if (entry.path().extension() != ".urdf") continue;
     const std::string name = entry.path().stem().string();
-    const Run r = run({"simulate", name});
+    const ProgramRun r = runProgram({"simulate", name});
     BOOST_TEST(r.status == 0, name << ": exit " << r.status << "\n" << r.err);
     BOOST_TEST(contains(r.out, "simulated:      5 s"), name << ": " << r.out);
     BOOST_TEST(!contains(r.out, "nan"), name << ": " << r.out);
@@ -874,7 +840,7 @@ BOOST_AUTO_TEST_CASE(bundled_models_run_their_default_duration) {
 // --ground on a model with collision shapes the contacts do not collide: one warning on stderr, and the
 // summary says so (the pattern's mesh files do not exist, so no hull is loaded for them).
 BOOST_AUTO_TEST_CASE(simulate_names_uncollided_shapes) {
-  const Run r = run({"simulate", pattern("mesh_collisions"), "--floating", "--ground", "0", "--duration", "0.05"});
+  const ProgramRun r = runProgram({"simulate", pattern("mesh_collisions"), "--floating", "--ground", "0", "--duration", "0.05"});
   BOOST_TEST(r.status == 0, r.err);
   BOOST_TEST(contains(r.err, "2 of its 3 collision shapes are not collided by the contacts (2 mesh)"), r.err);
   BOOST_TEST(contains(r.out, "contacts:       model 'mesh_collisions': 2 of its 3 collision shapes"), r.out);
@@ -885,13 +851,13 @@ BOOST_AUTO_TEST_CASE(simulate_names_uncollided_shapes) {
 // without loops loses energy to its step (and a smaller --dt conserves it); the implicit-damping run
 // of a damped model is the damping's work.
 BOOST_AUTO_TEST_CASE(energy_statement_names_known_causes) {
-  const Run coarse = run({"simulate", model("double_pendulum"), "--integrator", "rk4", "--dt", "0.02", "--duration", "1",
-                          "--q0", "1.5,0.5"});
+  const ProgramRun coarse = runProgram({"simulate", model("double_pendulum"), "--integrator", "rk4", "--dt", "0.02", "--duration", "1",
+                                        "--q0", "1.5,0.5"});
   BOOST_TEST(coarse.status == 0, coarse.err);
   BOOST_TEST(contains(coarse.out, "the error of the time step (rk4 at --dt 0.02), which a smaller --dt reduces"), coarse.out);
   BOOST_TEST(!contains(coarse.out, "post-stabilisation"), coarse.out);
-  const Run fine = run({"simulate", model("double_pendulum"), "--integrator", "rk4", "--dt", "0.0005", "--duration", "1",
-                        "--q0", "1.5,0.5"});
+  const ProgramRun fine = runProgram({"simulate", model("double_pendulum"), "--integrator", "rk4", "--dt", "0.0005", "--duration", "1",
+                                      "--q0", "1.5,0.5"});
   BOOST_TEST(fine.status == 0, fine.err);
   BOOST_TEST(contains(fine.out, "conserved"), fine.out);
 }
@@ -902,21 +868,21 @@ BOOST_AUTO_TEST_CASE(mjcf_files_use_their_options_and_geoms) {
   const fs::path xml = scratch() / "capsule.xml";
   std::ofstream(xml) << R"(<mujoco><option timestep="0.005" gravity="0 0 -5"/><worldbody>
     <body name="b" pos="0 0 0.3"><freejoint/><geom type="capsule" size="0.05 0.1"/></body></worldbody><tendon/></mujoco>)";
-  const Run info = run({"info", xml.string()});
+  const ProgramRun info = runProgram({"info", xml.string()});
   BOOST_TEST(info.status == 0);
   const std::string all = info.out + info.err;
   const std::string warning = "tendons are not modelled";
   BOOST_TEST(all.find(warning) != std::string::npos);
   BOOST_TEST(all.find(warning) == all.rfind(warning), "the warning is logged more than once: " << all);
-  const Run sim = run({"simulate", xml.string(), "--duration", "0.05"});
+  const ProgramRun sim = runProgram({"simulate", xml.string(), "--duration", "0.05"});
   BOOST_TEST(sim.status == 0, sim.err);
   BOOST_TEST(contains(sim.out, "10 steps of 0.005 s"), sim.out);
   BOOST_TEST(contains(sim.out, "gravity  0  0 -5"), sim.out);
-  BOOST_TEST(contains(run({"simulate", xml.string(), "--duration", "0.05", "--dt", "0.01"}).out, "5 steps of 0.01 s"));
-  const Run ground = run({"simulate", xml.string(), "--duration", "0.1", "--ground", "0"});
+  BOOST_TEST(contains(runProgram({"simulate", xml.string(), "--duration", "0.05", "--dt", "0.01"}).out, "5 steps of 0.01 s"));
+  const ProgramRun ground = runProgram({"simulate", xml.string(), "--duration", "0.1", "--ground", "0"});
   BOOST_TEST(ground.status == 0, ground.err);
   BOOST_TEST(contains(ground.out, "collision geometry 'b/geom0'"), ground.out);
-  const Run short_run = run({"simulate", xml.string(), "--duration", "0.001"});
+  const ProgramRun short_run = runProgram({"simulate", xml.string(), "--duration", "0.001"});
   BOOST_TEST(short_run.status != 0);
   BOOST_TEST(contains(short_run.err, "the model's time step (0.005"), short_run.err);
 }

@@ -12,6 +12,7 @@
 #include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
+#include "closed_loops.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -65,26 +66,6 @@ Eigen::MatrixXd fdVector(const Eigen::VectorXd& x, const VectorFunction& y, doub
   return J;
 }
 
-std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
-
-// A closed model from models/ and a configuration near its closed set (as in test_loops.cpp: the four-bar and
-// the slider-crank are open at zero, the others closed there).
-struct ClosedFile {
-  Model model;
-  ConstraintSet loops;
-  Eigen::VectorXd q0;
-
-  explicit ClosedFile(const char* name) : model(loadUrdf(modelPath(name))), loops(loadUrdfLoops(modelPath(name), model)) {
-    q0 = neutral(model);
-    const std::string n = name;
-    if (n == "four_bar.urdf") q0 << 0.7, -0.3, 1.1;
-    if (n == "slider_crank.urdf") q0 << 1.0, 0.0, 1.0;
-  }
-};
-
-const char* const closed_files[] = {"four_bar.urdf", "slider_crank.urdf", "five_bar.urdf", "delta_robot.urdf",
-                                    "humanoid_welded.urdf"};
-
 // The settings tested: no stabilisation, Baumgarte, error reduction and predicted error (with the integrator
 // step they need), the last with cfm.
 std::vector<std::pair<std::string, ConstrainedDynamicsSettings>> settingsCases() {
@@ -109,7 +90,7 @@ std::vector<std::pair<std::string, ConstrainedDynamicsSettings>> settingsCases()
 
 BOOST_AUTO_TEST_CASE(constrained_derivatives_match_finite_differences_on_bundled_models) {
   std::mt19937 rng(1919);
-  for (const char* file : closed_files) {
+  for (const char* file : kClosedFiles) {
     ClosedFile cf(file);
     const Model& model = cf.model;
     Data data(model), fd_data(model);

@@ -14,6 +14,7 @@
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/io/urdf_loops.hpp"
 #include "abdyn/model/configuration.hpp"
+#include "closed_loops.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -25,23 +26,14 @@ using namespace abdyn::test;
 // onto G v = 0.
 namespace {
 
-std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
-
-struct Closed {
-  Model model;
-  ConstraintSet loops;
+struct Closed : ClosedFile {
   Data data;
   ConstrainedDynamicsData cd;
   Eigen::VectorXd q, v, tau;
 
-  Closed(const char* name, unsigned seed)
-      : model(loadUrdf(modelPath(name))), loops(loadUrdfLoops(modelPath(name), model)), data(model), cd(model, loops) {
+  Closed(const char* name, unsigned seed) : ClosedFile(name), data(model), cd(model, loops), q(q0) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    q = neutral(model);
-    const std::string n = name;
-    if (n == "four_bar.urdf") q << 0.7, -0.3, 1.1;
-    if (n == "slider_crank.urdf") q << 1.0, 0.0, 1.0;
     projectPositions(model, data, cd, loops, q, 1e-13, 100);
     v = Eigen::VectorXd::NullaryExpr(model.nv(), [&] { return u(rng); });
     projectVelocities(model, data, cd, loops, q, v);

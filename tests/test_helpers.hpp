@@ -41,6 +41,9 @@ inline std::string temporaryPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
 }
 
+/// The path of a file in the source tree's models/ folder (`name` with its extension).
+inline std::string modelPath(const std::string& name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
+
 /// Relative error |a - b| / max(|b|, 1e-300) in the Frobenius (2-) norm; absolute when b is zero.
 template <class A, class B>
 double relErr(const A& a, const B& b) {

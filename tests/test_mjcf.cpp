@@ -322,7 +322,7 @@ BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
       <body name="b" pos="0 0 1">
         <joint name="j" axis="0 1 0"/>
         <geom name="s" size="0.1"/>
-        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05"/>
+        <geom name="c" type="capsule" fromto="0 0 0  0 0 0.4" size="0.05" contype="3" conaffinity="5"/>
         <geom name="y" type="cylinder" size="0.05 0.2" pos="0.1 0 0"/>
         <geom name="x" type="box" size="0.1 0.2 0.3" contype="0" conaffinity="0" group="2"/>
         <geom name="e" type="ellipsoid" size="0.1 0.2 0.3"/>
@@ -357,13 +357,37 @@ BOOST_AUTO_TEST_CASE(geoms_become_the_models_geometry) {
   BOOST_TEST((w.shape == ShapeType::Mesh && w.mesh != nullptr));
   BOOST_TEST(w.mesh->triangles.vertices.size() == 6u);
   BOOST_TEST(geometry("fixed/geom0").body == model.bodyId("b"));
-  // Excludes: b with the world, and b with itself (the static body is part of it).
-  const int b = model.bodyId("b");
-  BOOST_TEST((m.excluded_pairs == std::vector<std::pair<int, int>>{{0, b}, {b, b}}));
-  // They are the contact settings' excluded body pairs (a body with itself never collides anyway).
+  // Filter bits, as written (1 and 1 by default).
+  BOOST_TEST((c.contype == 3u && c.conaffinity == 5u));
+  BOOST_TEST((geometry("s").contype == 1u && geometry("s").conaffinity == 1u));
+  // Excludes, by geometry: b's six geoms with the floor (geometry 0), and the static body's sphere (7, fused
+  // into b) with b's own six.
+  std::vector<std::pair<int, int>> excluded;
+  for (int g = 1; g <= 6; ++g) excluded.emplace_back(0, g);
+  for (int g = 1; g <= 6; ++g) excluded.emplace_back(g, 7);
+  BOOST_TEST((m.excluded_geometry_pairs == excluded));
+  BOOST_TEST(m.excluded_pairs.empty());  // b has one joint: abdyn's parent rule covers it
+  // The broad phase refuses a geometry index out of range.
   GroundContactSettings contact;
-  contact.excluded_body_pairs = m.excluded_pairs;
-  BOOST_TEST((excludedBodyPairs(model, contact) == std::vector<std::pair<int, int>>{{0, b}}));
+  contact.excluded_geometry_pairs = {{0, 8}};
+  Data data(model);
+  forwardKinematics(model, data, Eigen::VectorXd::Zero(model.nq()));
+  BroadPhase broad_phase(model);
+  BOOST_CHECK_THROW(broad_phase.pairs(model, data, contact), InvalidArgument);
+  BOOST_TEST((m.body_contacts && m.filter_parent));
+  checkStringError("<mujoco><worldbody><geom size='1' contype='-1'/></worldbody></mujoco>",
+                   {"<geom>", "contype=\"-1\"", "a bit mask"});
+  checkStringError("<mujoco><default><geom conaffinity='1.5'/></default><worldbody><geom size='1'/></worldbody></mujoco>",
+                   {"<geom>", "conaffinity=\"1.5\"", "a bit mask"});
+  // Contacts switched off by the file, and the parent filter.
+  const auto flags = [](const char* option) {
+    return loadMjcfModelString(std::string("<mujoco>") + option + "<worldbody/></mujoco>");
+  };
+  BOOST_TEST(!flags("<option><flag contact='disable'/></option>").body_contacts);
+  BOOST_TEST(!flags("<option><flag constraint='disable'/></option>").body_contacts);
+  BOOST_TEST(!flags("<option collision='predefined'/>").body_contacts);
+  BOOST_TEST(flags("<option collision='dynamic'/>").body_contacts);
+  BOOST_TEST(!flags("<option><flag filterparent='disable'/></option>").filter_parent);
   checkStringError("<mujoco><contact><exclude body1='a'/></contact></mujoco>", {"<exclude>", "needs body1 and body2"});
   checkStringError("<mujoco><contact><exclude body1='a' body2='world'/></contact></mujoco>", {"<exclude>", "body 'a' does not exist"});
   checkStringError("<mujoco><contact><bad/></contact></mujoco>", {"<bad>", "unknown element in <contact>"});
@@ -443,4 +467,50 @@ BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_before_parsing) {
   std::string many = "<mujoco>";
   for (int k = 0; k < 1001; ++k) many += "<include file='" + part + "'/>";
   checkStringError(many + "</mujoco>", {"more than 1000 included files"});
+}
+
+// <composite>: what MuJoCo 2.2.2 generates (the dynamics are compared with MuJoCo on
+// tests/models/mjcf/composite_*.xml by test_reference_mujoco_mjcf); here the names, the order and the refusals.
+BOOST_AUTO_TEST_CASE(composite_bodies_joints_and_refusals) {
+  const Model grid = loadMjcfString(R"(<mujoco><worldbody>
+      <composite type="grid" prefix="g" count="2 2 1" spacing="0.1"><pin coord="1 0"/><geom size="0.02"/></composite>
+    </worldbody></mujoco>)");
+  // Three bodies with three slide joints each (gB1_0 is pinned: static, fused into the world).
+  BOOST_TEST(grid.nv() == 9);
+  BOOST_TEST(grid.joint("gJ0_0_0").idx_q == 0);
+  BOOST_TEST(grid.joint("gJ2_1_1").idx_q == 8);
+  BOOST_TEST(grid.frame(grid.frameId("gB1_0")).body == 0);
+  BOOST_TEST(grid.frame(grid.frameId("gS0_1")).body == grid.bodyId("gB0_1"));
+  // A rope from B1 of 4: B2, B3 to the right, then B0 to the left, two hinges each.
+  const Model rope = loadMjcfString(R"(<mujoco><worldbody><body name="B1">
+      <composite type="rope" count="4 1 1" spacing="0.1"><geom type="capsule" size="0.01 0.02"/></composite>
+    </body></worldbody></mujoco>)");
+  BOOST_TEST(rope.nv() == 6);
+  BOOST_TEST(rope.joint("J0_2").idx_q == 0);
+  BOOST_TEST(rope.joint("J1_3").idx_q == 3);
+  BOOST_TEST(rope.joint("J1_0").idx_q == 5);
+  BOOST_TEST(rope.parent(rope.parent(rope.bodyId("B3"))) == rope.bodyId("B2"));  // through B3/J0_3
+  const MjcfModel loop = loadMjcfModelString(R"(<mujoco><worldbody><body name="B0"><freejoint/>
+      <composite type="loop" count="5 1 1" spacing="0.1"><geom type="capsule" size="0.01 0.02"/></composite>
+    </body></worldbody></mujoco>)");
+  BOOST_TEST(loop.constraints.loops.size() == 1u);
+  BOOST_TEST(loop.excluded_geometry_pairs.size() == 1u);
+  const auto composite = [](const std::string& inside, const std::string& attributes = "count='3 1 1' spacing='0.1'") {
+    return "<mujoco><worldbody><body name='B0'><composite " + attributes + ">" + inside +
+           "</composite></body></worldbody></mujoco>";
+  };
+  checkStringError(composite("", "type='cloth' count='3 3 1' spacing='0.1'"), {"<composite>", "'cloth' is not generated", "mj_saveLastXML"});
+  checkStringError(composite("", "type='box' count='3 3 3' spacing='0.1'"), {"'box' is not generated"});
+  checkStringError(composite("", "count='3 1 1' spacing='0.1'"), {"<composite>", "no type attribute"});
+  checkStringError(composite("", "type='rope' count='3 0 1' spacing='0.1'"), {"count: expected three integers"});
+  checkStringError(composite("", "type='rope' count='3 1 2' spacing='0.1'"), {"singleton counts"});
+  checkStringError(composite("", "type='rope' count='1000 1000 1000' spacing='0.1'"), {"more than a million bodies"});
+  checkStringError(composite("", "type='rope' count='3 1 1' spacing='0'"), {"spacing must be positive"});
+  checkStringError(composite("", "type='rope' count='3 3 1' spacing='0.1'"), {"one-dimensional"});
+  checkStringError(composite("", "type='rope' count='3 1 1' spacing='0.1' prefix='x'"), {"must be named xB<x>"});
+  checkStringError(composite("", "type='loop' count='1 1 1' spacing='0.1'"), {"one-dimensional"});
+  checkStringError(composite("", "type='grid' count='2 2 2' spacing='0.1'"), {"one- or two-dimensional"});
+  checkStringError(composite("<geom type='box'/>", "type='grid' count='2 2 1' spacing='0.1'"), {"<geom>", "expected one of sphere, capsule, ellipsoid"});
+  checkStringError(composite("<joint/>", "type='grid' count='2 2 1' spacing='0.1'"), {"<joint>", "no kind attribute"});
+  checkStringError(composite("<body/>", "type='grid' count='2 2 1' spacing='0.1'"), {"unknown element <body> in <composite>"});
 }

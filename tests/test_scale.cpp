@@ -1,9 +1,6 @@
 #define BOOST_TEST_MODULE scale
 #include <boost/test/unit_test.hpp>
 
-#include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -14,50 +11,14 @@
 // of the mass matrix's pattern are O(n * depth) (n^2 / 2 entries on a chain: 20 GB at n = 10^5) and exist
 // only in a Data whose model is small or that has formed a mass matrix (data.hpp).
 //
-// Every byte requested from the C allocator while `counting` is set is added up (the allocation-counting
-// machinery of test_allocation.cpp, summing sizes): the total requested is an upper bound on the peak.
-// AddressSanitizer interposes the same functions, so under it the byte count is left to the other builds
-// and the test only checks that the chain loads and runs.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<unsigned long long> bytes{0};
-}  // namespace
+// Every byte requested from the C allocator while counting is added up (allocation_counter.hpp): the
+// total requested is an upper bound on the peak. Under AddressSanitizer nothing is counted and the test
+// only checks that the chain loads and runs.
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ABDYN_COUNTS_BYTES 0
-#else
-#define ABDYN_COUNTS_BYTES 1
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void __libc_free(void*);
+#include "allocation_counter.hpp"
 
-void* malloc(std::size_t n) {
-  if (counting) bytes += n;
-  return __libc_malloc(n);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  if (counting) bytes += n * size;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t n) {
-  if (counting) bytes += n;
-  return __libc_realloc(p, n);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t n) {
-  if (counting) bytes += n;
-  return __libc_memalign(alignment, n);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
-  if (counting) bytes += n;
-  *out = __libc_memalign(alignment, n);
-  return *out ? 0 : ENOMEM;
-}
-void free(void* p) { __libc_free(p); }
-}
-#endif
+using abdyn::test::startCounting;
+using abdyn::test::stopCounting;
 
 namespace {
 
@@ -89,16 +50,12 @@ abdyn::Model chain(int n) {
 // ancestor lists alone (n^2 / 2 four-byte entries, 20 GB) would exceed both bounds together 50 times.
 BOOST_AUTO_TEST_CASE(deep_chain_loads_and_runs_aba_in_linear_memory) {
   const int n = 100000;
-  bytes = 0;
-  counting = ABDYN_COUNTS_BYTES;
+  startCounting();
   const abdyn::Model model = chain(n);
-  counting = false;
-  const unsigned long long model_bytes = bytes;
-  bytes = 0;
-  counting = ABDYN_COUNTS_BYTES;
+  const unsigned long long model_bytes = stopCounting().bytes;
+  startCounting();
   abdyn::Data data(model);
-  counting = false;
-  const unsigned long long data_bytes = bytes;
+  const unsigned long long data_bytes = stopCounting().bytes;
   BOOST_TEST(model.nv() == n);
   BOOST_TEST(model.ancestorPairs() == static_cast<std::int64_t>(n) * (n - 1) / 2);  // > 2^31: 64-bit offsets
   BOOST_TEST(model.ancestorOffset(n) == model.ancestorPairs());
@@ -106,7 +63,7 @@ BOOST_AUTO_TEST_CASE(deep_chain_loads_and_runs_aba_in_linear_memory) {
   BOOST_TEST(data.factor_ancestors.empty());
   BOOST_TEST(data.deriv.v_world.empty());  // nor the derivatives' until they are
   BOOST_TEST(data.dtau_dq.size() == 0);
-  if (ABDYN_COUNTS_BYTES) {
+  if (ABDYN_COUNTS_ALLOCATIONS) {
     BOOST_TEST_MESSAGE("10^5-link chain: the Model allocated " << model_bytes / n << " bytes per body, its Data "
                                                               << data_bytes / n << " bytes per body");
     BOOST_TEST(model_bytes < 2000ull * n, model_bytes << " bytes");
@@ -115,11 +72,10 @@ BOOST_AUTO_TEST_CASE(deep_chain_loads_and_runs_aba_in_linear_memory) {
 
   Eigen::VectorXd q = Eigen::VectorXd::Zero(n), v = Eigen::VectorXd::Zero(n), tau = Eigen::VectorXd::Zero(n);
   q[0] = 0.3;  // the chain swings about x as one pendulum: ABA must give a finite, nonzero start
-  bytes = 0;
-  counting = ABDYN_COUNTS_BYTES;
+  startCounting();
   const Eigen::VectorXd& qdd = abdyn::forwardDynamics(model, data, q, v, tau);
-  counting = false;
-  BOOST_TEST(bytes == 0u, bytes << " bytes allocated by ABA after Data was built");
+  const unsigned long long aba_bytes = stopCounting().bytes;
+  BOOST_TEST(aba_bytes == 0u, aba_bytes << " bytes allocated by ABA after Data was built");
   BOOST_TEST(qdd.allFinite());
   BOOST_TEST(qdd.cwiseAbs().maxCoeff() > 0.0);  // tilted by 0.3 rad, the chain falls
   // RNEA at ABA's qdd returns the applied tau = 0, up to rounding relative to the gravity torques it
@@ -148,21 +104,17 @@ BOOST_AUTO_TEST_CASE(deep_urdf_chain_loads_in_linear_memory) {
            "\"/><child link=\"" + link + "\"/><origin xyz=\"0 0 -0.1\"/><axis xyz=\"1 0 0\"/></joint>";
   }
   xml += "</robot>";
-  bytes = 0;
-  counting = ABDYN_COUNTS_BYTES;
+  startCounting();
   const abdyn::Model model = abdyn::loadUrdfString(xml);
-  counting = false;
-  const unsigned long long loading = bytes;
-  bytes = 0;
-  counting = ABDYN_COUNTS_BYTES;
+  const unsigned long long loading = stopCounting().bytes;
+  startCounting();
   abdyn::Data data(model);
-  counting = false;
-  const unsigned long long data_bytes = bytes;
+  const unsigned long long data_bytes = stopCounting().bytes;
   BOOST_TEST(model.nv() == n);
   // nv is above Data's eager limit, so no dense workspace.
   BOOST_TEST(n > abdyn::Data::kEagerMassMatrixDofs);
   BOOST_TEST(data.M.size() == 0);
-  if (ABDYN_COUNTS_BYTES) {
+  if (ABDYN_COUNTS_ALLOCATIONS) {
     BOOST_TEST_MESSAGE("10^5-link URDF chain: loading allocated " << loading / (1u << 20) << " MiB in total ("
                                                                   << loading / n << " bytes per link), its Data "
                                                                   << data_bytes / n << " bytes per link");

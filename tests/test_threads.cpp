@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE threads
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
+#include <limits>
 #include <thread>
 
 #include "abdyn/abdyn.hpp"
@@ -149,4 +151,50 @@ BOOST_AUTO_TEST_CASE(rollout_threads_share_nothing) {
   abdyn::rollout(model, settings, q0, v0, tau, T, 2e-3, 3, Q3, V3);
   BOOST_TEST((Q1.array() == Q3.array()).all());
   BOOST_TEST((V1.array() == V3.array()).all());
+}
+
+// The batched calls' kept threads (BatchWorkspace with three threads): two user threads, each with its own
+// workspace, call ABA, RNEA and CRBA on it in a row and after pauses longer than the workers' spin (so
+// that they sleep and are woken), and get the single-threaded workspace's results bit for bit; an error
+// in one block is rethrown on the calling thread. Under ThreadSanitizer this is the pool's race check.
+BOOST_AUTO_TEST_CASE(batch_workspace_threads) {
+  abdyn::UrdfOptions options;
+  options.floating_base = true;
+  const abdyn::Model model = abdyn::loadUrdf(modelPath("humanoid.urdf"), options);
+  const Eigen::Index n = 29;
+  std::mt19937 rng(6);
+  abdyn::RowMatrixXd Q(n, model.nq()), V = abdyn::RowMatrixXd::Random(n, model.nv());
+  const abdyn::RowMatrixXd W = abdyn::RowMatrixXd::Random(n, model.nv());
+  for (Eigen::Index k = 0; k < n; ++k) Q.row(k) = abdyn::randomConfiguration(model, rng).transpose();
+  abdyn::RowMatrixXd qdd(n, model.nv()), tau(n, model.nv()), M(n, model.nv() * model.nv());
+  abdyn::BatchWorkspace one(model);
+  abdyn::forwardDynamicsBatch(model, one, Q, V, W, qdd);
+  abdyn::inverseDynamicsBatch(model, one, Q, V, W, tau);
+  abdyn::massMatrixBatch(model, one, Q, M);
+  constexpr int kUsers = 2, kCalls = 4;
+  std::vector<int> mismatches(kUsers, 0);
+  std::vector<std::thread> users;
+  for (int u = 0; u < kUsers; ++u) {
+    users.emplace_back([&, u] {
+      abdyn::BatchWorkspace workspace(model, 3);
+      abdyn::RowMatrixXd a(n, model.nv()), b(n, model.nv()), m(n, model.nv() * model.nv());
+      for (int call = 0; call < kCalls; ++call) {
+        abdyn::forwardDynamicsBatch(model, workspace, Q, V, W, a);
+        abdyn::inverseDynamicsBatch(model, workspace, Q, V, W, b);
+        abdyn::massMatrixBatch(model, workspace, Q, m);
+        if (a != qdd || b != tau || m != M) ++mismatches[u];
+        if (call % 2 == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  for (std::thread& t : users) t.join();
+  for (int u = 0; u < kUsers; ++u) BOOST_TEST(mismatches[u] == 0);
+  abdyn::BatchWorkspace workspace(model, 3);
+  abdyn::RowMatrixXd V_bad = V;
+  V_bad(20, 0) = std::numeric_limits<double>::quiet_NaN();  // in the third block (rows 20 .. 28)
+  const bool checked = abdyn::checkedMode();
+  abdyn::setCheckedMode(true);
+  BOOST_CHECK_EXCEPTION(abdyn::forwardDynamicsBatch(model, workspace, Q, V_bad, W, qdd), abdyn::Error,
+                        [](const abdyn::Error& e) { return std::string(e.what()).find("state 20") != std::string::npos; });
+  abdyn::setCheckedMode(checked);
 }

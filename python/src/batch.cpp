@@ -1,6 +1,12 @@
 // Batched dynamics over N states (C++ abdyn::forwardDynamicsBatch and friends, batch.hpp): C-ordered
 // (N, nq) / (N, nv) arrays in, a new (N, nv) or (N, nv, nv) array out, the GIL released for the batch.
 
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <memory>
+#include <vector>
+
 #include "common.hpp"
 
 namespace abdyn::python {
@@ -19,11 +25,74 @@ int threadCount(py::handle threads) {
   return t;
 }
 
+// The batched calls' kept workspaces: one BatchWorkspace (threads and pack workspaces, batch.hpp) per model
+// and thread count, built on the first call and kept for the next ones, so that a loop of Python calls
+// wakes the same threads instead of starting new ones. A weak reference to the Python model frees its
+// workspaces when the model is collected. All bookkeeping runs under the GIL; a call made while another
+// thread's call holds the model's workspace builds one of its own for that call.
+struct KeptWorkspace {
+  int threads;
+  bool busy;
+  BatchWorkspace workspace;
+};
+using KeptWorkspaces = std::vector<std::shared_ptr<KeptWorkspace>>;  // shared: a lease outlives an erase
+
+// Never destroyed: its workspaces' threads may outlive the interpreter's teardown.
+std::map<const Model*, KeptWorkspaces>& allKeptWorkspaces() {
+  static auto* kept = new std::map<const Model*, KeptWorkspaces>();
+  return *kept;
+}
+
+KeptWorkspaces& keptWorkspaces(const Model& model) {
+  std::map<const Model*, KeptWorkspaces>& kept = allKeptWorkspaces();
+  const auto found = kept.find(&model);
+  if (found != kept.end()) return found->second;
+  const Model* key = &model;
+  // The weak reference lives until its callback, which drops the model's workspaces (pybind11's keep_alive idiom).
+  py::weakref(py::cast(&model, py::return_value_policy::reference), py::cpp_function([key](py::handle weakref) {
+                allKeptWorkspaces().erase(key);
+                weakref.dec_ref();
+              }))
+      .release();
+  return kept[key];
+}
+
+/// The workspace a call with `threads` (0: hardware concurrency) borrows until the lease goes; GIL held.
+class Lease {
+ public:
+  Lease(const Model& model, int threads) {
+    const int t = batchThreads(threads, std::numeric_limits<Eigen::Index>::max());
+    KeptWorkspaces& kept = keptWorkspaces(model);
+    const auto same = std::find_if(kept.begin(), kept.end(), [t](const auto& w) { return w->threads == t; });
+    if (same == kept.end()) {
+      kept.push_back(std::make_shared<KeptWorkspace>(KeptWorkspace{t, false, BatchWorkspace(model, t)}));
+      kept_ = kept.back();
+    } else if (!(*same)->busy) {
+      kept_ = *same;
+    } else {
+      own_ = std::make_unique<BatchWorkspace>(model, t);  // another thread's call holds the kept one
+      return;
+    }
+    kept_->busy = true;
+  }
+  ~Lease() {
+    if (kept_) kept_->busy = false;
+  }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  BatchWorkspace& workspace() { return kept_ ? kept_->workspace : *own_; }
+
+ private:
+  std::shared_ptr<KeptWorkspace> kept_;
+  std::unique_ptr<BatchWorkspace> own_;
+};
+
 const char* const kBatchDoc =
     "Arrays: any float64 array-likes, rows are states (copied only if not C-contiguous float64), checked\n"
     "finite. threads: None for std::thread::hardware_concurrency(), else the number of threads; each\n"
     "takes a contiguous block of rows and computes it in packs of states, one per SIMD lane (8 with\n"
-    "AVX-512, 4 with AVX2). A state's result depends on its row only (bit-identical whatever the thread\n"
+    "AVX-512, 4 with AVX2). The threads and their workspaces are kept for the model's next calls with the\n"
+    "same thread count. A state's result depends on its row only (bit-identical whatever the thread\n"
     "count or batch size) and agrees with the single-state call to round-off (1e-13 relative). The GIL\n"
     "is released for the whole batch. A failing state raises abdyn.Error naming its row.";
 
@@ -44,9 +113,10 @@ void bindBatch(py::module_& m) {
           const int t = threadCount(threads);
           py::array_t<double> out({q.shape(0), static_cast<py::ssize_t>(model.nv())});
           Eigen::Map<RowMatrixXd> qdd(out.mutable_data(), q.shape(0), model.nv());
+          Lease lease(model, t);
           {
             py::gil_scoped_release release;
-            forwardDynamicsBatch(model, rows(q), rows(v), rows(tau), qdd, t, options(armature, damping));
+            forwardDynamicsBatch(model, lease.workspace(), rows(q), rows(v), rows(tau), qdd, options(armature, damping));
           }
           return out;
         },
@@ -63,9 +133,10 @@ void bindBatch(py::module_& m) {
           const int t = threadCount(threads);
           py::array_t<double> out({q.shape(0), static_cast<py::ssize_t>(model.nv())});
           Eigen::Map<RowMatrixXd> tau(out.mutable_data(), q.shape(0), model.nv());
+          Lease lease(model, t);
           {
             py::gil_scoped_release release;
-            inverseDynamicsBatch(model, rows(q), rows(v), rows(qdd), tau, t, options(armature, damping));
+            inverseDynamicsBatch(model, lease.workspace(), rows(q), rows(v), rows(qdd), tau, options(armature, damping));
           }
           return out;
         },
@@ -81,9 +152,10 @@ void bindBatch(py::module_& m) {
           const py::ssize_t nv = model.nv();
           py::array_t<double> out({q.shape(0), nv, nv});
           Eigen::Map<RowMatrixXd> M(out.mutable_data(), q.shape(0), nv * nv);
+          Lease lease(model, t);
           {
             py::gil_scoped_release release;
-            massMatrixBatch(model, rows(q), M, t, options(armature, true));
+            massMatrixBatch(model, lease.workspace(), rows(q), M, options(armature, true));
           }
           return out;
         },

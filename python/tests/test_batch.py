@@ -92,3 +92,30 @@ def test_rollout_batch_agrees_with_single_steps(arm, integrator):
         abdyn.rollout_batch(arm, Q0, V0, tau, 1e-3, integrator="euler")
     with pytest.raises(abdyn.InvalidArgument, match="rollout_batch: 'tau' has shape"):
         abdyn.rollout_batch(arm, Q0, V0, tau[:, :, :2], 1e-3)
+
+
+def test_batch_threads_are_kept_and_shared_safely(arm):
+    """The calls keep a workspace per model and thread count: calls in a row, and calls from two Python
+    threads at once on the same model (one borrows the kept workspace, the other builds its own), give the
+    one-thread results bit for bit."""
+    import threading
+
+    Q, V, W = states(arm, 40, 4)
+    expected = abdyn.inverse_dynamics_batch(arm, Q, V, W, threads=1)
+    for _ in range(3):
+        np.testing.assert_array_equal(abdyn.inverse_dynamics_batch(arm, Q, V, W, threads=2), expected)
+    results = [[] for _ in range(2)]
+
+    def work(k):
+        for _ in range(20):
+            results[k].append(abdyn.inverse_dynamics_batch(arm, Q, V, W, threads=2))
+
+    users = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for u in users:
+        u.start()
+    for u in users:
+        u.join()
+    for r in results:
+        assert len(r) == 20
+        for tau in r:
+            np.testing.assert_array_equal(tau, expected)

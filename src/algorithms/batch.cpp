@@ -1,6 +1,7 @@
 #include "abdyn/algorithms/batch.hpp"
 
 #include <exception>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,17 +12,34 @@
 #include "abdyn/error.hpp"
 #include "algorithms/batch_blocks.hpp"
 #include "algorithms/pack_dynamics.hpp"
+#include "algorithms/thread_pool.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
 
 namespace internal {
-/// A BatchWorkspace's state: the pack kernels' workspace and a q for the checks.
-struct BatchWorkspaceImpl {
-  explicit BatchWorkspaceImpl(const Model& model) : pack(model), q(model.nq()), model_key(model.structureKey()) {}
+/// One thread's share of a BatchWorkspace: the pack kernels' workspace and a q for the checks.
+struct BatchThreadWorkspace {
+  explicit BatchThreadWorkspace(const Model& model) : pack(model), q(model.nq()) {}
   PackWorkspace pack;
   Eigen::VectorXd q;
+};
+
+/// A BatchWorkspace's state: a workspace per thread, the workers, and a failure slot per thread.
+struct BatchWorkspaceImpl {
+  BatchWorkspaceImpl(const Model& model, int threads)
+      : model_key(model.structureKey()),
+        errors(static_cast<std::size_t>(threads)),
+        failed_row(static_cast<std::size_t>(threads), -1),
+        pool(threads - 1) {
+    lanes.reserve(static_cast<std::size_t>(threads));
+    for (int t = 0; t < threads; ++t) lanes.emplace_back(model);
+  }
   std::uint64_t model_key;
+  std::vector<BatchThreadWorkspace> lanes;  // thread t's
+  std::vector<std::exception_ptr> errors;
+  std::vector<Eigen::Index> failed_row;
+  ThreadPool pool;  // last: its workers stop before the workspaces they use go
 };
 }  // namespace internal
 
@@ -36,20 +54,29 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
   }
 }
 
-/// runPacks over all n rows on the calling thread with the caller's workspace.
+/// runPacks over the n rows, split into blocks over the workspace's threads (runBatch's blocks).
 template <class Pack>
-void runSerial(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
+void runWorkspace(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
   internal::BatchWorkspaceImpl& work = workspace.impl();
   if (work.model_key != model.structureKey()) {
     throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for another model, not '" +
                           model.name() + "'");
   }
-  Eigen::Index row = 0;
-  try {
-    internal::runPacks(work, 0, n, pack, row);
-  } catch (...) {
-    internal::rethrowForRow(std::current_exception(), function, row);
-  }
+  const int blocks = batchThreads(workspace.threads(), n);
+  work.pool.run(blocks, [&](int b) {
+    Eigen::Index begin = 0, end = 0;
+    internal::blockRows(n, blocks, b, begin, end);
+    const auto t = static_cast<std::size_t>(b);
+    work.errors[t] = nullptr;
+    Eigen::Index row = begin;
+    try {
+      internal::runPacks(work.lanes[t], begin, end, pack, row);
+    } catch (...) {
+      work.errors[t] = std::current_exception();
+      work.failed_row[t] = row;
+    }
+  });
+  internal::rethrowFirst(work.errors.data(), work.failed_row.data(), blocks, function);
 }
 
 /// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row. The pack is
@@ -72,9 +99,9 @@ void scatter(const double* y, int count, int W, Eigen::Index k, Eigen::Ref<RowMa
 }
 
 /// In checked mode, the single-state calls' checks of rows [k, k + count): finite entries, unit quaternions.
-/// `row` follows the state checked, for runBatch's message.
+/// `row` follows the state checked, for the failure's message.
 void checkRows(const Model& model, const Eigen::Ref<const RowMatrixXd>* const* rows, const char* const* names, int inputs,
-               Eigen::Index k, int count, const char* function, internal::BatchWorkspaceImpl& work, Eigen::Index& row) {
+               Eigen::Index k, int count, const char* function, internal::BatchThreadWorkspace& work, Eigen::Index& row) {
   if (!checkedMode()) return;
   for (row = k; row < k + count; ++row) {
     work.q = rows[0]->row(row).transpose();
@@ -120,7 +147,7 @@ void checkMass(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const
 /// The ABA of one pack: rows [k, k + count) of Q, V, TAU into QDD.
 auto abaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
               const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd>& QDD, const DynamicsOptions& options) {
-  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+  return [&](internal::BatchThreadWorkspace& work, Eigen::Index k, int count, Eigen::Index& row) {
     const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q, &V, &TAU};
     const char* const names[] = {"q", "v", "tau"};
     checkRows(model, inputs, names, 3, k, count, "abdyn::forwardDynamics", work, row);
@@ -141,7 +168,7 @@ auto abaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const 
 /// The RNEA of one pack: rows [k, k + count) of Q, V, QDD into TAU.
 auto rneaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd>& TAU, const DynamicsOptions& options) {
-  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+  return [&](internal::BatchThreadWorkspace& work, Eigen::Index k, int count, Eigen::Index& row) {
     const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q, &V, &QDD};
     const char* const names[] = {"q", "v", "qdd"};
     checkRows(model, inputs, names, 3, k, count, "abdyn::inverseDynamics", work, row);
@@ -158,7 +185,7 @@ auto rneaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const
 /// The CRBA of one pack: rows [k, k + count) of Q into M.
 auto crbaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd>& M,
                const DynamicsOptions& options) {
-  return [&](internal::BatchWorkspaceImpl& work, Eigen::Index k, int count, Eigen::Index& row) {
+  return [&](internal::BatchThreadWorkspace& work, Eigen::Index k, int count, Eigen::Index& row) {
     const Eigen::Ref<const RowMatrixXd>* inputs[] = {&Q};
     const char* const names[] = {"q"};
     checkRows(model, inputs, names, 1, k, count, "abdyn::massMatrix", work, row);
@@ -172,11 +199,13 @@ auto crbaPacks(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen
 
 }  // namespace
 
-BatchWorkspace::BatchWorkspace(const Model& model) : impl_(std::make_unique<internal::BatchWorkspaceImpl>(model)) {}
+BatchWorkspace::BatchWorkspace(const Model& model, int threads)
+    : impl_(std::make_unique<internal::BatchWorkspaceImpl>(model, batchThreads(threads, std::numeric_limits<Eigen::Index>::max()))) {}
 BatchWorkspace::~BatchWorkspace() = default;
 BatchWorkspace::BatchWorkspace(BatchWorkspace&&) noexcept = default;
 BatchWorkspace& BatchWorkspace::operator=(BatchWorkspace&&) noexcept = default;
-int BatchWorkspace::lanes() const { return impl_->pack.lanes(); }
+int BatchWorkspace::lanes() const { return impl_->lanes.front().pack.lanes(); }
+int BatchWorkspace::threads() const { return static_cast<int>(impl_->lanes.size()); }
 
 int batchThreads(int threads, Eigen::Index states) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -206,40 +235,43 @@ void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads,
                           const DynamicsOptions& options) {
   checkForward(model, Q, V, TAU, QDD, options);
-  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
+  runWorkspace(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
 }
 
 void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& TAU,
                           Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options) {
   checkForward(model, Q, V, TAU, QDD, options);
-  runSerial(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+  runWorkspace(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
 }
 
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
                           const DynamicsOptions& options) {
   checkInverse(model, Q, V, QDD, TAU);
-  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
+  runWorkspace(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
                           Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options) {
   checkInverse(model, Q, V, QDD, TAU);
-  runSerial(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+  runWorkspace(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M, int threads,
                      const DynamicsOptions& options) {
   checkMass(model, Q, M, options);
-  internal::runBatch<internal::BatchWorkspaceImpl>(model, Q.rows(), threads, "massMatrixBatch", crbaPacks(model, Q, M, options));
+  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
+  runWorkspace(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                      Eigen::Ref<RowMatrixXd> M, const DynamicsOptions& options) {
   checkMass(model, Q, M, options);
-  runSerial(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
+  runWorkspace(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 }  // namespace abdyn

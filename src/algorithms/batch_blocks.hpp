@@ -38,18 +38,32 @@ void runPacks(Workspace& work, Eigen::Index begin, Eigen::Index end, const Pack&
   }
 }
 
-/// runPacks on `threads` contiguous blocks of [0, n), one Workspace(model) per block (its `pack` a PackWorkspace); the calling thread takes block 0.
-/// Rethrows the failure of the lowest failing row.
+/// Block b of `blocks` contiguous blocks of [0, n): rows [begin, end), the first n % blocks blocks one row longer.
+inline void blockRows(Eigen::Index n, int blocks, int b, Eigen::Index& begin, Eigen::Index& end) {
+  const Eigen::Index base = n / blocks, extra = n % blocks;
+  begin = b * base + std::min<Eigen::Index>(b, extra);
+  end = begin + base + (b < extra ? 1 : 0);
+}
+
+/// Rethrows the failure of the lowest failing row among `blocks` blocks' (blocks are in row order, so the
+/// first failing block holds it).
+inline void rethrowFirst(const std::exception_ptr* errors, const Eigen::Index* failed_row, int blocks, const char* function) {
+  for (int b = 0; b < blocks; ++b) {
+    if (errors[b]) rethrowForRow(errors[b], function, failed_row[b]);
+  }
+}
+
+/// runPacks on `threads` contiguous blocks of [0, n), one Workspace(model) per block (its `pack` a
+/// PackWorkspace), each on a thread started for the call; the calling thread takes block 0. Rethrows the
+/// failure of the lowest failing row.
 template <class Workspace, class Pack>
 void runBatch(const Model& model, Eigen::Index n, int threads, const char* function, const Pack& pack) {
   const int blocks = batchThreads(threads, n);
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(blocks));
   std::vector<Eigen::Index> failed_row(static_cast<std::size_t>(blocks), -1);
   auto run_block = [&](int b) {
-    // Block b holds rows [begin, end): the first n % blocks blocks get one row more.
-    const Eigen::Index base = n / blocks, extra = n % blocks;
-    const Eigen::Index begin = b * base + std::min<Eigen::Index>(b, extra);
-    const Eigen::Index end = begin + base + (b < extra ? 1 : 0);
+    Eigen::Index begin = 0, end = 0;
+    blockRows(n, blocks, b, begin, end);
     Eigen::Index row = begin;
     try {
       Workspace work(model);
@@ -64,12 +78,7 @@ void runBatch(const Model& model, Eigen::Index n, int threads, const char* funct
   for (int b = 1; b < blocks; ++b) workers.emplace_back(run_block, b);
   run_block(0);
   for (std::thread& t : workers) t.join();
-  // Blocks are in row order, so the first failing block holds the lowest failing row.
-  for (int b = 0; b < blocks; ++b) {
-    if (errors[static_cast<std::size_t>(b)]) {
-      rethrowForRow(errors[static_cast<std::size_t>(b)], function, failed_row[static_cast<std::size_t>(b)]);
-    }
-  }
+  rethrowFirst(errors.data(), failed_row.data(), blocks, function);
 }
 
 /// The single-state ABA's error for a pack's failing lane (ArticulatedStep's message).

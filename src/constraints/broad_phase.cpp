@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "abdyn/error.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
@@ -77,6 +79,19 @@ void BroadPhase::prepare(const Model& model, const GroundContactSettings& settin
   for (const auto& [a, b] : excluded) excluded_.push_back(bodyPairKey(a, b));
   excluded_names_ = settings.excluded_pairs;
   excluded_indices_ = settings.excluded_body_pairs;
+  excluded_geometries_.clear();
+  for (const auto& [a, b] : settings.excluded_geometry_pairs) {
+    for (int g : {a, b}) {
+      if (g < 0 || g >= static_cast<int>(geometries.size())) {
+        throw InvalidArgument("abdyn::GroundContactSettings::excluded_geometry_pairs: geometry " + std::to_string(g) +
+                              " is out of range for model '" + model.name() + "' (" + std::to_string(geometries.size()) +
+                              " geometries)");
+      }
+    }
+    excluded_geometries_.push_back(bodyPairKey(a, b));
+  }
+  std::sort(excluded_geometries_.begin(), excluded_geometries_.end());
+  excluded_geometry_indices_ = settings.excluded_geometry_pairs;
   prepared_ = true;
 }
 
@@ -88,7 +103,7 @@ const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Dat
   internal::checkData(model, data, "abdyn::BroadPhase::pairs");
   if (!prepared_ || model_key_ != model.structureKey() || ngeometries_ != model.geometries().size() ||
       geometry_ != settings.geometry || excluded_names_ != settings.excluded_pairs ||
-      excluded_indices_ != settings.excluded_body_pairs) {
+      excluded_indices_ != settings.excluded_body_pairs || excluded_geometry_indices_ != settings.excluded_geometry_pairs) {
     prepare(model, settings);
   }
   const auto& geometries = model.geometries();
@@ -124,8 +139,15 @@ const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Dat
       if (lo_b.y() > hi_a.y() || lo_a.y() > hi_b.y() || lo_b.z() > hi_a.z() || lo_a.z() > hi_b.z()) continue;
       const Geometry& gb = geometries[static_cast<std::size_t>(b)];
       if (ga.body == gb.body) continue;
-      if (model.parent(ga.body) == gb.body || model.parent(gb.body) == ga.body) continue;  // jointed neighbours overlap
+      if (settings.exclude_parent_child && (model.parent(ga.body) == gb.body || model.parent(gb.body) == ga.body)) {
+        continue;  // jointed neighbours overlap
+      }
+      if ((ga.contype & gb.conaffinity) == 0 && (gb.contype & ga.conaffinity) == 0) continue;
       if (excluded(ga.body, gb.body)) continue;
+      if (!excluded_geometries_.empty() &&
+          std::binary_search(excluded_geometries_.begin(), excluded_geometries_.end(), bodyPairKey(a, b))) {
+        continue;
+      }
       pairs_.push_back(GeometryPair{std::min(a, b), std::max(a, b)});
     }
   }

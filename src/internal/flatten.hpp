@@ -1,8 +1,8 @@
 #pragma once
 // ABDYN_FLATTEN on an algorithm's kernel inlines every call inside it that the compiler can see: the
 // spatial operations and Eigen's fixed-size kernels. Left to its heuristics, GCC keeps some of them as
-// calls that pass 3- and 6-vectors through memory, which made the ABA up to 2x slower
-// (docs/performance.md).
+// calls that pass 3- and 6-vectors through memory, which makes the ABA up to 2x slower
+// (docs/performance-history.md).
 //
 // Only in optimised, uninstrumented builds: at -O0 flattening buys nothing, and under AddressSanitizer
 // or ThreadSanitizer the fully inlined, instrumented kernels took GCC 12 more than ten minutes per file.

@@ -150,10 +150,17 @@ class MjcfLoader {
       }
     }();
     out.constraints = constraints(out.model);
+    // An exclude names two MuJoCo bodies, whose geoms only (not those of static bodies fused with them) it keeps apart.
     for (const internal::MjcfExclude& e : doc_.excludes) {
-      const int a = placement(e.body1, e.where).body, b = placement(e.body2, e.where).body;
-      out.excluded_pairs.emplace_back(std::min(a, b), std::max(a, b));
+      for (const int a : body_geometries_[static_cast<std::size_t>(bodyIndex(e.body1, e.where))]) {
+        for (const int b : body_geometries_[static_cast<std::size_t>(bodyIndex(e.body2, e.where))]) {
+          if (a != b) out.excluded_geometry_pairs.emplace_back(std::min(a, b), std::max(a, b));
+        }
+      }
     }
+    out.body_contacts = !doc_.option.contact_disabled && !doc_.option.predefined_only;
+    out.filter_parent = !doc_.option.filterparent_disabled;
+    if (out.filter_parent) addParentExclusions(out);
     out.not_modelled = doc_.not_modelled;
     return out;
   }
@@ -452,6 +459,7 @@ class MjcfLoader {
   }
 
   void addGeometryAndSites() {
+    body_geometries_.resize(doc_.bodies.size());
     for (std::size_t b = 0; b < doc_.bodies.size(); ++b) {
       const MjcfBody& body = doc_.bodies[b];
       const Placement& p = placed_[b];
@@ -460,7 +468,9 @@ class MjcfLoader {
         Geometry out;
         out.name = g.name.empty() ? bodyName(static_cast<int>(b)) + "/geom" + std::to_string(k) : g.name;
         out.link = bodyName(static_cast<int>(b));
-        out.role = g.collides ? GeometryRole::Collision : GeometryRole::Visual;
+        out.role = g.contype != 0 || g.conaffinity != 0 ? GeometryRole::Collision : GeometryRole::Visual;
+        out.contype = g.contype;
+        out.conaffinity = g.conaffinity;
         out.body = p.body;
         out.X_geometry_body = plxOf(g.pose) * p.X_frame_body;
         if (!g.mesh.empty() && g.type != MjcfGeomType::Mesh) {
@@ -499,6 +509,7 @@ class MjcfLoader {
             warn_once("height fields (hfield geoms) are not kept as the model's geometry");
             continue;
         }
+        body_geometries_[b].push_back(geometry_count_++);
         builder_.addGeometry(out);
       }
       for (std::size_t k = 0; k < body.sites.size(); ++k) {
@@ -622,13 +633,35 @@ class MjcfLoader {
     }
   }
 
-  // Where the MuJoCo body of that name ("" or "world": the world) ended up.
-  const Placement& placement(const std::string& name, const internal::MjcfWhere& where) const {
-    if (name.empty() || name == "world") return placed_[0];
+  // MuJoCo never collides a body with its weld parent (the nearest ancestor with joints, the world
+  // aside). abdyn's parent-child rule covers a body with one joint; a body with several is the last of a
+  // chain of joint bodies, whose first one's parent is the weld parent's body, so the pair is excluded here.
+  void addParentExclusions(MjcfModel& out) const {
+    const auto weld = [&](int b) {
+      while (b != 0 && doc_.bodies[static_cast<std::size_t>(b)].joints.empty()) b = doc_.bodies[static_cast<std::size_t>(b)].parent;
+      return b;
+    };
     for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
-      if (doc_.bodies[b].name == name) return placed_[b];
+      if (doc_.bodies[b].joints.size() < 2) continue;
+      const int parent = weld(doc_.bodies[b].parent);
+      if (parent == 0) continue;
+      const int x = placed_[b].body, y = placed_[static_cast<std::size_t>(parent)].body;
+      out.excluded_pairs.emplace_back(std::min(x, y), std::max(x, y));
+    }
+  }
+
+  // The index of the MuJoCo body of that name ("" or "world": the world).
+  int bodyIndex(const std::string& name, const internal::MjcfWhere& where) const {
+    if (name.empty() || name == "world") return 0;
+    for (std::size_t b = 1; b < doc_.bodies.size(); ++b) {
+      if (doc_.bodies[b].name == name) return static_cast<int>(b);
     }
     fail(where, "body '" + name + "' does not exist");
+  }
+
+  // Where the MuJoCo body of that name ("" or "world": the world) ended up.
+  const Placement& placement(const std::string& name, const internal::MjcfWhere& where) const {
+    return placed_[static_cast<std::size_t>(bodyIndex(name, where))];
   }
 
   ConstraintSet constraints(const Model& model) const {
@@ -703,6 +736,8 @@ class MjcfLoader {
   std::vector<double> qpos0_;  // MuJoCo's qpos0: ref, identity quaternions, the free bodies' drawn poses
   std::vector<std::string> warned_;
   std::vector<std::string> body_names_;  // every MuJoCo body's name, by index
+  std::vector<std::vector<int>> body_geometries_;  // per MuJoCo body, the indices of its geoms' Geometry
+  int geometry_count_ = 0;
   std::map<std::string, internal::MjcfMeshInertia> mesh_inertias_;  // by mesh asset name
   std::map<std::string, std::shared_ptr<const MeshShape>> mesh_shapes_;  // by mesh asset name; null: not loaded
 };

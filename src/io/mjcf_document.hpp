@@ -16,6 +16,7 @@
 //   - <include file> is replaced by the children of the included file's top element.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ struct MjcfOption {
   std::string integrator = "Euler";
   bool gravity_disabled = false;  // <flag gravity="disable"/>
   bool passive_disabled = false;  // <flag passive="disable"/>: no springs and no damping
+  bool contact_disabled = false;  // <flag contact="disable"/> or constraint="disable": no contacts at all
+  bool filterparent_disabled = false;  // <flag filterparent="disable"/>: parent and child bodies collide
+  bool predefined_only = false;   // <option collision="predefined">: only <contact><pair> geoms collide
 };
 
 enum class MjcfJointType { Hinge, Slide, Ball, Free };
@@ -83,7 +87,7 @@ struct MjcfGeom {
   double density = 1000.0;
   int group = 0;
   std::string mesh;                // mesh asset name (mesh geoms)
-  bool collides = true;            // contype or conaffinity nonzero
+  std::uint32_t contype = 1, conaffinity = 1;  // collision filter bits; the geom collides when either is nonzero
   bool shellinertia = false;       // shellinertia="true": the mesh's inertia as a shell (mesh geoms)
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "program.hpp"
 
 // `abdyn view` and `abdyn simulate --html` without a browser: what data.js carries across to the page
 // (checked against the library's Model and loop closures and against the files themselves), mesh
@@ -25,47 +26,13 @@
 namespace {
 
 namespace fs = std::filesystem;
+using abdyn::test::ProgramRun;
+using abdyn::test::readFile;
+using abdyn::test::RemoveScratch;
+using abdyn::test::runProgram;
+using abdyn::test::scratch;
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("abdyn_view_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-struct RemoveScratch {
-  ~RemoveScratch() {
-    std::error_code ec;
-    fs::remove_all(scratch(), ec);
-  }
-};
 BOOST_TEST_GLOBAL_FIXTURE(RemoveScratch);
-
-Run run(const std::vector<std::string>& args) {
-  std::string command = std::string("'") + ABDYN_APP_PATH + "'";
-  for (const std::string& a : args) command += " '" + a + "'";
-  command += " > '" + (scratch() / "out").string() + "' 2> '" + (scratch() / "err").string() + "' < /dev/null";
-  Run r;
-  const int raw = std::system(command.c_str());
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = readFile(scratch() / "out");
-  r.err = readFile(scratch() / "err");
-  return r;
-}
 
 std::string source(const std::string& path) { return std::string(ABDYN_SOURCE_DIR) + "/" + path; }
 bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
@@ -100,7 +67,7 @@ std::string decodeBase64(const std::string& text) {
 
 BOOST_AUTO_TEST_CASE(view_out_writes_the_model_the_page_needs) {
   const fs::path dir = scratch() / "humanoid";
-  const Run r = run({"view", source("models/humanoid.urdf"), "--floating", "--out", dir.string()});
+  const ProgramRun r = runProgram({"view", source("models/humanoid.urdf"), "--floating", "--out", dir.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(contains(r.out, (dir / "index.html").string()));
   BOOST_TEST(!contains(r.out, "serving"));  // --out alone: written, not served
@@ -134,16 +101,16 @@ BOOST_AUTO_TEST_CASE(view_out_writes_the_model_the_page_needs) {
 
 BOOST_AUTO_TEST_CASE(view_carries_loop_joints_and_the_trajectory) {
   const fs::path csv = scratch() / "four_bar.csv";
-  Run r = run({"simulate", source("models/four_bar.urdf"), "--q0", "0.7,-0.3,1.1", "--duration", "0.05", "--csv", csv.string()});
+  ProgramRun r = runProgram({"simulate", source("models/four_bar.urdf"), "--q0", "0.7,-0.3,1.1", "--duration", "0.05", "--csv", csv.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   const fs::path dir = scratch() / "four_bar";
-  r = run({"view", source("models/four_bar.urdf"), "--csv", csv.string(), "--out", dir.string()});
+  r = runProgram({"view", source("models/four_bar.urdf"), "--csv", csv.string(), "--out", dir.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   const nlohmann::json data = pageData(dir);
   BOOST_TEST(data["trajectory"]["name"] == "four_bar.csv");
   // A bundled model by its name writes the same model.
   const fs::path by_name = scratch() / "four_bar_by_name";
-  r = run({"view", "four_bar", "--out", by_name.string()});
+  r = runProgram({"view", "four_bar", "--out", by_name.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(pageData(by_name)["model"]["urdf"] == data["model"]["urdf"]);
   BOOST_TEST(data["trajectory"]["text"] == readFile(csv));
@@ -166,7 +133,7 @@ BOOST_AUTO_TEST_CASE(view_carries_loop_joints_and_the_trajectory) {
 
 BOOST_AUTO_TEST_CASE(view_embeds_the_meshes_it_finds_and_lists_the_others) {
   const fs::path dir = scratch() / "mesh";
-  const Run r = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", dir.string()});
+  const ProgramRun r = runProgram({"view", source("tests/viewer/mesh_robot.urdf"), "--out", dir.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(contains(r.out, "meshes not found"));
   const nlohmann::json data = pageData(dir);
@@ -184,25 +151,25 @@ BOOST_AUTO_TEST_CASE(view_embeds_the_meshes_it_finds_and_lists_the_others) {
   const fs::path package = scratch() / "package";
   fs::create_directories(package / "meshes");
   fs::copy_file(source("tests/viewer/meshes/wedge.stl"), package / "meshes/hand.dae", fs::copy_options::overwrite_existing);
-  const Run r2 = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh2").string(), "--package",
-                      "no_such_package=" + package.string()});
+  const ProgramRun r2 = runProgram({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh2").string(), "--package",
+                                    "no_such_package=" + package.string()});
   BOOST_TEST_REQUIRE(r2.status == 0, r2.err);
   BOOST_TEST(pageData(scratch() / "mesh2")["model"]["missing_meshes"] == nlohmann::json({"meshes/absent.stl"}));
-  const Run bad = run({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh3").string(), "--package", "x"});
+  const ProgramRun bad = runProgram({"view", source("tests/viewer/mesh_robot.urdf"), "--out", (scratch() / "mesh3").string(), "--package", "x"});
   BOOST_TEST(bad.status != 0);
   BOOST_TEST(contains(bad.err, "NAME=DIR"));
 }
 
 BOOST_AUTO_TEST_CASE(simulate_html_writes_the_page_and_its_trajectory) {
   const fs::path dir = scratch() / "sim";
-  const Run r = run({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--html", dir.string()});
+  const ProgramRun r = runProgram({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--html", dir.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   BOOST_TEST(fs::is_regular_file(dir / "index.html"));
   BOOST_TEST(pageData(dir)["trajectory"]["text"] == readFile(dir / "trajectory.csv"));
   // with --csv the trajectory goes where --csv says, and the page carries it too
   const fs::path csv = scratch() / "sim.csv";
-  const Run r2 = run({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--csv", csv.string(),
-                      "--html", (scratch() / "sim2").string()});
+  const ProgramRun r2 = runProgram({"simulate", source("models/double_pendulum.urdf"), "--duration", "0.01", "--csv", csv.string(),
+                                    "--html", (scratch() / "sim2").string()});
   BOOST_TEST_REQUIRE(r2.status == 0, r2.err);
   BOOST_TEST(pageData(scratch() / "sim2")["trajectory"]["text"] == readFile(csv));
 }
@@ -250,7 +217,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
       {{"view", source("models/humanoid.urdf"), "--floating", "--out", "/proc/no/such/dir"}, 1, "/proc/no/such/dir"},
   };
   for (const Case& c : cases) {
-    const Run r = run(c.args);
+    const ProgramRun r = runProgram(c.args);
     std::string shown;
     for (const std::string& a : c.args) shown += a + " ";
     BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
@@ -291,7 +258,7 @@ BOOST_AUTO_TEST_CASE(view_removes_its_temporary_folder) {
     BOOST_TEST(fs::is_empty(tmp), "left behind in " << tmp);
   }
   ::setenv("TMPDIR", tmp.c_str(), 1);  // for the program std::system starts
-  const Run r = run({"view", pendulum, "--csv", "/nonexistent/run.csv", "--port", "0"});
+  const ProgramRun r = runProgram({"view", pendulum, "--csv", "/nonexistent/run.csv", "--port", "0"});
   ::unsetenv("TMPDIR");
   BOOST_TEST(r.status == 1);
   BOOST_TEST(fs::is_empty(tmp));
@@ -310,7 +277,7 @@ BOOST_AUTO_TEST_CASE(view_draws_mjcf_files) {
                      << "<geom type='mesh' mesh='w'/><geom type='mesh' mesh='t' contype='0' conaffinity='0'/></body></body>"
                      << "</worldbody></mujoco>";
   const fs::path dir = scratch() / "mjcf";
-  const Run r = run({"view", xml.string(), "--out", dir.string()});
+  const ProgramRun r = runProgram({"view", xml.string(), "--out", dir.string()});
   BOOST_TEST_REQUIRE(r.status == 0, r.err);
   const nlohmann::json data = pageData(dir);
   const std::string urdf = data["model"]["urdf"];

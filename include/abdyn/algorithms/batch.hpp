@@ -20,6 +20,9 @@
 /// Sizes are checked (abdyn::InvalidArgument naming the argument); an exception thrown for one state
 /// (checked mode: a non-finite input, for example) stops its block and is rethrown after all threads
 /// have joined, prefixed with the state's row: the one with the lowest row among the blocks that failed.
+///
+/// The calls that take a thread count build their threads and workspaces on each call (tens of
+/// microseconds, as much as a small batch's dynamics); the calls that take a BatchWorkspace keep them.
 
 #include <cstdint>
 #include <memory>
@@ -59,21 +62,30 @@ namespace internal {
 struct BatchWorkspaceImpl;
 }
 
-/// One thread's workspace of the batched calls for one model, allocated once (like Data): the kernels of
-/// the instruction set chosen when it is built, the model's constants in their layout and one pack of
-/// states. The batched calls that take one run on the calling thread and allocate nothing.
+/// The workspace of the batched calls for one model, allocated once (like Data): a team of `threads`
+/// threads started once and kept until the workspace is destroyed (the calling thread and threads - 1
+/// workers), and for each thread the kernels' workspace: the kernels of the instruction set chosen when
+/// it is built, the model's constants in their layout and one pack of states. The batched calls that
+/// take one split their rows over its threads as the calls with a thread count do (batch.hpp's
+/// description), wake its workers instead of starting threads, and allocate nothing: repeated calls
+/// (a control loop, a training step) should keep one. Between calls the workers spin for a fraction of
+/// a millisecond, then sleep. One call at a time per workspace; threads of their own use their own.
 class BatchWorkspace {
  public:
-  /// The workspace for `model`, with the kernels of the instruction set used now (setBatchSimd).
-  explicit BatchWorkspace(const Model& model);
+  /// The workspace for `model` with `threads` threads (<= 0: std::thread::hardware_concurrency(); 1: the
+  /// calling thread alone, no worker), with the kernels of the instruction set used now (setBatchSimd).
+  explicit BatchWorkspace(const Model& model, int threads = 1);
+  /// Stops and joins the workers.
   ~BatchWorkspace();
   ///@{
-  /// Movable (the kernels' state moves with it), not copyable.
+  /// Movable (the threads and the kernels' state move with it), not copyable.
   BatchWorkspace(BatchWorkspace&&) noexcept;
   BatchWorkspace& operator=(BatchWorkspace&&) noexcept;
   ///@}
   /// States per pack (batchLanes() when the workspace was built).
   int lanes() const;
+  /// The threads a call with this workspace uses at most (fewer when there are fewer states).
+  int threads() const;
   /// The workspace's state, for the batched calls.
   internal::BatchWorkspaceImpl& impl() { return *impl_; }
 
@@ -82,30 +94,33 @@ class BatchWorkspace {
 };
 
 /// QDD.row(k) = forwardDynamics(Q.row(k), V.row(k), TAU.row(k)) (ABA). Q: N x nq; V, TAU, QDD: N x nv.
+/// On `threads` threads (<= 0: hardware concurrency) started for this call, with their workspaces.
 void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads = 0,
                           const DynamicsOptions& options = {});
 
-/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+/// The same on the threads of a workspace built for `model`: allocates nothing.
 void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& TAU,
                           Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options = {});
 
 /// TAU.row(k) = inverseDynamics(Q.row(k), V.row(k), QDD.row(k)) (RNEA). Q: N x nq; V, QDD, TAU: N x nv.
+/// On `threads` threads started for this call, as forwardDynamicsBatch.
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads = 0,
                           const DynamicsOptions& options = {});
 
-/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+/// The same on the threads of a workspace built for `model`: allocates nothing.
 void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
                           Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options = {});
 
 /// M_k = massMatrix(Q.row(k)) (CRBA, both triangles), stored row by row in M.row(k): N x (nv * nv),
-/// M.row(k)[i * nv + j] = M_k(i, j), the layout of a C-ordered (N, nv, nv) array.
+/// M.row(k)[i * nv + j] = M_k(i, j), the layout of a C-ordered (N, nv, nv) array. On `threads` threads
+/// started for this call, as forwardDynamicsBatch.
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M,
                      int threads = 0, const DynamicsOptions& options = {});
-/// The same on the calling thread with a workspace built for `model`: allocates nothing.
+/// The same on the threads of a workspace built for `model`: allocates nothing.
 void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                      Eigen::Ref<RowMatrixXd> M, const DynamicsOptions& options = {});
 

@@ -10,7 +10,9 @@
 /// by their lower x bound (insertion sort from the previous call's order: bodies move little between steps,
 /// so the sort costs about one pass); the sweep pairs each box with the boxes after it that start before it
 /// ends along x, and keeps the pairs that overlap along y and z too. Pairs on one body, on a parent and its
-/// child, and the excluded pairs (GroundContactSettings::excluded_pairs and excluded_body_pairs) are dropped.
+/// child (unless GroundContactSettings::exclude_parent_child is off), the excluded pairs
+/// (GroundContactSettings::excluded_pairs, excluded_body_pairs and excluded_geometry_pairs) and the pairs whose filter bits do not
+/// match (Geometry::contype and conaffinity, as MuJoCo filters them) are dropped.
 /// The pairs come out in increasing order of their geometry indices, so the rows do not depend on the order
 /// the sweep found them in.
 
@@ -38,7 +40,8 @@ class BroadPhase {
   /// Sizes the workspace for `model`: the shapes' boxes, and room for every pair of its collision shapes.
   explicit BroadPhase(const Model& model);
 
-  /// The pairs of collided shapes on different bodies, neither parent and child nor excluded, whose boxes
+  /// The pairs of collided shapes on different bodies, neither parent and child nor excluded, with matching
+  /// filter bits, whose boxes
   /// (grown by settings.margin / 2) overlap, sorted by (first, second). Needs data.X_body_world (forward
   /// kinematics). Throws as excludedBodyPairs does for bad exclusions; resolves them again only when they
   /// change.
@@ -56,6 +59,8 @@ class BroadPhase {
   std::vector<std::pair<std::string, std::string>> excluded_names_;  ///< settings.excluded_pairs resolved
   std::vector<std::pair<int, int>> excluded_indices_;                ///< settings.excluded_body_pairs resolved
   std::vector<std::uint64_t> excluded_;  ///< excluded body pairs, (smaller << 32) | larger, sorted
+  std::vector<std::pair<int, int>> excluded_geometry_indices_;  ///< settings.excluded_geometry_pairs resolved
+  std::vector<std::uint64_t> excluded_geometries_;  ///< excluded geometry pairs, (smaller << 32) | larger, sorted
   std::vector<int> order_;               ///< the collided shapes (geometry indices), by lower x bound
   std::vector<Vector3> centre_local_;    ///< per geometry: its box's centre, shape coordinates
   std::vector<Vector3> half_local_;      ///< per geometry: its box's half extents, shape coordinates (meshes)

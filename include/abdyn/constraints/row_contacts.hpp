@@ -16,7 +16,8 @@
 /// normal n of the other (sphere, box, cylinder): a sphere by its centre (gap d - radius, contact point
 /// on its surface), boxes and cylinders by their candidate points in both directions. Rows as above with
 /// n . (v_A(p) - v_B(p)) for the point's body A and the surface's body B. Pairs on one body, on a parent
-/// and its child (whose shapes overlap at the joint) and excluded pairs (GroundContactSettings::excluded_pairs)
+/// and its child (whose shapes overlap at the joint; GroundContactSettings::exclude_parent_child), excluded
+/// pairs (GroundContactSettings::excluded_pairs) and pairs whose filter bits do not match (Geometry::contype)
 /// are skipped, and so are pairs whose world boxes lie apart (broad_phase.hpp). Box-box edge-edge contacts are missed.
 /// A pair with a mesh or a capsule goes through GJK/EPA instead (convex_distance.hpp: the signed distance and
 /// normal of the two convex shapes, meshes by their hulls): the deepest point, or for two polytopes (hulls and
@@ -59,6 +60,13 @@ struct GroundContactSettings {
   /// Pairs of bodies whose shapes never collide with each other, by body index (abdyn::InvalidArgument for
   /// an index outside 0 .. nbodies - 1).
   std::vector<std::pair<int, int>> excluded_body_pairs;
+  /// Pairs of shapes that never collide with each other, by index into Model::geometries() (MJCF's
+  /// `contact/exclude` of a body whose static children are fused into another abdyn body names only its own
+  /// geoms). abdyn::InvalidArgument at the first step for an index out of range.
+  std::vector<std::pair<int, int>> excluded_geometry_pairs;
+  /// Whether the shapes of a body and of its parent never collide (they overlap at the joint). MuJoCo's
+  /// `<flag filterparent="disable"/>` turns it off (MjcfModel::filter_parent).
+  bool exclude_parent_child = true;
 };
 
 /// Whether ground and body contacts collide shapes of g's kind: spheres, boxes, cylinders, capsules, and meshes

@@ -32,8 +32,11 @@
 //     capsules, cylinders, boxes, ellipsoids and planes with MuJoCo's sizes turned into Geometry's, and
 //     meshes, placed with the mesh's refpos and refquat, their collision meshes loaded with their convex
 //     hulls (MjcfOptions::load_collision_meshes). Height fields and primitives fitted to meshes are not
-//     kept (a warning says so). <contact><exclude> pairs are in MjcfModel::excluded_pairs, the contact
-//     settings' excluded_body_pairs (the program's simulate passes them).
+//     kept (a warning says so). Each geometry keeps its contype and conaffinity (Geometry's filter bits,
+//     which body contacts honour as MuJoCo does); <contact><exclude> pairs are in
+//     MjcfModel::excluded_geometry_pairs, with MjcfModel::excluded_pairs, body_contacts and filter_parent
+//     for the contact settings (the program's simulate passes them). World geoms (the floor) are not body contacts: GroundContactSettings'
+//     plane stands for a floor.
 //   - <inertial> gives a body's mass, centre of mass and inertia (diaginertia in the frame of its
 //     orientation, or fullinertia, used as written: MuJoCo's diagonalisation of fullinertia and of
 //     multi-geom bodies stops at 1e-12 absolute, which changes its mass matrix by up to about 1e-9
@@ -59,7 +62,11 @@
 //     qpos0, as MuJoCo does.
 //   - Everything else that changes no dynamics of the tree (tendons, sensors, contact pairs, cameras,
 //     lights, textures and materials, visual settings, fluid forces, springdamper) is read past with one
-//     warning per kind naming what is not modelled. <composite> and coordinate="global" are refused.
+//     warning per kind naming what is not modelled. coordinate="global" is refused.
+//   - <composite> types particle, grid, rope and loop are generated as MuJoCo 2.2.2 generates them (bodies,
+//     joints, geoms and sites with its names, from MuJoCo's built-in defaults and the composite's own geom
+//     and joint attributes; a loop's connect equality and exclude); their tendons and the equalities on
+//     them are not modelled (a warning says so). Types cloth, box, cylinder and ellipsoid are refused.
 //
 // Every problem throws abdyn::Error naming the file, the line and the element: a missing or unreadable
 // file, malformed XML, an unknown element, joint type or keyword, a number that does not parse or is not
@@ -105,11 +112,23 @@ struct MjcfModel {
   ConstraintSet constraints;
   /// One line per kind of element read past (what abdyn does not model), as warned.
   std::vector<std::string> not_modelled;
-  /// The body pairs of the file's `<contact><exclude body1 body2>`, whose geometries never collide with
-  /// each other: abdyn body indices (the bodies the two MuJoCo bodies are part of), smaller first, in the
-  /// file's order. A pair within one abdyn body (static bodies fused) has both indices equal. They are what
+  /// Body pairs whose geometries never collide with each other, abdyn body indices (smaller first): with
+  /// MuJoCo's parent filter on (filter_parent), each body with several joints and its parent body (abdyn's own
+  /// parent-child rule sees the last body of the joints' chain, whose parent is not that body). They are what
   /// GroundContactSettings::excluded_body_pairs (constraints/row_contacts.hpp) takes.
   std::vector<std::pair<int, int>> excluded_pairs;
+  /// The geometry pairs of the file's `<contact><exclude body1 body2>`: every geom of body1 with every geom of
+  /// body2 (indices into Model::geometries(), smaller first; a static body's own geoms only, not those of the
+  /// abdyn body it is fused into), what GroundContactSettings::excluded_geometry_pairs takes.
+  std::vector<std::pair<int, int>> excluded_geometry_pairs;
+  /// Whether MuJoCo collides the file's geoms with each other by their filter bits (Geometry::contype and
+  /// conaffinity): false when `<option><flag contact="disable"/>` (or constraint) or
+  /// `<option collision="predefined">` leaves only explicit pairs, which abdyn does not model. The program's
+  /// simulate turns body contacts on when it is true (GroundContactSettings, SimulatorSettings::body_contacts).
+  bool body_contacts = true;
+  /// MuJoCo's parent filter: false with `<option><flag filterparent="disable"/>`, which lets a body collide
+  /// with its parent; GroundContactSettings::exclude_parent_child takes it.
+  bool filter_parent = true;
 };
 
 /// Loads the MJCF file at `path` (includes and mesh files relative to its folder). Throws abdyn::Error.

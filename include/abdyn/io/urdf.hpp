@@ -98,7 +98,7 @@
 /// elements nested 98 deep, 256 attributes on one element, 16 million elements), which would otherwise
 /// overflow the parsers' stack or keep them busy for minutes; loadUrdfLoops applies the same limits.
 /// Numbers are read independently of the process's locale. Loading is linear in the file's size in time
-/// and memory (a 10^5-link chain: docs/performance.md, "Scale"), and safe from several threads at once.
+/// and memory (a 10^5-link chain: docs/performance.md, "Loading"), and safe from several threads at once.
 /// Warnings go to abdyn::logger() (see logging.hpp), one per link or joint, prefixed by the source;
 /// nothing is printed.
 

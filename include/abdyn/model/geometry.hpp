@@ -16,6 +16,7 @@
 ///   - Mesh: size unused; the file mesh_filename scaled per axis by mesh_scale; Geometry::mesh holds the
 ///     loaded triangles and their convex hull (null while not loaded).
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,11 @@ struct Geometry {
   /// Mesh only: the loaded triangles (mesh_scale applied, shape coordinates) and their convex hull, shared
   /// between copies of the model and never changed once built; null when the file was not loaded.
   std::shared_ptr<const MeshShape> mesh;
+  /// Collision filter bits (MuJoCo's contype and conaffinity): body contacts collide two collision shapes
+  /// only when (a.contype & b.conaffinity) | (b.contype & a.conaffinity) is nonzero. Both are 1 (every shape
+  /// may collide with every other) unless the file says otherwise (MJCF).
+  std::uint32_t contype = 1;
+  std::uint32_t conaffinity = 1;  ///< the other half of the filter (see contype)
 };
 
 }  // namespace abdyn
