@@ -14,6 +14,7 @@ program_packages=(
   libspdlog-dev          # library logger
   libhwy-dev             # Highway: the batched kernels' SIMD lanes and run-time dispatch (src/algorithms/pack_kernels.cpp)
   libcli11-dev           # the abdyn program's command line (header-only)
+  libqhull-dev           # convex hulls of collision meshes (src/model/convex_hull.cpp, libqhull_r)
 )
 # Everything else: tests, benchmarks, the Python module, the viewer, fuzzing.
 packages=(
@@ -24,7 +25,6 @@ packages=(
   libbenchmark-dev       # bench/ only
   libmujoco-dev          # optional cross-check test against MuJoCo
   libfcl-dev             # optional cross-check tests of the narrow phase against FCL (test_convex_distance, test_static_mesh_fcl)
-  libqhull-dev           # convex hulls of collision meshes (libqhull_r); libmujoco-dev's CMake package also names it
   libassimp-dev          # optional: COLLADA (.dae) meshes (src/io/mesh_dae.cpp; CMake option ABDYN_WITH_ASSIMP)
   clang-14 libclang-rt-14-dev  # CI's fuzzing phase: clang with libFuzzer and the sanitizer runtimes (fuzz/)
   python3-dev python3-numpy python3-pybind11  # the Python module (python/), built for Debian's /usr/bin/python3

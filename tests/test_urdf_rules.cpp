@@ -194,6 +194,58 @@ BOOST_AUTO_TEST_CASE(spherical_joints_are_ball_joints) {
   BOOST_TEST(m.nv() == 3);
 }
 
+// A soft body beside rigid links: the links load, the soft body is named in a warning.
+BOOST_AUTO_TEST_CASE(deformable_bodies_are_named) {
+  const Model m = loadWithOneWarning("deformable_body", {"<deformable> body", "ignored: abdyn models rigid bodies only"});
+  BOOST_TEST(m.nv() == 1);
+  BOOST_TEST(m.nbodies() == 2);
+}
+
+// A file without a link says what it holds instead: a soft body, nothing, other elements, includes.
+BOOST_AUTO_TEST_CASE(files_without_links_say_what_they_hold) {
+  checkError([] { loadUrdfString(R"(<robot name="torus"><deformable name="torus"><mass value="3"/></deformable></robot>)"); },
+             {"no <link> element", "describes a deformable body (<deformable>", "rigid bodies only"});
+  checkError([] { loadUrdfString(R"(<robot name="dummy"> <!-- a comment --> </robot>)"); },
+             {"no <link> element: the <robot> element is empty"});
+  checkError([] {
+    loadUrdfString(R"(<robot name="bench"><transmission name="t"><type>SimpleTransmission</type></transmission>
+                      <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>)");
+  }, {"no <link> element: the <robot> holds only <joint>, <transmission>"});
+  // XInclude: the included parts would be missing, with or without links of its own.
+  const std::string includes = R"xml(<robot name="r" xmlns:xi="http://www.w3.org/2003/XInclude">
+    <xi:include href="leg.urdf" xpointer="xpointer(//robot/*)"/>LINK
+    <xi:include href="arm.urdf" xpointer="xpointer(//robot/*)"/></robot>)xml";
+  for (const std::string& link : {std::string(), std::string("<link name=\"base\"/>")}) {
+    const std::string xml = includes.substr(0, includes.find("LINK")) + link + includes.substr(includes.find("LINK") + 4);
+    checkError([&] { loadUrdfString(xml); },
+               {"by XInclude (<xi:include href=\"leg.urdf\">, 2 in all)", "xmllint --xinclude FILE.urdf > EXPANDED.urdf"});
+  }
+}
+
+// A joint naming a missing link: a fragment's root (named only as a parent) or a misspelt child.
+BOOST_AUTO_TEST_CASE(missing_links_are_explained) {
+  checkError([] {
+    loadUrdfString(R"(<robot name="head"><link name="neck"/><link name="skull"/>
+      <joint name="j_neck" type="fixed"><parent link="pelvis"/><child link="neck"/></joint>
+      <joint name="j_skull" type="fixed"><parent link="neck"/><child link="skull"/></joint></robot>)");
+  }, {"refers to parent link 'pelvis', which does not exist; the file names 'pelvis' only as a parent",
+      "fragment meant to be included"});
+  checkError([] {
+    loadUrdfString(R"(<robot name="rov"><link name="body"/><link name="top_propeller"/><link name="side"/>
+      <joint name="top" type="continuous"><parent link="body"/><child link="Z_propeller"/></joint>
+      <joint name="s" type="fixed"><parent link="body"/><child link="side"/></joint></robot>)");
+  }, {"refers to child link 'Z_propeller', which does not exist (links no joint holds as its child: 'body', 'top_propeller')"});
+  // A missing parent that another joint names as a child is not called a fragment.
+  try {
+    loadUrdfString(R"(<robot name="r"><link name="a"/>
+      <joint name="j2" type="fixed"><parent link="b"/><child link="a"/></joint>
+      <joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint></robot>)");
+    BOOST_TEST(false, "loaded a file with missing links");
+  } catch (const Error& e) {
+    BOOST_TEST(!contains(e.what(), "fragment"), e.what());
+  }
+}
+
 // A xacro source says what it is and how to expand it, whatever error it meets first.
 BOOST_AUTO_TEST_CASE(xacro_sources_are_named) {
   checkError([] { loadUrdf(pattern("xacro_source")); },
@@ -209,6 +261,16 @@ BOOST_AUTO_TEST_CASE(xacro_sources_are_named) {
   BOOST_TEST(m.nv() == 1);
   BOOST_TEST(log.warnings() == 1, log.text.str());
   BOOST_TEST(log.has("unexpanded xacro elements (<xacro:property>)"), log.text.str());
+  // A file xacro generated keeps its comments, which may quote xacro markup: its faults are its own.
+  try {
+    loadUrdfString(R"(<robot name="r"><!-- xacro replaces ${cal_x} and <xacro:arm/> -->
+      <link name="base"/><joint name="x" type="prismatic"><parent link="base"/><child link="a"/></joint>
+      <link name="a"/></robot>)");
+    BOOST_TEST(false, "loaded a prismatic joint without <limit>");
+  } catch (const Error& e) {
+    BOOST_TEST(contains(e.what(), "needs a <limit> element"), e.what());
+    BOOST_TEST(!contains(e.what(), "xacro source"), e.what());
+  }
 }
 
 // Elements that a joint's type gives no meaning: one warning each, and the model is the one without them.

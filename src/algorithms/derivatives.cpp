@@ -262,7 +262,7 @@ bool isDepthFirst(const Model& model) {
 }
 
 // Whether body i is in body b's subtree.
-bool inSubtree(const Model& model, int i, int b) {
+bool inSubtreeOf(const Model& model, int i, int b) {
   while (i > b) i = model.parent(i);
   return i == b;
 }
@@ -291,7 +291,7 @@ ABDYN_FLATTEN void tauDerivativeColumn(const Model& model, Data& data, int k, bo
   if (with_mass_matrix) setRowDots(M + first, P, Sk, first, count);
   if (!depth_first) {
     for (int j = first; j < first + count; ++j) {
-      if (inSubtree(model, model.dofBody(j), model.dofBody(k))) continue;
+      if (inSubtreeOf(model, model.dofBody(j), model.dofBody(k))) continue;
       dq[j] = dv[j] = 0.0;
       if (with_mass_matrix) M[j] = 0.0;
     }

@@ -1,9 +1,11 @@
 #include "io/urdf_document.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -247,6 +249,12 @@ class Reader {
       } else {
         d.doubts.push_back("a top-level <material> has no name attribute; ignored (abdyn reads no material)");
       }
+    } else {
+      const char* colon = std::strchr(kind, ':');
+      if (colon != nullptr && std::strcmp(colon, ":include") == 0 && e.Attribute("href") != nullptr) {
+        includes_.push_back(e.Attribute("href"));  // XInclude (the namespace prefix is the file's choice)
+      }
+      others_.insert(kind);
     }
   }
 
@@ -285,12 +293,48 @@ class Reader {
       d.doubts.push_back("the file holds unexpanded xacro elements (" + names + "), which are ignored: it is a xacro "
                          "source, not a URDF; expand it first: " + std::string(kXacroAdvice));
     }
-    if (d.links.empty()) fail("no <link> element");
+    // Parts of the description in other files: the model would miss them.
+    if (!includes_.empty()) {
+      fail("the file assembles its description from other files by XInclude (<" + includeElement() + " href=\"" +
+           includes_.front() + "\">" + (includes_.size() > 1 ? ", " + std::to_string(includes_.size()) + " in all" : "") +
+           "), which abdyn does not expand; expand it first: xmllint --xinclude FILE.urdf > EXPANDED.urdf");
+    }
+    if (d.links.empty()) fail(noLinkReason(d));
+    for (const char* soft : {"deformable", "reduced_deformable"}) {
+      if (others_.count(soft) > 0) {
+        d.doubts.push_back(std::string("the file's <") + soft + "> body (PyBullet's soft-body extension of URDF) is "
+                           "ignored: abdyn models rigid bodies only");
+      }
+    }
     for (const auto& [where, material] : material_uses_) {
       if (materials_.count(material) == 0) {
         d.warnings.push_back(where + ": material '" + material + "' is defined nowhere in the file (abdyn reads no material)");
       }
     }
+  }
+
+  std::string includeElement() const {
+    for (const std::string& kind : others_) {
+      if (kind.size() > 8 && kind.compare(kind.size() - 8, 8, ":include") == 0) return kind;
+    }
+    return "xi:include";
+  }
+
+  // Why a <robot> has no link, for its refusal: what the file describes instead.
+  std::string noLinkReason(const UrdfDocument& d) const {
+    if (others_.count("deformable") > 0 || others_.count("reduced_deformable") > 0) {
+      return std::string("no <link> element: the file describes a deformable body (<") +
+             (others_.count("deformable") > 0 ? "deformable" : "reduced_deformable") +
+             ">, PyBullet's soft-body extension of URDF), not rigid links; abdyn models rigid bodies only";
+    }
+    std::set<std::string> kinds = others_;
+    kinds.insert(xacro_.begin(), xacro_.end());
+    if (!d.joints.empty()) kinds.insert("joint");
+    if (!materials_.empty()) kinds.insert("material");
+    if (kinds.empty()) return "no <link> element: the <robot> element is empty";
+    std::string names;
+    for (const std::string& kind : kinds) names += (names.empty() ? "<" : ", <") + kind + ">";
+    return "no <link> element: the <robot> holds only " + names;
   }
 
   UrdfLink link(const XMLElement& e, UrdfDocument& d) {
@@ -470,14 +514,29 @@ class Reader {
   std::unordered_set<std::string> materials_;  // names of the top-level <material> elements
   std::unordered_map<std::string, std::size_t> link_at_;  // link name -> its index in UrdfDocument::links
   std::set<std::string> xacro_;  // names of the top-level xacro:* elements
+  std::set<std::string> others_;  // names of the other top-level elements, which are not read
+  std::vector<std::string> includes_;  // the href of each top-level XInclude element
   std::vector<std::pair<std::string, std::string>> material_uses_;  // (visual, material name) of references
 };
 
 }  // namespace
 
 bool looksLikeXacro(const std::string& xml) {
-  return xml.find("<xacro:") != std::string::npos || xml.find("${") != std::string::npos ||
-         xml.find("$(") != std::string::npos;
+  // Outside comments: files xacro generated keep its comments, which often quote ${...} and <xacro:...>.
+  std::size_t at = 0;
+  while (at < xml.size()) {
+    const std::size_t comment = std::min(xml.find("<!--", at), xml.size());
+    const std::string_view text(xml.data() + at, comment - at);
+    if (text.find("<xacro:") != std::string_view::npos || text.find("${") != std::string_view::npos ||
+        text.find("$(") != std::string_view::npos) {
+      return true;
+    }
+    if (comment == xml.size()) break;
+    const std::size_t end = xml.find("-->", comment + 4);
+    if (end == std::string::npos) break;
+    at = end + 3;
+  }
+  return false;
 }
 
 UrdfDocument readUrdfDocument(const std::string& xml, const std::string& source, const XmlOutline& outline) {

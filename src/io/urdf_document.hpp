@@ -99,8 +99,8 @@ struct UrdfDocument {
 /// How to turn a xacro source into a URDF, for messages about files that are one.
 inline constexpr const char* kXacroAdvice = "xacro FILE.urdf.xacro > FILE.urdf (ROS's xacro package)";
 
-/// Whether the text holds xacro markup (<xacro:...> elements, ${...} or $(...) substitutions): a xacro
-/// source rather than a URDF.
+/// Whether the text holds xacro markup outside comments (<xacro:...> elements, ${...} or $(...)
+/// substitutions): a xacro source rather than a URDF.
 bool looksLikeXacro(const std::string& xml);
 
 /// Reads the first <robot> element of `xml`, parsed with tinyxml2 one child at a time where the

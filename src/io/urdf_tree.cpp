@@ -1,6 +1,8 @@
 #include "io/urdf_tree.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "abdyn/error.hpp"
 
@@ -27,9 +29,28 @@ UrdfTree buildUrdfTree(const UrdfDocument& doc, const std::string& source) {
   for (int j = 0; j < njoints; ++j) {
     const UrdfJoint& joint = doc.joints[j];
     const int parent = tree.link(joint.parent);
-    if (parent < 0) fail("joint '" + joint.name + "' refers to parent link '" + joint.parent + "', which does not exist");
+    if (parent < 0) {
+      // A link named only as a parent is the root of a fragment that another file includes.
+      const bool only_parent = std::none_of(doc.joints.begin(), doc.joints.end(),
+                                            [&](const UrdfJoint& other) { return other.child == joint.parent; });
+      fail("joint '" + joint.name + "' refers to parent link '" + joint.parent + "', which does not exist" +
+           (only_parent ? "; the file names '" + joint.parent + "' only as a parent, as a fragment meant to be "
+                          "included in a larger description does"
+                        : ""));
+    }
     const int child = tree.link(joint.child);
-    if (child < 0) fail("joint '" + joint.name + "' refers to child link '" + joint.child + "', which does not exist");
+    if (child < 0) {
+      // A misspelt child: the link meant is among those no joint holds (the root is one of them).
+      std::unordered_set<std::string_view> held;
+      for (const UrdfJoint& o : doc.joints) held.insert(o.child);
+      std::string loose;
+      int count = 0;
+      for (const UrdfLink& l : doc.links) {
+        if (held.count(l.name) == 0 && ++count <= 4) loose += (loose.empty() ? "'" : ", '") + l.name + "'";
+      }
+      fail("joint '" + joint.name + "' refers to child link '" + joint.child + "', which does not exist" +
+           (count > 0 ? " (links no joint holds as its child: " + loose + (count > 4 ? ", ..." : "") + ")" : ""));
+    }
     int& parent_joint = tree.parent_joint[child];
     if (parent_joint >= 0) {
       fail("link '" + joint.child + "' is the child of two joints, '" + doc.joints[parent_joint].name + "' and '" +

@@ -3,8 +3,10 @@
 docs/loading-robots.md ("Public collections").
 
 Each COLLECTION is a folder, or a git directory (bare or not) whose HEAD is read with `git archive`.
-The *.urdf files are copied to OUT/<collection name>/ (bullet3's thousand random shapes are left out),
-then, for each file and base (fixed, floating):
+The *.urdf files are copied to OUT/<collection name>/ (bullet3's thousand random shapes are left out);
+a file identical byte for byte to one already counted (in an earlier collection, or earlier in the same
+one: datasets that gather other repositories' files hold copies) is counted once, the first time. Then,
+for each file and base (fixed, floating):
   - `abdyn check FILE` says loaded, kinematic (loaded without dynamics), n/a (a floating base the file
     was not written for) or refused;
   - every model with dynamics is simulated one second with the program's defaults
@@ -20,6 +22,7 @@ per-case lines go to OUT/cases.tsv.
 
 import argparse
 import collections
+import hashlib
 import os
 import re
 import shutil
@@ -110,8 +113,14 @@ def urdfdom_verdicts(files, workdir):
 def reason_class(text):
     rules = [
         ("xacro source", "a xacro source (not expanded)"),
+        ("by XInclude", "an XInclude source (not expanded)"),
+        ("describes a deformable body", "no <link> element: a deformable body (PyBullet's <deformable>)"),
+        ("<robot> element is empty", "no <link> element: an empty <robot>"),
+        ("<robot> holds only", "no <link> element: only other elements"),
         ("no <link> element", "no <link> element"),
+        ("only as a parent", "a fragment: its root link is defined in another file"),
         ("which does not exist", "a joint names a link that does not exist"),
+        ("needs a <limit> element", "a revolute or prismatic joint without <limit>"),
         ("defined more than once", "a link or joint defined twice"),
         ("<inertial>", "an <inertial> that cannot be read"),
         ("invalid inertia", "a body with an indefinite inertia"),
@@ -136,12 +145,21 @@ def main():
     parser.add_argument("--no-simulate", action="store_true")
     args = parser.parse_args()
 
-    rows = []
     all_files = []
     per_collection = collections.OrderedDict()
+    copies = collections.Counter()
+    seen = set()
     for source in args.collections:
         name = collection_name(source)
-        files = copy_urdfs(source, os.path.join(args.out, name.replace("/", "+")))
+        files = []
+        for f in copy_urdfs(source, os.path.join(args.out, name.replace("/", "+"))):
+            with open(f, "rb") as text:
+                digest = hashlib.sha256(text.read()).hexdigest()
+            if digest in seen:
+                copies[name] += 1
+            else:
+                seen.add(digest)
+                files.append(f)
         per_collection[name] = files
         all_files += files
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,6 +172,9 @@ def main():
     cases = open(os.path.join(args.out, "cases.tsv"), "w")
     for name, files in per_collection.items():
         if not files:
+            if copies[name]:
+                table.append((name, 0, collections.Counter(copies=copies[name])))
+                totals["copies"] += copies[name]
             continue
         verdict = check_lines(args.abdyn, files)
         c = collections.Counter()
@@ -174,16 +195,18 @@ def main():
                     sim, detail = simulate(args.abdyn, f, base == "floating")
                     sims[(base, sim)] += 1
                 cases.write("\t".join([name, f, base, outcome, sim, text]) + "\n")
+        c["copies"] = copies[name]
         totals.update(c)
         table.append((name, len(files), c))
     cases.close()
 
-    print("| collection | files | cases | model (loaded / kinematic) | urdfdom (Pinocchio's parser) | n/a floating | refused |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| collection | files | copies skipped | cases | model (loaded / kinematic) | urdfdom (Pinocchio's parser) | "
+          "n/a floating | refused |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, n, c in table + [("all", sum(len(f) for f in per_collection.values()), totals)]:
         model = f"{c['model']} ({c['fixed loaded'] + c['floating loaded']} / {c['fixed kinematic'] + c['floating kinematic']})"
         pin = str(c["urdfdom"]) if urdfdom is not None else "-"
-        print(f"| {name} | {n} | {c['cases']} | {model} | {pin} | {c['floating n/a']} | "
+        print(f"| {name} | {n} | {c['copies']} | {c['cases']} | {model} | {pin} | {c['floating n/a']} | "
               f"{c['fixed refused'] + c['floating refused']} |")
     if totals["cases"]:
         print(f"\nmodel by default: {totals['model']} of {totals['cases']} cases "
