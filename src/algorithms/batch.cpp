@@ -1,5 +1,6 @@
 #include "abdyn/algorithms/batch.hpp"
 
+#include <atomic>
 #include <exception>
 #include <limits>
 #include <string>
@@ -41,6 +42,7 @@ struct BatchWorkspaceImpl {
   std::vector<BatchThreadWorkspace> lanes;  // thread t's
   std::vector<std::exception_ptr> errors;
   std::vector<Eigen::Index> failed_row;
+  std::atomic<Eigen::Index> next_chunk{0};  // the next chunk of rows a thread takes (runWorkspace)
   ThreadPool pool;  // last: its workers stop before the workspaces they use go
 };
 }  // namespace internal
@@ -56,7 +58,9 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
   }
 }
 
-/// runPacks over the n rows, split into blocks over the workspace's threads (runBatch's blocks).
+/// runPacks over the n rows on the workspace's threads, which take chunks of kChunkPacks packs in row order
+/// from a shared counter: a thread that the system delays leaves its chunks to the others instead of
+/// holding up the call. Chunks start at multiples of W, so every call makes the same packs.
 template <class Pack>
 void runWorkspace(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
   internal::BatchWorkspaceImpl& work = workspace.impl();
@@ -69,21 +73,28 @@ void runWorkspace(const Model& model, BatchWorkspace& workspace, Eigen::Index n,
                           "parameters (gravity, inertias, joint axes, damping, armature or springs) than '" + model.name() +
                           "': build a BatchWorkspace for this model");
   }
-  const int blocks = batchThreads(workspace.threads(), n);
-  work.pool.run(blocks, [&](int b) {
-    Eigen::Index begin = 0, end = 0;
-    internal::blockRows(n, blocks, b, begin, end);
-    const auto t = static_cast<std::size_t>(b);
-    work.errors[t] = nullptr;
-    Eigen::Index row = begin;
+  constexpr Eigen::Index kChunkPacks = 4;
+  const Eigen::Index chunk = kChunkPacks * workspace.lanes();
+  const Eigen::Index chunks = (n + chunk - 1) / chunk;
+  const int threads = static_cast<int>(std::min<Eigen::Index>(workspace.threads(), std::max<Eigen::Index>(chunks, 1)));
+  work.next_chunk.store(0, std::memory_order_relaxed);
+  work.pool.run(threads, [&](int t) {
+    const auto slot = static_cast<std::size_t>(t);
+    work.errors[slot] = nullptr;
+    Eigen::Index row = 0;
     try {
-      internal::runPacks(work.lanes[t], begin, end, pack, row);
+      // A thread stops at its first failure; every chunk below it was taken earlier and is finished by its
+      // thread, so the lowest failing row among the threads' first failures is the batch's lowest.
+      for (Eigen::Index c = work.next_chunk.fetch_add(1, std::memory_order_relaxed); c < chunks;
+           c = work.next_chunk.fetch_add(1, std::memory_order_relaxed)) {
+        internal::runPacks(work.lanes[slot], c * chunk, std::min(n, (c + 1) * chunk), pack, row);
+      }
     } catch (...) {
-      work.errors[t] = std::current_exception();
-      work.failed_row[t] = row;
+      work.errors[slot] = std::current_exception();
+      work.failed_row[slot] = row;
     }
   });
-  internal::rethrowFirst(work.errors.data(), work.failed_row.data(), blocks, function);
+  internal::rethrowFirst(work.errors.data(), work.failed_row.data(), threads, function);
 }
 
 /// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row. The pack is

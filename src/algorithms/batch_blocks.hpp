@@ -45,12 +45,14 @@ inline void blockRows(Eigen::Index n, int blocks, int b, Eigen::Index& begin, Ei
   end = begin + base + (b < extra ? 1 : 0);
 }
 
-/// Rethrows the failure of the lowest failing row among `blocks` blocks' (blocks are in row order, so the
-/// first failing block holds it).
-inline void rethrowFirst(const std::exception_ptr* errors, const Eigen::Index* failed_row, int blocks, const char* function) {
-  for (int b = 0; b < blocks; ++b) {
-    if (errors[b]) rethrowForRow(errors[b], function, failed_row[b]);
+/// Rethrows the failure with the lowest row among `count` threads' or blocks' failures (errors[i] with
+/// failed_row[i]; no failure: a null errors[i]).
+inline void rethrowFirst(const std::exception_ptr* errors, const Eigen::Index* failed_row, int count, const char* function) {
+  int first = -1;
+  for (int i = 0; i < count; ++i) {
+    if (errors[i] && (first < 0 || failed_row[i] < failed_row[first])) first = i;
   }
+  if (first >= 0) rethrowForRow(errors[first], function, failed_row[first]);
 }
 
 /// runPacks on `threads` contiguous blocks of [0, n), one Workspace(model) per block (its `pack` a

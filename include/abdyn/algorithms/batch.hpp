@@ -18,8 +18,8 @@
 /// rather than massMatrix's subtree frames (docs/batched-dynamics.md gives the measured differences).
 ///
 /// Sizes are checked (abdyn::InvalidArgument naming the argument); an exception thrown for one state
-/// (checked mode: a non-finite input, for example) stops its block and is rethrown after all threads
-/// have joined, prefixed with the state's row: the one with the lowest row among the blocks that failed.
+/// (checked mode: a non-finite input, for example) stops its thread and is rethrown after all threads
+/// have finished, prefixed with the state's row: the lowest failing row of the batch.
 ///
 /// The calls that take a thread count build their threads and workspaces on each call (tens of
 /// microseconds, as much as a small batch's dynamics); the calls that take a BatchWorkspace keep them.
@@ -66,8 +66,9 @@ struct BatchWorkspaceImpl;
 /// threads started once and kept until the workspace is destroyed (the calling thread and threads - 1
 /// workers), and for each thread the kernels' workspace: the kernels of the instruction set chosen when
 /// it is built, the model's constants in their layout and one pack of states. The batched calls that
-/// take one split their rows over its threads as the calls with a thread count do (batch.hpp's
-/// description), wake its workers instead of starting threads, and allocate nothing: repeated calls
+/// take one wake its workers instead of starting threads, hand out their rows in chunks of four packs
+/// from a shared counter (so a thread the system delays does not hold up the others; the packs, and so
+/// the results, are the same whatever the thread count), and allocate nothing: repeated calls
 /// (a control loop, a training step) should keep one. Between calls the workers spin for a fraction of
 /// a millisecond, then sleep. One call at a time per workspace; threads of their own use their own.
 class BatchWorkspace {
