@@ -90,7 +90,7 @@ struct StepReport {
 /// The rollout batch (RolloutRun/<scene>/<library>/threads:k): kRolloutRuns runs of the scene, run n from
 /// (q0, rolloutScale(n) v0) under rolloutScale(n) tau, so that the runs differ (the delta robot starts at
 /// rest, so its runs differ by their torques). Smaller pushes than the scene's: with 1.08 times its push
-/// abdyn's ragdoll diverges after about 1.5 s (docs/performance.md). The runs are split into contiguous blocks, one per thread,
+/// abdyn's ragdoll diverges after about 1.5 s. The runs are split into contiguous blocks, one per thread,
 /// each thread with its own engine state (abdyn::rollout; MuJoCo: one mjData per thread).
 constexpr int kRolloutRuns = 8;
 inline double rolloutScale(int run) { return 1.0 - 0.02 * run; }
