@@ -373,7 +373,7 @@ BOOST_AUTO_TEST_CASE(simulate_keeps_mimic_couplings) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// abdyn check, and the URDF options of every command (issue 15).
+// abdyn check, and the URDF options of every command.
 
 namespace {
 
@@ -691,7 +691,7 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   }
 }
 
-// The ginger_robot pattern (issue 15; tests/models/whip_finger.urdf): an undamped finger with a
+// The ginger_robot pattern (tests/models/whip_finger.urdf): an undamped finger with a
 // point-mass tip on a heavy falling body whips to hundreds of rad/s. With the defaults (no damping:
 // adaptive-rk4) it simulates one second at the default 1 ms step and conserves energy within the
 // program's 1e-6 of the energy scale; fixed-step rk4 at 1 ms does not (it diverges or loses energy,

@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw) {
   BOOST_CHECK_THROW(one_iteration.step(pend, pend_data, qp, vp, Eigen::VectorXd::Zero(1), 0.5), Error);
 }
 
-// The ginger_robot pattern (issue 15; tests/models/whip_finger.urdf, written for the test): an undamped
+// The ginger_robot pattern (tests/models/whip_finger.urdf, written for the test): an undamped
 // finger whose tip is a point mass, on a heavy falling body, whips to hundreds of rad/s. Fixed-step RK4
 // at 1 ms diverges (t = 0.62 s); the error-controlled RK4 covers the same 1 ms steps with shorter
 // sub-steps where the finger is fast. Checked against what does not depend on the integrator: the

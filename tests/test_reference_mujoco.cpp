@@ -18,7 +18,7 @@
 // external force on every body, joints matched by name through abdyn::mujoco::stateToAbdyn /
 // stateFromAbdyn and forces converted by abdyn::mujoco::xfrcAppliedFromAbdyn. MuJoCo is a coarse witness (its URDF import
 // turns each inertia into principal moments and axes, and massless links get lower bounds, below):
-// 1e-6 relative, the tolerance issue 7 sets. Built only when CMake finds MuJoCo (tests/CMakeLists.txt).
+// 1e-6 relative. Built only when CMake finds MuJoCo (tests/CMakeLists.txt).
 
 using namespace abdyn;
 

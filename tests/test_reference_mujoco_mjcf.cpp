@@ -14,7 +14,7 @@
 // bundled ant and humanoid (models/*.xml). At 20 random
 // states each: the mass matrix (mj_fullM) to 1e-12 relative, the bias forces (qfrc_bias) to 1e-12 and the
 // smooth acceleration (qacc_smooth with random qfrc_applied, MuJoCo's passive forces included) to 1e-9,
-// the tolerances issue 30 sets: the two compute the same quantities from the same numbers, so they
+// the tolerances docs/loading-robots.md states: the two compute the same quantities from the same numbers, so they
 // differ by rounding (about 1e-15 relative on M, amplified by cond(M) in the acceleration). Built only
 // when CMake finds MuJoCo (tests/CMakeLists.txt).
 

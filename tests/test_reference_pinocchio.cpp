@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(bundled_models_agree_with_pinocchio) {
                            << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
 }
 
-// The loader's pattern files (tests/models/patterns/, issue 15) that abdyn loads with default options,
+// The loader's pattern files (tests/models/patterns/) that abdyn loads with default options,
 // against Pinocchio's outputs in tests/reference/patterns/pinocchio/ (the list and why: its README):
 // welded point masses and rods, a rounding-level and a small indefinite welded inertia, a triangle
 // violation (kept as written by both), a root link named "world", mimics (independent joints for the

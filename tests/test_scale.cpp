@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(deep_chain_loads_and_runs_aba_in_linear_memory) {
 }
 
 // The URDF path scales too: a chain of 10^5 links in URDF text (28 MB) loads without the quadratic
-// structures and without a DOM of the whole document (issue 16 asks for well under 1 GB: urdfdom's DOM
+// structures and without a DOM of the whole document (well under 1 GB is the aim: urdfdom's DOM
 // and maps took 533 MB at the peak). No timing assertion: the machine may be shared.
 BOOST_AUTO_TEST_CASE(deep_urdf_chain_loads_in_linear_memory) {
   const int n = 100000;

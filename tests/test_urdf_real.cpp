@@ -23,7 +23,7 @@
 
 using namespace abdyn;
 
-// The loader rules of issue 15, each on a small URDF written for it (tests/models/patterns/, every file
+// The loader rules, each on a small URDF written for it (tests/models/patterns/, every file
 // says what it reproduces): the load, the warnings (captured from the library logger), strict mode, the
 // repair options, and the loaded dynamics against a hand computation from the file's numbers.
 //
