@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#include "test_helpers.hpp"
 #include "box_surface.hpp"
 
 // Exact static triangle meshes: the hierarchy (its queries against testing every triangle), the distance of a
@@ -195,6 +196,13 @@ BOOST_AUTO_TEST_CASE(mesh_distance_is_the_least_over_the_triangles) {
   BOOST_CHECK_THROW(staticMeshDistance(shapes[0], Plx(), table, Plx(), std::nan("")), InvalidArgument);
   Geometry moving = hull;  // a mesh not on the world has no hierarchy
   BOOST_CHECK_THROW(staticMeshDistance(shapes[0], Plx(), moving, Plx()), InvalidArgument);
+  // One triangle against a plane or a mesh without its hull: the error names convexTriangleDistance.
+  const std::array<Vector3, 3> corners{Vector3::Zero(), Vector3::UnitX(), Vector3::UnitY()};
+  test::checkError([&] { convexTriangleDistance(plane, Plx(), corners); }, "abdyn::convexTriangleDistance", {"is a plane"});
+  Geometry hull_less = shapeOf(ShapeType::Mesh, Vector3::Ones());
+  hull_less.mesh = nullptr;
+  test::checkError([&] { convexTriangleDistance(hull_less, Plx(), corners); }, "abdyn::convexTriangleDistance",
+                   {"without a loaded convex hull"});
 }
 
 // Shapes of every collided kind dropped 2 cm onto the table rest on its top after 1 s: at their resting height within

@@ -11,7 +11,8 @@
 namespace abdyn {
 namespace {
 
-std::uint64_t bodyPairKey(int a, int b) {
+// An unordered pair of indices (bodies or geometries) as one sortable key.
+std::uint64_t pairKey(int a, int b) {
   const auto lo = static_cast<std::uint64_t>(std::min(a, b)), hi = static_cast<std::uint64_t>(std::max(a, b));
   return (lo << 32) | hi;
 }
@@ -41,7 +42,7 @@ void BroadPhase::prepare(const Model& model, const GroundContactSettings& settin
   }
   const std::vector<std::pair<int, int>> excluded = excludedBodyPairs(model, settings);
   excluded_.clear();
-  for (const auto& [a, b] : excluded) excluded_.push_back(bodyPairKey(a, b));
+  for (const auto& [a, b] : excluded) excluded_.push_back(pairKey(a, b));
   excluded_names_ = settings.excluded_pairs;
   excluded_indices_ = settings.excluded_body_pairs;
   excluded_geometries_.clear();
@@ -53,7 +54,7 @@ void BroadPhase::prepare(const Model& model, const GroundContactSettings& settin
                               " geometries)");
       }
     }
-    excluded_geometries_.push_back(bodyPairKey(a, b));
+    excluded_geometries_.push_back(pairKey(a, b));
   }
   std::sort(excluded_geometries_.begin(), excluded_geometries_.end());
   excluded_geometry_indices_ = settings.excluded_geometry_pairs;
@@ -71,7 +72,7 @@ bool BroadPhase::jointedNeighbours(const Model& model, int body_a, int body_b) {
 }
 
 bool BroadPhase::excluded(int body_a, int body_b) const {
-  return !excluded_.empty() && std::binary_search(excluded_.begin(), excluded_.end(), bodyPairKey(body_a, body_b));
+  return !excluded_.empty() && std::binary_search(excluded_.begin(), excluded_.end(), pairKey(body_a, body_b));
 }
 
 const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Data& data, const GroundContactSettings& settings) {
@@ -118,7 +119,7 @@ const std::vector<GeometryPair>& BroadPhase::pairs(const Model& model, const Dat
       if ((ga.contype & gb.conaffinity) == 0 && (gb.contype & ga.conaffinity) == 0) continue;
       if (excluded(ga.body, gb.body)) continue;
       if (!excluded_geometries_.empty() &&
-          std::binary_search(excluded_geometries_.begin(), excluded_geometries_.end(), bodyPairKey(a, b))) {
+          std::binary_search(excluded_geometries_.begin(), excluded_geometries_.end(), pairKey(a, b))) {
         continue;
       }
       pairs_.push_back(GeometryPair{std::min(a, b), std::max(a, b)});

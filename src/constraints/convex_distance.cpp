@@ -379,9 +379,10 @@ ConvexDistance placedDistance(const Placed& A, const Placed& B) {
   return out;
 }
 
-void checkConvex(const Geometry& g) {
+void checkConvex(const Geometry& g, const char* function) {
   if (!isConvexShape(g)) {
-    throw InvalidArgument("abdyn::convexDistance: geometry '" + g.name + "' is a mesh without a loaded convex hull");
+    throw InvalidArgument(std::string("abdyn::") + function + ": geometry '" + g.name +
+                          "' is a mesh without a loaded convex hull");
   }
 }
 
@@ -392,8 +393,8 @@ bool isConvexShape(const Geometry& g) {
 }
 
 ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world) {
-  checkConvex(a);
-  checkConvex(b);
+  checkConvex(a, "convexDistance");
+  checkConvex(b, "convexDistance");
   if (a.shape == ShapeType::Plane && b.shape == ShapeType::Plane) {
     throw InvalidArgument("abdyn::convexDistance: '" + a.name + "' and '" + b.name + "' are both planes");
   }
@@ -408,7 +409,7 @@ ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geo
 }
 
 ConvexDistance convexTriangleDistance(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle) {
-  checkConvex(a);
+  checkConvex(a, "convexTriangleDistance");
   if (a.shape == ShapeType::Plane) {
     throw InvalidArgument("abdyn::convexTriangleDistance: geometry '" + a.name + "' is a plane");
   }

@@ -14,7 +14,6 @@ namespace {
 constexpr int kMaxDepth = 64;
 
 struct Build {
-  const TriangleMesh& mesh;
   std::vector<Vector3> centroid, lower, upper;  // per mesh triangle
   TriangleBvh& bvh;
 
@@ -78,7 +77,7 @@ TriangleBvh buildTriangleBvh(const TriangleMesh& mesh) {
   TriangleBvh bvh;
   const std::size_t n = mesh.triangles.size();
   const int nv = static_cast<int>(mesh.vertices.size());
-  Build build{mesh, std::vector<Vector3>(n), std::vector<Vector3>(n), std::vector<Vector3>(n), bvh};
+  Build build{std::vector<Vector3>(n), std::vector<Vector3>(n), std::vector<Vector3>(n), bvh};
   bvh.normals.assign(n, Vector3::Zero());
   bvh.opposite.assign(n, {-1, -1, -1});
   // Undirected edge (smaller vertex, larger vertex) -> the triangles using it (at most two are kept).
