@@ -105,7 +105,7 @@ struct SimdGuard {
 
 // Agreement with the single-state calls on random trees of every joint type, with and without a floating
 // base, joint damping, armature and implicit damping, on every instruction set the machine has. The
-// tolerance: the kernels' sin and cos are within 3 ulp of the C library's, their sums are fused or
+// tolerance: the kernels' sin and cos are within 1 ulp of the C library's, their sums are fused or
 // ordered differently, and CRBA takes another recursion (batch.hpp); the resulting differences are a few
 // ulp of the largest term times the condition of the recursion, so 1e-13 relative (the bound the batched
 // calls promise) holds with a margin on these models in optimised builds (kAgreement).

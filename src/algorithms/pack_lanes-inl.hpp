@@ -23,7 +23,6 @@
 #define ABDYN_PACK_LANES_INL_HPP
 #endif
 
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -85,12 +84,59 @@ inline Vec6 zeroVec6() {
   return out;
 }
 
-// sin and cos lane by lane: Highway's (3 ulp) within its valid range |x| <= 39000, the C library's
-// beyond it (and for non-finite x), so that each lane's result depends on its own x only.
+// sin and cos lane by lane, sharing one range reduction: x = q pi/2 + r with q the integer nearest to
+// x 2/pi and |r| <= pi/4, r by Cody and Waite's four-part pi/2 (Highway's constants, exact for |x| <= 39000);
+// sin r and cos r by their Taylor series to r^17 and r^16 (the first terms left out are below 0.05 ulp
+// on |r| <= pi/4), then swapped and negated by q mod 4. The C library's beyond |x| = 39000 (and for non-finite
+// x), so that each lane's result depends on its own x only.
 HWY_INLINE void sinCos(V x, V& s, V& c) {
   const D d;
-  s = hn::Sin(d, x);
-  c = hn::Cos(d, x);
+  const hn::RebindToSigned<D> di;
+  // x 2/pi + 1.5 2^52 rounds to an integer whose low bits hold q mod 4 (an exact integer for |x| < 2^50).
+  const V shifter = bc(6755399441055744.0);
+  const V t = hn::MulAdd(x, bc(0.63661977236758134308), shifter);
+  const V q = t - shifter;
+  V r = hn::MulAdd(q, bc(-0.5 * 3.1415926218032836914), x);
+  r = hn::MulAdd(q, bc(-0.5 * 3.1786509424591713469e-8), r);
+  r = hn::MulAdd(q, bc(-0.5 * 1.2246467864107188502e-16), r);
+  r = hn::MulAdd(q, bc(-0.5 * 1.2736634327021899816e-24), r);
+  const V r2 = r * r;
+  // Horner in r^2: sin r = r (1 - r^2/3! (1 - r^2/(4 5) (...))) and cos r = 1 - r^2/2! (1 - ...), as
+  // coefficients 1/n! with alternating signs.
+  constexpr double kInverseFactorial[18] = {1.0,
+                                            1.0,
+                                            1.0 / 2,
+                                            1.0 / 6,
+                                            1.0 / 24,
+                                            1.0 / 120,
+                                            1.0 / 720,
+                                            1.0 / 5040,
+                                            1.0 / 40320,
+                                            1.0 / 362880,
+                                            1.0 / 3628800,
+                                            1.0 / 39916800,
+                                            1.0 / 479001600,
+                                            1.0 / 6227020800.0,
+                                            1.0 / 87178291200.0,
+                                            1.0 / 1307674368000.0,
+                                            1.0 / 20922789888000.0,
+                                            1.0 / 355687428096000.0};
+  V ps = bc(kInverseFactorial[17]), pc = bc(kInverseFactorial[16]);
+  for (int n = 15; n >= 3; n -= 2) ps = hn::MulAdd(ps, r2, bc((n / 2) % 2 ? -kInverseFactorial[n] : kInverseFactorial[n]));
+  for (int n = 14; n >= 4; n -= 2) pc = hn::MulAdd(pc, r2, bc((n / 2) % 2 ? -kInverseFactorial[n] : kInverseFactorial[n]));
+  const V sr = hn::MulAdd(r * r2, ps, r);
+  // cos r = w + ((1 - w) - r^2/2 + r^4 pc) with w = 1 - r^2/2 rounded: the rounding error of w recovered
+  // exactly (fdlibm's kernel_cos does the same), so cos r is nearly correctly rounded.
+  const V half_r2 = bc(0.5) * r2, w = bc(1.0) - half_r2;
+  const V cr = w + hn::MulAdd(r2 * r2, pc, (bc(1.0) - w) - half_r2);
+  const auto bits = hn::BitCast(di, t);
+  const auto odd = hn::RebindMask(d, hn::And(bits, hn::Set(di, 1)) != hn::Zero(di));
+  const auto sign = hn::Set(di, static_cast<int64_t>(uint64_t{1} << 63));
+  // sin x = (sin r, cos r, -sin r, -cos r) and cos x = (cos r, -sin r, -cos r, sin r) for q mod 4 = 0 .. 3.
+  const V sin_sign = hn::BitCast(d, hn::And(hn::ShiftLeft<62>(bits), sign));
+  const V cos_sign = hn::BitCast(d, hn::And(hn::ShiftLeft<62>(hn::Add(bits, hn::Set(di, 1))), sign));
+  s = hn::Xor(hn::IfThenElse(odd, cr, sr), sin_sign);
+  c = hn::Xor(hn::IfThenElse(odd, sr, cr), cos_sign);
   const auto in_range = hn::Abs(x) <= bc(39000.0);
   if (HWY_UNLIKELY(!hn::AllTrue(d, in_range))) {
     HWY_ALIGN double xs[kLanesMax], ss[kLanesMax], cs[kLanesMax];
@@ -458,6 +504,15 @@ HWY_INLINE V columnDot(const PackBody& B, int k, const Vec6& f) {
   V sum = bc(B.S[6 * k]) * f.s[0];
   for (int r = 1; r < 6; ++r) sum = sum + bc(B.S[6 * k + r]) * f.s[r];
   return sum;
+}
+// S_k^T f for column k of a joint that withPick gave a: a pick (a >= 0, a one-DoF joint), else the product.
+template <int a>
+HWY_INLINE V jointForce(const PackBody& B, int k, const Vec6& f) {
+  if constexpr (a >= 0) {
+    return B.pick_sign[0] > 0.0 ? f.s[a] : zero() - f.s[a];
+  } else {
+    return columnDot(B, k, f);
+  }
 }
 // S_k^T F as a pick where S_k = +-e_a (the mass matrix's and D's entries).
 HWY_INLINE V columnPick(const PackBody& B, int k, const Vec6& F) {

@@ -16,8 +16,7 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
               const double* qdd, double* tau) {
   BodyLanes* body = bodyLanes(work);
   const int n = static_cast<int>(model.bodies.size());
-  body[0].v = zeroVec6();
-  for (int r = 0; r < 6; ++r) body[0].a.s[r] = bc(model.minus_gravity[r]);
+  for (int r = 0; r < 6; ++r) body[0].a.s[r] = bc(model.minus_gravity[r]);  // body[0].v = 0 is never read
   for (int i = 1; i < n; ++i) {
     const PackBody& B = model.bodies[i];
     BodyLanes& b = body[i];
@@ -55,8 +54,12 @@ void rneaPack(const PackModel& model, const DynamicsOptions& options, double* wo
     for (int k = 0; k < B.nv; ++k) {
       const int dof = B.idx_v + k;
       V t = columnDot(B, k, body[i].f);                               // tau_i = S^T f_i
-      if (options.armature) t = t + bc(model.armature[dof]) * input(qdd, dof) + armature_product[k];
-      if (options.damping) {
+      // Zero coefficients (most joints) add nothing: their terms are skipped (not a floating joint's,
+      // whose armature product uses its first linear coordinate's armature).
+      if (options.armature && (model.armature[dof] != 0.0 || B.type == JointType::Floating)) {
+        t = t + bc(model.armature[dof]) * input(qdd, dof) + armature_product[k];
+      }
+      if (options.damping && model.damping[dof] != 0.0) {
         t = t + bc(model.damping[dof]) * input(v, dof);
         t = t + bc(options.implicit_damping_step * model.damping[dof]) * input(qdd, dof);
       }

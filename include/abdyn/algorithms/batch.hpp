@@ -13,7 +13,7 @@
 /// Every operation acts lane by lane, so a state's result depends only on its own row: not on the batch
 /// size, its lane, the padding or the thread count (bit for bit). It agrees with the single-state call
 /// (forwardDynamics, inverseDynamics, massMatrix) to round-off, not bit for bit: the kernels evaluate sin
-/// and cos with Highway's polynomials (3 ulp) instead of the C library's, fuse multiplies and adds where
+/// and cos with their own polynomials (within 1 ulp) instead of the C library's, fuse multiplies and adds where
 /// the instruction set has FMA, and compute the mass matrix by the classic composite-inertia recursion
 /// rather than massMatrix's subtree frames (docs/batched-dynamics.md gives the measured differences).
 ///
