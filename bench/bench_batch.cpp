@@ -4,8 +4,11 @@
 // states/s (CPU time of the calling thread). Single/ALG/MODEL is the loop over one Data; Batch/ALG/MODEL/simd:S
 // the batched call on one thread with the instruction set capped at S (0 widest, 1 AVX2, 2 SSE4, 3 portable;
 // setBatchSimd); Threads/ALG/MODEL/threads:T the batched call on T threads, in wall-clock time. Both call with a
-// BatchWorkspace built once (its threads kept between calls), as a control loop or a training step would. Rollout/...
-// (below) rollouts, stepped alone or in packs.
+// BatchWorkspace built once (its threads kept between calls), as a control loop or a training step would.
+// Overhead/threads:T: the RNEA of the iiwa's first 16 states (two AVX-512 packs, a few hundred ns of work)
+// with a kept workspace of T threads, wall-clock time: T = 2 against T = 1 is the fixed cost of a parallel
+// call (waking the worker, handing out chunks, the join). Convenience/ALG/iiwa/threads:T: the calls that take
+// a thread count (the process's shared workspace). Rollout/... (below) rollouts, stepped alone or in packs.
 
 #include <random>
 
@@ -82,6 +85,31 @@ void batch(benchmark::State& state, Batch* b, Algorithm algorithm) {
     benchmark::ClobberMemory();
   }
   abdyn::setBatchSimd(abdyn::BatchSimd::Widest);
+  state.SetItemsProcessed(state.iterations() * kStates);
+}
+
+void overhead(benchmark::State& state, Batch* b) {
+  constexpr Eigen::Index kFew = 16;
+  abdyn::BatchWorkspace workspace(b->model, static_cast<int>(state.range(0)));
+  const abdyn::RowMatrixXd Q = b->Q.topRows(kFew), V = b->V.topRows(kFew), W = b->W.topRows(kFew);
+  abdyn::RowMatrixXd out(kFew, b->model.nv());
+  for (auto _ : state) {
+    abdyn::inverseDynamicsBatch(b->model, workspace, Q, V, W, out);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kFew);
+}
+
+void convenience(benchmark::State& state, Batch* b, Algorithm algorithm) {
+  const int threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    if (algorithm == Algorithm::Aba) {
+      abdyn::forwardDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+    } else {
+      abdyn::inverseDynamicsBatch(b->model, b->Q, b->V, b->W, b->OUT, threads);
+    }
+    benchmark::ClobberMemory();
+  }
   state.SetItemsProcessed(state.iterations() * kStates);
 }
 
@@ -166,6 +194,17 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
     }
+  }
+  Batch* iiwa = &batches.front().second;
+  benchmark::RegisterBenchmark("Overhead/RNEA/iiwa", overhead, iiwa)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+  for (const auto& [name, algorithm] : algorithms) {
+    if (algorithm == Algorithm::Crba) continue;
+    benchmark::RegisterBenchmark((std::string("Convenience/") + name + "/iiwa").c_str(), convenience, iiwa, algorithm)
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
   }
   for (auto& [label, b] : batches) {
     if (label != "iiwa" && label != "panda") continue;  // arms: explicit damping is stable at h = 1 ms

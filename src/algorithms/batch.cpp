@@ -1,11 +1,17 @@
 #include "abdyn/algorithms/batch.hpp"
 
-#include <atomic>
 #include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#define ABDYN_HAVE_GETPID 1
+#endif
 
 #include <hwy/targets.h>
 
@@ -13,38 +19,66 @@
 #include "abdyn/error.hpp"
 #include "algorithms/batch_blocks.hpp"
 #include "algorithms/pack_dynamics.hpp"
-#include "algorithms/thread_pool.hpp"
 #include "internal/checks.hpp"
 
 namespace abdyn {
 
 namespace internal {
-/// One thread's share of a BatchWorkspace: the pack kernels' workspace and a q for the checks.
-struct BatchThreadWorkspace {
-  explicit BatchThreadWorkspace(const Model& model) : pack(model), q(model.nq()) {}
-  PackWorkspace pack;
-  Eigen::VectorXd q;
+
+void checkWorkspace(const Model& model, BatchWorkspace& workspace, const char* function) {
+  const BatchWorkspaceImpl& work = workspace.impl();
+  if (work.model_key != model.structureKey()) {
+    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for another model, not '" +
+                          model.name() + "'");
+  }
+  if (work.parameter_key != model.parameterKey()) {
+    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for a model with other " +
+                          "parameters (gravity, inertias, joint axes, damping, armature or springs) than '" + model.name() +
+                          "': build a BatchWorkspace for this model");
+  }
+}
+
+namespace {
+
+/// The process's shared workspace and the lock that leases it (SharedWorkspaceLease).
+struct SharedWorkspace {
+  std::mutex mutex;
+  std::unique_ptr<BatchWorkspace> workspace;
+#ifdef ABDYN_HAVE_GETPID
+  pid_t process = 0;  // the process that built it: a child forked since has its memory, not its threads
+#endif
 };
 
-/// A BatchWorkspace's state: a workspace per thread, the workers, and a failure slot per thread.
-struct BatchWorkspaceImpl {
-  BatchWorkspaceImpl(const Model& model, int threads)
-      : model_key(model.structureKey()),
-        parameter_key(model.parameterKey()),
-        errors(static_cast<std::size_t>(threads)),
-        failed_row(static_cast<std::size_t>(threads), -1),
-        pool(threads - 1) {
-    lanes.reserve(static_cast<std::size_t>(threads));
-    for (int t = 0; t < threads; ++t) lanes.emplace_back(model);
+SharedWorkspace& sharedWorkspace() {
+  static SharedWorkspace shared;
+  return shared;
+}
+
+}  // namespace
+
+SharedWorkspaceLease::SharedWorkspaceLease(const Model& model, int threads)
+    : lock_(sharedWorkspace().mutex, std::try_to_lock) {
+  threads = batchThreads(threads, std::numeric_limits<Eigen::Index>::max());
+  if (!lock_.owns_lock()) {  // another call holds the shared one: a workspace for this call alone
+    own_ = std::make_unique<BatchWorkspace>(model, threads);
+    workspace_ = own_.get();
+    return;
   }
-  std::uint64_t model_key;
-  std::uint64_t parameter_key;  // the kernels read the parameters copied when the workspace was built
-  std::vector<BatchThreadWorkspace> lanes;  // thread t's
-  std::vector<std::exception_ptr> errors;
-  std::vector<Eigen::Index> failed_row;
-  std::atomic<Eigen::Index> next_chunk{0};  // the next chunk of rows a thread takes (runWorkspace)
-  ThreadPool pool;  // last: its workers stop before the workspaces they use go
-};
+  SharedWorkspace& shared = sharedWorkspace();
+  std::unique_ptr<BatchWorkspace>& kept = shared.workspace;
+#ifdef ABDYN_HAVE_GETPID
+  if (kept && shared.process != getpid()) (void)kept.release();  // its threads were not forked: leave it unjoined
+  shared.process = getpid();
+#endif
+  if (!kept || kept->impl().model_key != model.structureKey() || kept->impl().parameter_key != model.parameterKey() ||
+      &kept->impl().lanes.front().pack.kernels() != &packKernels() || kept->threads() < threads) {
+    const int keep = kept ? std::max(threads, kept->threads()) : threads;
+    kept.reset();  // its threads stop before the new ones start
+    kept = std::make_unique<BatchWorkspace>(model, keep);
+  }
+  workspace_ = kept.get();
+}
+
 }  // namespace internal
 
 namespace {
@@ -56,45 +90,6 @@ void checkShape(const char* function, const char* argument, Eigen::Index rows, E
                           std::to_string(expected_rows) + " x " + std::to_string(expected_cols) + ", got " +
                           std::to_string(rows) + " x " + std::to_string(cols));
   }
-}
-
-/// runPacks over the n rows on the workspace's threads, which take chunks of kChunkPacks packs in row order
-/// from a shared counter: a thread that the system delays leaves its chunks to the others instead of
-/// holding up the call. Chunks start at multiples of W, so every call makes the same packs.
-template <class Pack>
-void runWorkspace(const Model& model, BatchWorkspace& workspace, Eigen::Index n, const char* function, const Pack& pack) {
-  internal::BatchWorkspaceImpl& work = workspace.impl();
-  if (work.model_key != model.structureKey()) {
-    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for another model, not '" +
-                          model.name() + "'");
-  }
-  if (work.parameter_key != model.parameterKey()) {
-    throw InvalidArgument(std::string("abdyn::") + function + ": argument 'workspace' was built for a model with other " +
-                          "parameters (gravity, inertias, joint axes, damping, armature or springs) than '" + model.name() +
-                          "': build a BatchWorkspace for this model");
-  }
-  constexpr Eigen::Index kChunkPacks = 4;
-  const Eigen::Index chunk = kChunkPacks * workspace.lanes();
-  const Eigen::Index chunks = (n + chunk - 1) / chunk;
-  const int threads = static_cast<int>(std::min<Eigen::Index>(workspace.threads(), std::max<Eigen::Index>(chunks, 1)));
-  work.next_chunk.store(0, std::memory_order_relaxed);
-  work.pool.run(threads, [&](int t) {
-    const auto slot = static_cast<std::size_t>(t);
-    work.errors[slot] = nullptr;
-    Eigen::Index row = 0;
-    try {
-      // A thread stops at its first failure; every chunk below it was taken earlier and is finished by its
-      // thread, so the lowest failing row among the threads' first failures is the batch's lowest.
-      for (Eigen::Index c = work.next_chunk.fetch_add(1, std::memory_order_relaxed); c < chunks;
-           c = work.next_chunk.fetch_add(1, std::memory_order_relaxed)) {
-        internal::runPacks(work.lanes[slot], c * chunk, std::min(n, (c + 1) * chunk), pack, row);
-      }
-    } catch (...) {
-      work.errors[slot] = std::current_exception();
-      work.failed_row[slot] = row;
-    }
-  });
-  internal::rethrowFirst(work.errors.data(), work.failed_row.data(), threads, function);
 }
 
 /// Rows [k, k + count) of X into a pack x[j * W + l]; lanes from count on repeat the last row. The pack is
@@ -253,43 +248,46 @@ void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads,
                           const DynamicsOptions& options) {
   checkForward(model, Q, V, TAU, QDD, options);
-  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
-  runWorkspace(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+  internal::SharedWorkspaceLease lease(model, threads);
+  internal::runWorkspace(lease.workspace(), Q.rows(), batchThreads(threads, Q.rows()), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
 }
 
 void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& TAU,
                           Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options) {
   checkForward(model, Q, V, TAU, QDD, options);
-  runWorkspace(model, workspace, Q.rows(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
+  internal::checkWorkspace(model, workspace, "forwardDynamicsBatch");
+  internal::runWorkspace(workspace, Q.rows(), workspace.threads(), "forwardDynamicsBatch", abaPacks(model, Q, V, TAU, QDD, options));
 }
 
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads,
                           const DynamicsOptions& options) {
   checkInverse(model, Q, V, QDD, TAU);
-  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
-  runWorkspace(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+  internal::SharedWorkspaceLease lease(model, threads);
+  internal::runWorkspace(lease.workspace(), Q.rows(), batchThreads(threads, Q.rows()), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                           const Eigen::Ref<const RowMatrixXd>& V, const Eigen::Ref<const RowMatrixXd>& QDD,
                           Eigen::Ref<RowMatrixXd> TAU, const DynamicsOptions& options) {
   checkInverse(model, Q, V, QDD, TAU);
-  runWorkspace(model, workspace, Q.rows(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
+  internal::checkWorkspace(model, workspace, "inverseDynamicsBatch");
+  internal::runWorkspace(workspace, Q.rows(), workspace.threads(), "inverseDynamicsBatch", rneaPacks(model, Q, V, QDD, TAU, options));
 }
 
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M, int threads,
                      const DynamicsOptions& options) {
   checkMass(model, Q, M, options);
-  BatchWorkspace workspace(model, batchThreads(threads, Q.rows()));
-  runWorkspace(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
+  internal::SharedWorkspaceLease lease(model, threads);
+  internal::runWorkspace(lease.workspace(), Q.rows(), batchThreads(threads, Q.rows()), "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 void massMatrixBatch(const Model& model, BatchWorkspace& workspace, const Eigen::Ref<const RowMatrixXd>& Q,
                      Eigen::Ref<RowMatrixXd> M, const DynamicsOptions& options) {
   checkMass(model, Q, M, options);
-  runWorkspace(model, workspace, Q.rows(), "massMatrixBatch", crbaPacks(model, Q, M, options));
+  internal::checkWorkspace(model, workspace, "massMatrixBatch");
+  internal::runWorkspace(workspace, Q.rows(), workspace.threads(), "massMatrixBatch", crbaPacks(model, Q, M, options));
 }
 
 }  // namespace abdyn

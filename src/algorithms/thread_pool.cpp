@@ -45,7 +45,7 @@ ThreadPool::~ThreadPool() {
   stop_.store(true, std::memory_order_relaxed);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
+    state_.store((generationOf(state_.load(std::memory_order_relaxed)) + 1) * kGeneration, std::memory_order_release);
   }
   wake_.notify_all();
   for (std::thread& t : threads_) t.join();
@@ -59,17 +59,17 @@ void ThreadPool::runErased(int count, Function function, const void* task) {
   count_ = count;
   function_ = function;
   task_ = task;
-  pending_.store(workers(), std::memory_order_relaxed);
   {
     // Under the mutex, so that a worker between its check and its wait cannot miss the new generation.
     const std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
+    state_.store((generationOf(state_.load(std::memory_order_relaxed)) + 1) * kGeneration, std::memory_order_release);
   }
   wake_.notify_all();
   function(task, 0);
-  // Every worker, busy or not, acknowledges the generation: none still reads count_, function_ or task_
-  // when the next run writes them.
-  const auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  // Close the run: workers that have not entered it yet skip it; wait for those inside. Afterwards none
+  // reads count_, function_ or task_ until the next run publishes them.
+  state_.fetch_or(kClosed, std::memory_order_acq_rel);
+  const auto done = [this] { return (state_.load(std::memory_order_acquire) & kInsideMask) == 0; };
   if (!spinUntil(done)) {
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, done);
@@ -79,15 +79,22 @@ void ThreadPool::runErased(int count, Function function, const void* task) {
 void ThreadPool::work(int index) {
   std::uint64_t seen = 0;
   for (;;) {
-    const auto fresh = [this, &seen] { return generation_.load(std::memory_order_acquire) != seen; };
+    const auto fresh = [this, &seen] { return generationOf(state_.load(std::memory_order_acquire)) != seen; };
     if (!spinUntil(fresh)) {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, fresh);
     }
-    seen = generation_.load(std::memory_order_acquire);
+    std::uint64_t state = state_.load(std::memory_order_acquire);
+    seen = generationOf(state);
     if (stop_.load(std::memory_order_relaxed)) return;
+    // Enter the run unless it is closed (or already followed by another).
+    bool entered = false;
+    while (!entered && generationOf(state) == seen && !(state & kClosed)) {
+      entered = state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel, std::memory_order_acquire);
+    }
+    if (!entered) continue;
     if (index + 1 < count_) function_(task_, index + 1);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if ((state_.fetch_sub(1, std::memory_order_acq_rel) & kInsideMask) == 1) {
       // Under the mutex, so that the caller between its check and its wait cannot miss the notification.
       const std::lock_guard<std::mutex> lock(mutex_);
       finished_.notify_one();

@@ -1,5 +1,6 @@
 #include "abdyn/integrators/rollout_batch.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,20 +15,6 @@ namespace abdyn {
 namespace {
 
 constexpr const char* kRolloutBatch = "abdyn::rolloutBatch";
-
-/// One block's workspace: the pack kernels' and each lane's state and Runge-Kutta stages.
-struct RolloutLanes {
-  explicit RolloutLanes(const Model& model) : pack(model) {
-    for (int l = 0; l < pack.lanes(); ++l) {
-      q.emplace_back(model.nq());
-      v.emplace_back(model.nv());
-      stages.emplace_back(model);
-    }
-  }
-  internal::PackWorkspace pack;
-  std::vector<Eigen::VectorXd> q, v;                    // per lane: the run's state
-  std::vector<detail::RungeKutta4Stages> stages;        // per lane
-};
 
 void checkRolloutShape(const char* argument, Eigen::Index rows, Eigen::Index cols, Eigen::Index expected_rows,
                 Eigen::Index expected_cols) {
@@ -55,11 +42,9 @@ void packAccelerations(const Model& model, internal::PackWorkspace& pack, const 
   }
 }
 
-}  // namespace
-
-void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::Ref<const RowMatrixXd>& q0,
+void checkRollout(const Model& model, BatchIntegrator integrator, const Eigen::Ref<const RowMatrixXd>& q0,
                   const Eigen::Ref<const RowMatrixXd>& v0, const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h,
-                  Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, int threads, const DynamicsOptions& options) {
+                  const Eigen::Ref<RowMatrixXd>& Q, const Eigen::Ref<RowMatrixXd>& V, const DynamicsOptions& options) {
   const Eigen::Index n = q0.rows(), nq = model.nq(), nv = model.nv();
   if (steps < 0) throw InvalidArgument(std::string(kRolloutBatch) + ": 'steps' must be >= 0, got " + std::to_string(steps));
   if (integrator != BatchIntegrator::SemiImplicitEuler && integrator != BatchIntegrator::RungeKutta4) {
@@ -72,10 +57,20 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
   checkRolloutShape("tau", tau.rows(), tau.cols(), n, steps * nv);
   checkRolloutShape("Q", Q.rows(), Q.cols(), n, (steps + 1) * nq);
   checkRolloutShape("V", V.rows(), V.cols(), n, (steps + 1) * nv);
-  internal::runBatch<RolloutLanes>(model, n, threads, "rolloutBatch", [&](RolloutLanes& lanes, Eigen::Index k, int count,
-                                                                          Eigen::Index& row) {
-    internal::PackWorkspace& pack = lanes.pack;
+}
+
+/// The rollouts on at most `threads` of the workspace's threads, W runs per pack.
+void runRollouts(const Model& model, BatchWorkspace& workspace, int threads, BatchIntegrator integrator,
+                 const Eigen::Ref<const RowMatrixXd>& q0, const Eigen::Ref<const RowMatrixXd>& v0,
+                 const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h, Eigen::Ref<RowMatrixXd>& Q,
+                 Eigen::Ref<RowMatrixXd>& V, const DynamicsOptions& options) {
+  const Eigen::Index n = q0.rows(), nq = model.nq(), nv = model.nv();
+  internal::runWorkspace(workspace, n, threads, "rolloutBatch", [&](internal::BatchThreadWorkspace& work, Eigen::Index k,
+                                                                     int count, Eigen::Index& row) {
+    internal::PackWorkspace& pack = work.pack;
     const int W = pack.lanes();
+    if (!work.rollout) work.rollout = std::make_unique<internal::RolloutLanes>(model, W);
+    internal::RolloutLanes& lanes = *work.rollout;
     for (int l = 0; l < W; ++l) {  // lanes from count on repeat the last run
       row = k + std::min(l, count - 1);
       lanes.q[static_cast<std::size_t>(l)] = q0.row(row).transpose();
@@ -140,6 +135,25 @@ void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::R
       store(t + 1);
     }
   });
+}
+
+}  // namespace
+
+void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::Ref<const RowMatrixXd>& q0,
+                  const Eigen::Ref<const RowMatrixXd>& v0, const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h,
+                  Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, int threads, const DynamicsOptions& options) {
+  checkRollout(model, integrator, q0, v0, tau, steps, h, Q, V, options);
+  internal::SharedWorkspaceLease lease(model, threads);
+  runRollouts(model, lease.workspace(), batchThreads(threads, q0.rows()), integrator, q0, v0, tau, steps, h, Q, V, options);
+}
+
+void rolloutBatch(const Model& model, BatchWorkspace& workspace, BatchIntegrator integrator,
+                  const Eigen::Ref<const RowMatrixXd>& q0, const Eigen::Ref<const RowMatrixXd>& v0,
+                  const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h, Eigen::Ref<RowMatrixXd> Q,
+                  Eigen::Ref<RowMatrixXd> V, const DynamicsOptions& options) {
+  checkRollout(model, integrator, q0, v0, tau, steps, h, Q, V, options);
+  internal::checkWorkspace(model, workspace, "rolloutBatch");
+  runRollouts(model, workspace, workspace.threads(), integrator, q0, v0, tau, steps, h, Q, V, options);
 }
 
 }  // namespace abdyn

@@ -3,12 +3,11 @@
 /// Batched dynamics: the same algorithm on N independent states, spread over threads and SIMD lanes.
 ///
 /// States are rows of row-major matrices (row k of Q is q_k), the layout of a C-ordered (N, nq) NumPy
-/// array, so the Python module passes its arrays without copying. The N rows are split into `threads`
-/// contiguous blocks of N / threads rows (the first N % threads blocks one row longer); each block runs on
-/// its own thread in packs of W states, one state per lane of a vector register (W = batchLanes(): 8 with
-/// AVX-512, 4 with AVX2, 2 with SSE4 or NEON), by kernels compiled for each instruction set and chosen at
-/// run time. A block's last pack, when fewer than W rows remain, fills its spare lanes with copies of its
-/// last row and stores only its own rows.
+/// array, so the Python module passes its arrays without copying. The N rows run in packs of W states,
+/// one state per lane of a vector register (W = batchLanes(): 8 with AVX-512, 4 with AVX2, 2 with SSE4 or
+/// NEON), by kernels compiled for each instruction set and chosen at run time; the threads take chunks of
+/// packs from a shared counter (BatchWorkspace). The last pack, when fewer than W rows remain, fills its
+/// spare lanes with copies of its last row and stores only its own rows.
 ///
 /// Every operation acts lane by lane, so a state's result depends only on its own row: not on the batch
 /// size, its lane, the padding or the thread count (bit for bit). It agrees with the single-state call
@@ -21,8 +20,12 @@
 /// (checked mode: a non-finite input, for example) stops its thread and is rethrown after all threads
 /// have finished, prefixed with the state's row: the lowest failing row of the batch.
 ///
-/// The calls that take a thread count build their threads and workspaces on each call (tens of
-/// microseconds, as much as a small batch's dynamics); the calls that take a BatchWorkspace keep them.
+/// The calls that take a thread count share one process-wide BatchWorkspace, built by the first such call
+/// and kept (its threads sleep between calls) until the process ends; it is rebuilt when a call brings
+/// another model (or other parameters), another instruction set (setBatchSimd) or more threads than it
+/// has. They are safe to call from several threads at once: a call that finds the shared workspace held
+/// by another builds a workspace of its own for the call (a thread start and allocations, tens of
+/// microseconds). Calls with a BatchWorkspace of their own never build anything and allocate nothing.
 
 #include <cstdint>
 #include <memory>
@@ -66,9 +69,10 @@ struct BatchWorkspaceImpl;
 /// threads started once and kept until the workspace is destroyed (the calling thread and threads - 1
 /// workers), and for each thread the kernels' workspace: the kernels of the instruction set chosen when
 /// it is built, the model's constants in their layout and one pack of states. The batched calls that
-/// take one wake its workers instead of starting threads, hand out their rows in chunks of four packs
-/// from a shared counter (so a thread the system delays does not hold up the others; the packs, and so
-/// the results, are the same whatever the thread count), and allocate nothing: repeated calls
+/// take one wake its workers instead of starting threads, hand out their rows in chunks of packs from a
+/// shared counter (so a thread the system delays does not hold up the others, and a worker the system
+/// has not yet scheduled when the calling thread has taken the last chunk is not waited for; the packs,
+/// and so the results, are the same whatever the thread count), and allocate nothing: repeated calls
 /// (a control loop, a training step) should keep one. Between calls the workers spin for a fraction of
 /// a millisecond, then sleep. One call at a time per workspace; threads of their own use their own.
 class BatchWorkspace {
@@ -95,7 +99,7 @@ class BatchWorkspace {
 };
 
 /// QDD.row(k) = forwardDynamics(Q.row(k), V.row(k), TAU.row(k)) (ABA). Q: N x nq; V, TAU, QDD: N x nv.
-/// On `threads` threads (<= 0: hardware concurrency) started for this call, with their workspaces.
+/// On `threads` threads (<= 0: hardware concurrency) of the process's shared workspace (above).
 void forwardDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& TAU, Eigen::Ref<RowMatrixXd> QDD, int threads = 0,
                           const DynamicsOptions& options = {});
@@ -106,7 +110,7 @@ void forwardDynamicsBatch(const Model& model, BatchWorkspace& workspace, const E
                           Eigen::Ref<RowMatrixXd> QDD, const DynamicsOptions& options = {});
 
 /// TAU.row(k) = inverseDynamics(Q.row(k), V.row(k), QDD.row(k)) (RNEA). Q: N x nq; V, QDD, TAU: N x nv.
-/// On `threads` threads started for this call, as forwardDynamicsBatch.
+/// On `threads` threads of the shared workspace, as forwardDynamicsBatch.
 void inverseDynamicsBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, const Eigen::Ref<const RowMatrixXd>& V,
                           const Eigen::Ref<const RowMatrixXd>& QDD, Eigen::Ref<RowMatrixXd> TAU, int threads = 0,
                           const DynamicsOptions& options = {});
@@ -118,7 +122,7 @@ void inverseDynamicsBatch(const Model& model, BatchWorkspace& workspace, const E
 
 /// M_k = massMatrix(Q.row(k)) (CRBA, both triangles), stored row by row in M.row(k): N x (nv * nv),
 /// M.row(k)[i * nv + j] = M_k(i, j), the layout of a C-ordered (N, nv, nv) array. On `threads` threads
-/// started for this call, as forwardDynamicsBatch.
+/// of the shared workspace, as forwardDynamicsBatch.
 void massMatrixBatch(const Model& model, const Eigen::Ref<const RowMatrixXd>& Q, Eigen::Ref<RowMatrixXd> M,
                      int threads = 0, const DynamicsOptions& options = {});
 /// The same on the threads of a workspace built for `model`: allocates nothing.

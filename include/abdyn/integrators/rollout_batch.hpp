@@ -34,10 +34,19 @@ enum class BatchIntegrator {
 };
 
 /// N = q0.rows() runs of `steps` steps of length h with the joint forces of tau (layouts above) on
-/// min(N, threads) threads (threads <= 0: the hardware's); writes Q and V.
+/// min(N, threads) threads (threads <= 0: the hardware's); writes Q and V. Runs on the process's shared
+/// kept workspace, as the batched calls that take a thread count (batch.hpp).
 void rolloutBatch(const Model& model, BatchIntegrator integrator, const Eigen::Ref<const RowMatrixXd>& q0,
                   const Eigen::Ref<const RowMatrixXd>& v0, const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h,
                   Eigen::Ref<RowMatrixXd> Q, Eigen::Ref<RowMatrixXd> V, int threads = 0,
                   const DynamicsOptions& options = {});
+
+/// The same on the threads of a workspace built for `model` (batch.hpp): the first rollout on a workspace
+/// builds each thread's lanes (a state and Runge-Kutta stages per lane); later ones allocate nothing.
+/// One call at a time per workspace.
+void rolloutBatch(const Model& model, BatchWorkspace& workspace, BatchIntegrator integrator,
+                  const Eigen::Ref<const RowMatrixXd>& q0, const Eigen::Ref<const RowMatrixXd>& v0,
+                  const Eigen::Ref<const RowMatrixXd>& tau, int steps, double h, Eigen::Ref<RowMatrixXd> Q,
+                  Eigen::Ref<RowMatrixXd> V, const DynamicsOptions& options = {});
 
 }  // namespace abdyn
