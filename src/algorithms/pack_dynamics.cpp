@@ -45,10 +45,7 @@ PackModel::PackModel(const Model& model)
       B.axis3[k] = t2[k];
       B.r_tree[k] = model.Xtree(i).r()[k];
       B.com[k] = model.inertia(i).com()[k];
-      for (int c = 0; c < 3; ++c) {
-        B.E_tree[3 * k + c] = model.Xtree(i).E()(k, c);
-        B.Ic[3 * k + c] = model.inertia(i).inertiaAboutCom()(k, c);
-      }
+      for (int c = 0; c < 3; ++c) B.E_tree[3 * k + c] = model.Xtree(i).E()(k, c);
     }
     B.pitch = j.pitch;
     B.stiffness = model.stiffness()[j.idx_v];

@@ -32,7 +32,7 @@ struct PackBody {
   double stiffness = 0.0;        // the joint spring's stiffness (Model::stiffness of its first coordinate)
   double E_tree[9] = {};         // X_tree's E, row-major
   double r_tree[3] = {};         // X_tree's r
-  double mass = 0.0, com[3] = {}, Ic[9] = {};  // rigid-body inertia: mass, centre of mass, inertia about it
+  double mass = 0.0, com[3] = {};  // rigid-body inertia: mass, centre of mass
   double I[21] = {};             // its 6 x 6 matrix, lower triangle row by row: I(r, c) at r (r + 1) / 2 + c
   double S[36] = {};             // motion subspace, column k at S[6 k .. 6 k + 5]
   int pick[6] = {-1, -1, -1, -1, -1, -1};  // column k is pick_sign[k] e_pick[k], or -1 for a general column

@@ -205,17 +205,22 @@ HWY_INLINE Vec6 crossForce(const Vec6& v, const Vec6& f) {
   cross(v.s, f.s + 3, out.s + 3);
   return out;
 }
-// I m for a rigid body: p = mass (v - c x w); [Ic w + c x p; p].
+// I m for a rigid body, by the blocks of its 6 x 6 matrix about the body origin (B.I):
+// [I_o w + h x v; mass v - h x w] with h = mass c, each component a chain of fused multiply-adds.
 HWY_INLINE Vec6 rigidTimes(const PackBody& B, const Vec6& m) {
-  const V c[3] = {bc(B.com[0]), bc(B.com[1]), bc(B.com[2])};
-  V cxw[3], cxp[3];
-  cross(c, m.s, cxw);
+  const V h[3] = {bc(B.mass * B.com[0]), bc(B.mass * B.com[1]), bc(B.mass * B.com[2])};
+  const V* w = m.s;
+  const V* v = m.s + 3;
   Vec6 out;
-  const V mass = bc(B.mass);
-  for (int k = 0; k < 3; ++k) out.s[3 + k] = mass * (m.s[3 + k] - cxw[k]);
-  cross(c, out.s + 3, cxp);
   for (int k = 0; k < 3; ++k) {
-    out.s[k] = bc(B.Ic[3 * k]) * m.s[0] + bc(B.Ic[3 * k + 1]) * m.s[1] + bc(B.Ic[3 * k + 2]) * m.s[2] + cxp[k];
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    V n = bc(B.I[sym(k, 0)]) * w[0];
+    n = hn::MulAdd(bc(B.I[sym(k, 1)]), w[1], n);
+    n = hn::MulAdd(bc(B.I[sym(k, 2)]), w[2], n);
+    n = hn::MulAdd(h[k1], v[k2], n);
+    out.s[k] = hn::NegMulAdd(h[k2], v[k1], n);
+    const V p = hn::MulAdd(bc(B.mass), v[k], h[k2] * w[k1]);
+    out.s[3 + k] = hn::NegMulAdd(h[k1], w[k2], p);
   }
   return out;
 }
