@@ -20,11 +20,16 @@ struct UsageError : std::runtime_error {
 double parseFinite(const std::string& option, const std::string& text);
 
 /// Adds to `command` an option whose value `parse(name, text)` turns into `x` (throwing a UsageError that
-/// names the option when it cannot), shown as `name METAVAR` in the command's help.
+/// names the option when it cannot), shown as `name METAVAR` in the command's help; sets `*given` (if not
+/// null) when the option is given.
 template <typename T>
 CLI::Option* addParsed(CLI::App& command, const std::string& name, const std::string& metavar, T& x,
-                       T (*parse)(const std::string&, const std::string&), const std::string& help) {
-  const auto set = [&x, name, parse](const std::string& text) { x = parse(name, text); };
+                       T (*parse)(const std::string&, const std::string&), const std::string& help,
+                       bool* given = nullptr) {
+  const auto set = [&x, name, parse, given](const std::string& text) {
+    x = parse(name, text);
+    if (given) *given = true;
+  };
   return command.add_option_function<std::string>(name, set, help)->type_name(metavar);
 }
 

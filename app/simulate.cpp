@@ -249,11 +249,9 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
                      "(--keyframe's, else the one the file draws: MJCF's qpos0, URDF's neutral one), "
                      "e.g. --q0 root_joint.z=1.2,knee=0.3 (<joint>=x for one-coordinate joints, <joint>[k]=x for "
                      "coordinate k, <joint>.x/.y/.z for a floating joint's position)")->type_name("LIST");
-  command.add_option_function<std::string>("--height", [&args](const std::string& text) {
-    args.height = parseFinite("--height", text);
-    args.height_given = true;
-  }, "with --floating: lift the model so that its lowest collision point starts Z above the ground (--ground) or "
-     "above z = 0")->type_name("Z");
+  abdyn_app::addParsed(command, "--height", "Z", args.height, parseFinite,
+                       "with --floating: lift the model so that its lowest collision point starts Z above the ground "
+                       "(--ground) or above z = 0", &args.height_given);
   command.add_option("--csv", args.csv_path,
                      "write one row at t = 0 and one per step (t, q:<joint>, v:<joint>, kinetic, potential; with "
                      "constraint rows also iterations, residual, constraint_error, contacts)")->type_name("FILE");
@@ -265,11 +263,9 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
                        "loop joints or mimic couplings, semi-implicit-euler with --ground or --limits)");
   abdyn_app::addParsed(command, "--substeps", "N", args.substeps, parseSubsteps,
                        "split every step into N equal sub-steps (default 1)");
-  command.add_option_function<std::string>("--ground", [&args](const std::string& text) {
-    args.ground_height = parseFinite("--ground", text);
-    args.ground = true;
-  }, "contact the model's collision geometry with the horizontal plane z = Z; a floating model that starts below "
-     "it is lifted onto it, a fixed one is refused")->type_name("Z");
+  abdyn_app::addParsed(command, "--ground", "Z", args.ground_height, parseFinite,
+                       "contact the model's collision geometry with the horizontal plane z = Z; a floating model that "
+                       "starts below it is lifted onto it, a fixed one is refused", &args.ground);
   command.add_flag("--limits", args.limits,
                    "enforce the joint position limits (--ground and --limits solve constraint rows each step, with "
                    "semi-implicit-euler or implicit-damping, loop joints among them). Default: on for models with "

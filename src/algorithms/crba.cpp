@@ -262,37 +262,37 @@ void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::Vec
 }  // namespace internal
 
 namespace {
-void checkFactorArguments(const Model& model, const Data& data, const Eigen::Ref<Eigen::VectorXd>& x,
-                          const char* function, const char* argument) {
+
+// The door of the factor's public passes: data belongs to the model and holds a factor, x has nv entries;
+// then the unchecked pass.
+void throughFactor(void (*pass)(const Model&, const Data&, Eigen::Ref<Eigen::VectorXd>), const Model& model,
+                   const Data& data, Eigen::Ref<Eigen::VectorXd> x, const char* function, const char* argument) {
   internal::checkData(model, data, function);
   checkFactorStorage(model, data, function);
   internal::checkVector(x, model.nv(), function, argument);
+  pass(model, data, x);
 }
+
 }  // namespace
 
 void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  checkFactorArguments(model, data, x, "abdyn::multiplyByL", "x");
-  internal::multiplyByL(model, data, x);
+  throughFactor(internal::multiplyByL, model, data, x, "abdyn::multiplyByL", "x");
 }
 
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  checkFactorArguments(model, data, x, "abdyn::multiplyByLTransposed", "x");
-  internal::multiplyByLTransposed(model, data, x);
+  throughFactor(internal::multiplyByLTransposed, model, data, x, "abdyn::multiplyByLTransposed", "x");
 }
 
 void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  checkFactorArguments(model, data, x, "abdyn::solveL", "x");
-  internal::solveL(model, data, x);
+  throughFactor(internal::solveL, model, data, x, "abdyn::solveL", "x");
 }
 
 void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
-  checkFactorArguments(model, data, x, "abdyn::solveLTransposed", "x");
-  internal::solveLTransposed(model, data, x);
+  throughFactor(internal::solveLTransposed, model, data, x, "abdyn::solveLTransposed", "x");
 }
 
 void solveMassMatrix(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> b) {
-  checkFactorArguments(model, data, b, "abdyn::solveMassMatrix", "b");
-  internal::solveWithFactor(model, data, b);
+  throughFactor(internal::solveWithFactor, model, data, b, "abdyn::solveMassMatrix", "b");
 }
 
 }  // namespace abdyn

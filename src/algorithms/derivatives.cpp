@@ -333,9 +333,32 @@ void floatingArmatureDerivative(const Model& model, const Eigen::VectorXd& v, Ad
   }
 }
 
+// The door of the derivative calls: data belongs to the model, which has dynamics and no springs (unless
+// the options leave them out), q, v and x (qdd or tau, named x_name) have its sizes, f_ext too when given,
+// and the options are valid. The derivatives of the joint springs (Model::stiffness) are not formed: a model
+// with springs is differentiated only with DynamicsOptions::springs off, so that no call returns a
+// derivative that silently leaves them out.
+void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                 const Eigen::VectorXd& x, const std::vector<Force>* f_ext, const DynamicsOptions& options,
+                 const char* function, const char* x_name) {
+  internal::checkData(model, data, function);
+  internal::checkDynamics(model, function);
+  internal::checkConfiguration(model, q, function);
+  internal::checkVector(v, model.nv(), function, "v");
+  internal::checkVector(x, model.nv(), function, x_name);
+  if (f_ext) internal::checkForces(model, *f_ext, function);
+  internal::checkDynamicsOptions(options, function);
+  if (options.springs && model.hasSprings()) {
+    throw InvalidArgument(std::string(function) +
+                          ": the model has joint springs (Model::stiffness), whose derivatives abdyn does not form; "
+                          "pass DynamicsOptions with springs = false to differentiate the dynamics without them");
+  }
+}
+
 // d tau / d q, d tau / d v and M (inverseDynamicsDerivatives) from the coordinate terms, with the options.
 void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                         const Eigen::VectorXd& qdd, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, qdd, f_ext, options, "abdyn::inverseDynamicsDerivatives", "qdd");
   internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
   internal::reserveDerivatives(model, data);
   internal::forwardKinematicsUnchecked(model, data, q);  // data.X_up and data.X_body_world at q
@@ -359,26 +382,6 @@ void inverseDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
     data.M.diagonal() += options.implicit_damping_step * model.damping();
     data.tau += options.implicit_damping_step * model.damping().cwiseProduct(qdd);
   }
-}
-
-// The derivatives of the joint springs (Model::stiffness) are not formed: a model with springs is
-// differentiated only with DynamicsOptions::springs off, so that no call returns a derivative that
-// silently leaves them out.
-void checkSprings(const Model& model, const DynamicsOptions& options, const char* function) {
-  if (options.springs && model.hasSprings()) {
-    throw InvalidArgument(std::string(function) +
-                          ": the model has joint springs (Model::stiffness), whose derivatives abdyn does not form; "
-                          "pass DynamicsOptions with springs = false to differentiate the dynamics without them");
-  }
-}
-
-void checkInputs(const Model& model, const Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                 const Eigen::VectorXd& x, const char* function, const char* x_name) {
-  internal::checkData(model, data, function);
-  internal::checkDynamics(model, function);
-  internal::checkConfiguration(model, q, function);
-  internal::checkVector(v, model.nv(), function, "v");
-  internal::checkVector(x, model.nv(), function, x_name);
 }
 
 // Column c of d qdd / d q and d qdd / d v: -M^-1 times column c of d tau / d q and d tau / d v, over the
@@ -530,6 +533,7 @@ ABDYN_FLATTEN void minusInverseMassTimesChain(const Model& model, Data& data, co
 // not needed (they live in ABA's D^-1, hence in M^-1).
 void forwardDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                         const Eigen::VectorXd& tau, const std::vector<Force>* f_ext, const DynamicsOptions& options) {
+  checkInputs(model, data, q, v, tau, f_ext, options, "abdyn::forwardDynamicsDerivatives", "tau");
   internal::reserveMassMatrix(model, data);  // no-ops unless nv > Data::kEagerMassMatrixDofs
   internal::reserveDerivatives(model, data);
   articulatedCoordinateTerms(model, data, q, v, tau, f_ext, options, "abdyn::forwardDynamicsDerivatives");
@@ -563,37 +567,27 @@ void forwardDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q
 
 }  // namespace
 
+// The public calls: their checks are the workers' first step (checkInputs).
+
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd, const DynamicsOptions& options) {
-  checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
-  checkSprings(model, options, "abdyn::inverseDynamicsDerivatives");
   inverseDerivatives(model, data, q, v, qdd, nullptr, options);
+}
+
+void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                const Eigen::VectorXd& tau, const DynamicsOptions& options) {
+  forwardDerivatives(model, data, q, v, tau, nullptr, options);
 }
 
 void inverseDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& qdd, const std::vector<Force>& f_ext,
                                 const DynamicsOptions& options) {
-  checkInputs(model, data, q, v, qdd, "abdyn::inverseDynamicsDerivatives", "qdd");
-  checkSprings(model, options, "abdyn::inverseDynamicsDerivatives");
-  internal::checkForces(model, f_ext, "abdyn::inverseDynamicsDerivatives");
   inverseDerivatives(model, data, q, v, qdd, &f_ext, options);
-}
-
-void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                const Eigen::VectorXd& tau, const DynamicsOptions& options) {
-  checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
-  checkSprings(model, options, "abdyn::forwardDynamicsDerivatives");
-  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
-  forwardDerivatives(model, data, q, v, tau, nullptr, options);
 }
 
 void forwardDynamicsDerivatives(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                 const Eigen::VectorXd& tau, const std::vector<Force>& f_ext,
                                 const DynamicsOptions& options) {
-  checkInputs(model, data, q, v, tau, "abdyn::forwardDynamicsDerivatives", "tau");
-  checkSprings(model, options, "abdyn::forwardDynamicsDerivatives");
-  internal::checkDynamicsOptions(options, "abdyn::forwardDynamicsDerivatives");
-  internal::checkForces(model, f_ext, "abdyn::forwardDynamicsDerivatives");
   forwardDerivatives(model, data, q, v, tau, &f_ext, options);
 }
 

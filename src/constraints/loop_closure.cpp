@@ -39,6 +39,22 @@ Vector3 unitAxis(const Vector3& axis, const std::string& name) {
 Row6 angularRow(const Vector3& n) { return (Row6() << n.transpose(), 0, 0, 0).finished(); }
 Row6 linearRow(const Vector3& n) { return (Row6() << 0, 0, 0, n.transpose()).finished(); }
 
+// The directions of a closure that leaves one axis free: rotation about it (revolute) or translation
+// along it (prismatic). Constrained, in [angular; linear] order: the axis's kind of motion in the two
+// directions t1, t2 perpendicular to it, the other kind in all three.
+LoopClosure axial(LoopClosure c, const Vector3& axis, bool revolute) {
+  Vector3 t1, t2;
+  internal::orthonormalComplement(unitAxis(axis, c.name), t1, t2);
+  const Vector3 x = Vector3::UnitX(), y = Vector3::UnitY(), z = Vector3::UnitZ();
+  c.directions.resize(5, 6);
+  if (revolute) {
+    c.directions << angularRow(t1), angularRow(t2), linearRow(x), linearRow(y), linearRow(z);
+  } else {
+    c.directions << angularRow(x), angularRow(y), angularRow(z), linearRow(t1), linearRow(t2);
+  }
+  return c;
+}
+
 // World pose and motion of a point frame fixed on a body (body 0: the world).
 struct FrameState {
   Matrix3 R;       // R_0_F
@@ -190,24 +206,12 @@ LoopClosure LoopClosure::spherical(std::string name, int body_a, const Plx& X_Fa
 
 LoopClosure LoopClosure::revolute(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b,
                                   const Vector3& axis) {
-  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
-  Vector3 t1, t2;
-  internal::orthonormalComplement(unitAxis(axis, c.name), t1, t2);
-  c.directions.resize(5, 6);
-  c.directions << angularRow(t1), angularRow(t2), linearRow(Vector3::UnitX()), linearRow(Vector3::UnitY()),
-      linearRow(Vector3::UnitZ());
-  return c;
+  return axial(make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b), axis, true);
 }
 
 LoopClosure LoopClosure::prismatic(std::string name, int body_a, const Plx& X_Fa_a, int body_b, const Plx& X_Fb_b,
                                    const Vector3& axis) {
-  LoopClosure c = make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b);
-  Vector3 t1, t2;
-  internal::orthonormalComplement(unitAxis(axis, c.name), t1, t2);
-  c.directions.resize(5, 6);
-  c.directions << angularRow(Vector3::UnitX()), angularRow(Vector3::UnitY()), angularRow(Vector3::UnitZ()),
-      linearRow(t1), linearRow(t2);
-  return c;
+  return axial(make(std::move(name), body_a, X_Fa_a, body_b, X_Fb_b), axis, false);
 }
 
 int ConstraintSet::rows() const {

@@ -65,6 +65,11 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
   Kind kind = Kind::WorldLinear;
   int axis = 0;
   const bool has_limits = std::isfinite(joint.swing_limit) || std::isfinite(joint.twist_lower) || std::isfinite(joint.twist_upper);
+  // The joint's first n rows are of kind `first`, the rest of kind `rest`; axis counts within each kind.
+  const auto split = [&](int n, Kind first, Kind rest) {
+    kind = offset < n ? first : rest;
+    axis = offset < n ? offset : offset - n;
+  };
   switch (joint.type) {
     case RowJointType::Ball:
       if (offset > 2 && offset < 6) return false;
@@ -72,16 +77,13 @@ bool rowJointDerivative(const Model& model, const Data& data, const RowJoint& jo
       axis = offset;
       break;
     case RowJointType::Hinge:
-      kind = offset < 3 ? Kind::WorldLinear : Kind::HingeAngular;
-      axis = offset < 3 ? offset : offset - 3;
+      split(3, Kind::WorldLinear, Kind::HingeAngular);
       break;
     case RowJointType::Slider:
-      kind = offset < 2 ? Kind::FrameLinear : Kind::AlignAngular;
-      axis = offset < 2 ? offset : offset - 2;
+      split(2, Kind::FrameLinear, Kind::AlignAngular);
       break;
     case RowJointType::Fixed:
-      kind = offset < 3 ? Kind::WorldLinear : Kind::AlignAngular;
-      axis = offset < 3 ? offset : offset - 3;
+      split(3, Kind::WorldLinear, Kind::AlignAngular);
       break;
     case RowJointType::Distance:
       if (offset != 0 && offset < 6) return false;

@@ -106,10 +106,43 @@ Vector4 readQuaternion(const StateLayout& layout, const Eigen::VectorXd& in, con
   return in.segment<4>(q_other);
 }
 
-// Orientation R_world_body of a floating joint from abdyn's q.
-Matrix3 floatingRotation(const Eigen::VectorXd& q_abdyn, const Joint& joint) {
+// Copies v, qdd and tau (each that `from` has) over n coordinates, from index i of `from` to index k of
+// `to`: they are the same in every layout for all but a free joint.
+void copyVelocityParts(const State& from, int i, State& to, int k, int n) {
+  if (from.v.size()) to.v.segment(k, n) = from.v.segment(i, n);
+  if (from.qdd.size()) to.qdd.segment(k, n) = from.qdd.segment(i, n);
+  if (from.tau.size()) to.tau.segment(k, n) = from.tau.segment(i, n);
+}
+
+// A free joint's 6 coordinates (v, qdd or tau) from abdyn's [angular; linear] at index i of `from` to the
+// other layout's [R linear; angular] at index k of `to`, and back (Rt = R^T).
+void freeToOther(const Eigen::VectorXd& from, int i, const Matrix3& R, Eigen::VectorXd& to, int k) {
+  to.segment<3>(k) = R * from.segment<3>(i + 3);
+  to.segment<3>(k + 3) = from.segment<3>(i);
+}
+void freeFromOther(const Eigen::VectorXd& from, int k, const Matrix3& Rt, Eigen::VectorXd& to, int i) {
+  to.segment<3>(i) = from.segment<3>(k + 3);
+  to.segment<3>(i + 3) = Rt * from.segment<3>(k);
+}
+
+// Only a free joint's v (S = 1: the body's spatial velocity) differs in frame and order between the
+// libraries; every other joint's v, qdd and tau are the same everywhere.
+bool sameVelocities(const Joint& joint, const StateLayout& layout) {
+  return !joint.identitySubspace() || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear;
+}
+
+// The rotation that turns a free joint's linear part from abdyn's layout into `layout`: the orientation
+// R_world_body (from abdyn's q) for world-frame linear velocities, else 1.
+Matrix3 freeLinearRotation(const StateLayout& layout, const Eigen::VectorXd& q_abdyn, const Joint& joint) {
+  if (layout.free_velocity != FreeVelocityLayout::WorldLinearBodyAngular) return Matrix3::Identity();
   const double* c = q_abdyn.data() + joint.quaternionIndex();
   return Quaternion(c[0], c[1], c[2], c[3]).toRotationMatrix();
+}
+
+// w x v of a free joint's body velocity [w; v] in abdyn's v: the rate at which the body frame turns the
+// linear velocity, which a world-frame linear acceleration includes.
+Vector3 frameRate(const Eigen::VectorXd& v_abdyn, const Joint& joint) {
+  return Vector3(v_abdyn.segment<3>(joint.idx_v)).cross(Vector3(v_abdyn.segment<3>(joint.idx_v + 3)));
 }
 
 }  // namespace
@@ -122,7 +155,6 @@ State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layo
   resizeLike(a, p.nq, o);
   for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
-    const int n = j.nv;
     if (j.hasQuaternion()) {
       // The coordinates before the quaternion (a floating joint's position) keep their order.
       const int before = j.quaternionIndex() - j.idx_q;
@@ -134,31 +166,18 @@ State stateFromAbdyn(const Model& model, const State& a, const StateLayout& layo
     } else {
       o.q.segment(s.q, j.nq) = a.q.segment(j.idx_q, j.nq);
     }
-    // Only a free joint's v (S = 1: the body's spatial velocity) differs in frame and order between the
-    // libraries; every other joint's v, qdd and tau are the same everywhere.
-    if (!j.identitySubspace() || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
-      if (a.v.size()) o.v.segment(s.v, n) = a.v.segment(j.idx_v, n);
-      if (a.qdd.size()) o.qdd.segment(s.v, n) = a.qdd.segment(j.idx_v, n);
-      if (a.tau.size()) o.tau.segment(s.v, n) = a.tau.segment(j.idx_v, n);
+    if (sameVelocities(j, layout)) {
+      copyVelocityParts(a, j.idx_v, o, s.v, j.nv);
       continue;
     }
-    const bool world = layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular;
-    const Matrix3 R = world ? floatingRotation(a.q, j) : Matrix3::Identity();
+    const Matrix3 R = freeLinearRotation(layout, a.q, j);
     // abdyn [angular; linear] -> other [linear'; angular], linear' = R linear (+ the frame-rate term for qdd).
-    if (a.v.size()) {
-      o.v.segment<3>(s.v) = R * a.v.segment<3>(j.idx_v + 3);
-      o.v.segment<3>(s.v + 3) = a.v.segment<3>(j.idx_v);
-    }
+    if (a.v.size()) freeToOther(a.v, j.idx_v, R, o.v, s.v);
     if (a.qdd.size()) {
-      Vector3 lin = a.qdd.segment<3>(j.idx_v + 3);
-      if (world) lin += Vector3(a.v.segment<3>(j.idx_v)).cross(Vector3(a.v.segment<3>(j.idx_v + 3)));
-      o.qdd.segment<3>(s.v) = R * lin;
-      o.qdd.segment<3>(s.v + 3) = a.qdd.segment<3>(j.idx_v);
+      freeToOther(a.qdd, j.idx_v, R, o.qdd, s.v);
+      if (layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular) o.qdd.segment<3>(s.v) += R * frameRate(a.v, j);
     }
-    if (a.tau.size()) {
-      o.tau.segment<3>(s.v) = R * a.tau.segment<3>(j.idx_v + 3);
-      o.tau.segment<3>(s.v + 3) = a.tau.segment<3>(j.idx_v);
-    }
+    if (a.tau.size()) freeToOther(a.tau, j.idx_v, R, o.tau, s.v);
   }
   return o;
 }
@@ -171,7 +190,6 @@ State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout
   resizeLike(o, model.nq(), a);
   for (const Slot& s : p.slots) {
     const Joint& j = model.joint(s.body);
-    const int n = j.nv;
     if (j.hasQuaternion()) {
       const int before = j.quaternionIndex() - j.idx_q;
       a.q.segment(j.idx_q, before) = o.q.segment(s.q, before);
@@ -181,28 +199,17 @@ State stateToAbdyn(const Model& model, const State& o, const StateLayout& layout
     } else {
       a.q.segment(j.idx_q, j.nq) = o.q.segment(s.q, j.nq);
     }
-    if (!j.identitySubspace() || layout.free_velocity == FreeVelocityLayout::BodyAngularLinear) {
-      if (o.v.size()) a.v.segment(j.idx_v, n) = o.v.segment(s.v, n);
-      if (o.qdd.size()) a.qdd.segment(j.idx_v, n) = o.qdd.segment(s.v, n);
-      if (o.tau.size()) a.tau.segment(j.idx_v, n) = o.tau.segment(s.v, n);
+    if (sameVelocities(j, layout)) {
+      copyVelocityParts(o, s.v, a, j.idx_v, j.nv);
       continue;
     }
-    const bool world = layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular;
-    const Matrix3 Rt = world ? Matrix3(floatingRotation(a.q, j).transpose()) : Matrix3::Identity();
-    if (o.v.size()) {
-      a.v.segment<3>(j.idx_v) = o.v.segment<3>(s.v + 3);
-      a.v.segment<3>(j.idx_v + 3) = Rt * o.v.segment<3>(s.v);
-    }
+    const Matrix3 Rt = freeLinearRotation(layout, a.q, j).transpose();
+    if (o.v.size()) freeFromOther(o.v, s.v, Rt, a.v, j.idx_v);
     if (o.qdd.size()) {
-      a.qdd.segment<3>(j.idx_v) = o.qdd.segment<3>(s.v + 3);
-      Vector3 lin = Rt * o.qdd.segment<3>(s.v);
-      if (world) lin -= Vector3(a.v.segment<3>(j.idx_v)).cross(Vector3(a.v.segment<3>(j.idx_v + 3)));
-      a.qdd.segment<3>(j.idx_v + 3) = lin;
+      freeFromOther(o.qdd, s.v, Rt, a.qdd, j.idx_v);
+      if (layout.free_velocity == FreeVelocityLayout::WorldLinearBodyAngular) a.qdd.segment<3>(j.idx_v + 3) -= frameRate(a.v, j);
     }
-    if (o.tau.size()) {
-      a.tau.segment<3>(j.idx_v) = o.tau.segment<3>(s.v + 3);
-      a.tau.segment<3>(j.idx_v + 3) = Rt * o.tau.segment<3>(s.v);
-    }
+    if (o.tau.size()) freeFromOther(o.tau, s.v, Rt, a.tau, j.idx_v);
   }
   return a;
 }

@@ -1,10 +1,6 @@
 #include "abdyn/io/srdf.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <tinyxml2.h>
 
@@ -40,17 +36,7 @@ std::vector<std::pair<std::string, std::string>> parseSrdfDisabledCollisions(con
 }
 
 std::vector<std::pair<std::string, std::string>> readSrdfDisabledCollisions(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::file_type type = std::filesystem::status(path, ec).type();
-  if (type == std::filesystem::file_type::not_found) throw Error(path + ": cannot read the SRDF file: no such file");
-  if (type == std::filesystem::file_type::directory) throw Error(path + ": cannot read the SRDF file: it is a directory");
-  internal::checkXmlFileSize(path);
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read the SRDF file: " + (errno ? std::strerror(errno) : "cannot open it"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path + ": cannot read the SRDF file: read error");
-  return parseSrdfDisabledCollisions(text, path);
+  return parseSrdfDisabledCollisions(internal::readXmlFile(path, "SRDF"), path);
 }
 
 }  // namespace abdyn

@@ -2,12 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -700,19 +695,7 @@ Model internal::loadUrdfDocument(const UrdfDocument& doc, const std::string& sou
 }
 
 Model loadUrdf(const std::string& path, const UrdfOptions& options) {
-  // A directory opens as a stream on Linux and reads as empty: say what it is instead.
-  std::error_code ec;
-  const std::filesystem::file_type type = std::filesystem::status(path, ec).type();
-  if (type == std::filesystem::file_type::not_found) throw Error(path + ": cannot read the URDF file: no such file");
-  if (type == std::filesystem::file_type::directory) throw Error(path + ": cannot read the URDF file: it is a directory");
-  internal::checkXmlFileSize(path);
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(path + ": cannot read the URDF file: " + (errno ? std::strerror(errno) : "cannot open it"));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path + ": cannot read the URDF file: read error");
+  const std::string text = internal::readXmlFile(path, "URDF");
   return loadFromXml(text, path, options, ResourceSearch::forFile(path, options.package_dirs));
 }
 

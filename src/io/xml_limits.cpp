@@ -1,8 +1,11 @@
 #include "io/xml_limits.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 #include <system_error>
 
@@ -26,6 +29,22 @@ void checkXmlFileSize(const std::string& path, const XmlLimits& limits) {
     refuse(path, "the file has " + std::to_string(size) + " bytes, more than the limit of " +
                      std::to_string(limits.max_bytes), 0);
   }
+}
+
+std::string readXmlFile(const std::string& path, const char* kind) {
+  const std::string failure = path + ": cannot read the " + kind + " file: ";
+  // A directory opens as a stream on Linux and reads as empty: say what it is instead.
+  std::error_code ec;
+  const std::filesystem::file_type type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::not_found) throw Error(failure + "no such file");
+  if (type == std::filesystem::file_type::directory) throw Error(failure + "it is a directory");
+  checkXmlFileSize(path);
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(failure + (errno ? std::strerror(errno) : "cannot open it"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(failure + "read error");
+  return text;
 }
 
 // The scan jumps from one '<' to the next (memchr) and through quoted attribute values; it counts no

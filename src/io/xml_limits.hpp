@@ -55,4 +55,9 @@ void checkXmlLimits(const std::string& xml, const std::string& source, const Xml
 /// read is left to the reader).
 void checkXmlFileSize(const std::string& path, const XmlLimits& limits = {});
 
+/// The text of the XML file at `path` after the size check; throws abdyn::Error "<path>: cannot read the
+/// <kind> file: ..." (kind: "URDF", "SRDF") saying why: no such file, a directory, the system's reason
+/// for not opening it, or a read error.
+std::string readXmlFile(const std::string& path, const char* kind);
+
 }  // namespace abdyn::internal

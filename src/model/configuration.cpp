@@ -8,6 +8,7 @@
 #include "abdyn/spatial/se3.hpp"
 #include "model/argument_checks.hpp"
 #include "model/passes.hpp"
+#include "spatial/passes.hpp"
 
 namespace abdyn {
 namespace {
@@ -40,6 +41,23 @@ Eigen::Matrix2d planarRotation(double theta) {
 
 double wrapAngle(double a) { return std::remainder(a, 2.0 * M_PI); }
 
+// [t, x] / 2 + [t, [t, x]] / 12 with the joint's Lie bracket: what exponentialCoordinateRate adds to x.
+template <typename Vec, typename Bracket>
+Vec rateCorrection(const Vec& t, const Vec& x, Bracket bracket) {
+  const Vec tx = bracket(t, x);
+  return 0.5 * tx + bracket(t, tx) / 12.0;
+}
+
+// The brackets of so(3) (rotation vectors) and se(3) (twists [angular; linear]).
+Vector3 rotationBracket(const Vector3& a, const Vector3& b) { return a.cross(b); }
+Vector6 motionBracket(const Vector6& a, const Vector6& b) { return Motion(a).cross(Motion(b)).vector(); }
+
+// The se(2) bracket of (w, x, y) coordinates, from the spatial cross product of the motions
+// (w n, x t1 + y t2) written in the plane's own axes.
+Vector3 planarBracket(const Vector3& a, const Vector3& b) {
+  return Vector3(0.0, -a[0] * b[2] + b[0] * a[2], a[0] * b[1] - b[0] * a[1]);
+}
+
 }  // namespace
 
 Eigen::VectorXd neutral(const Model& model) {
@@ -69,32 +87,29 @@ void integrateUnchecked(const Model& model, const Eigen::VectorXd& q, const Eige
     double* qo = q_out.data() + j.idx_q;
     const double* vi = v.data() + j.idx_v;
     switch (j.type) {
-      case JointType::Spherical: {
-        const Quaternion r = Quaternion::fromWxyz(qi) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
-        writeQuaternion(r, qo);
-        break;
-      }
-      case JointType::Floating: {
-        const Quaternion r0 = Quaternion::fromWxyz(q.data() + j.quaternionIndex());
-        Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-        T.linear() = r0.toRotationMatrix();
-        T.translation() = Vector3(qi[0], qi[1], qi[2]);
-        const Eigen::Isometry3d step = expSE3(Motion(Vector3(vi[0], vi[1], vi[2]) * dt, Vector3(vi[3], vi[4], vi[5]) * dt));
-        // Compose the orientation as quaternions so that q_out keeps q's sign convention and precision;
-        // exp of the rotation vector is step.linear() without a matrix-to-quaternion conversion, and stays
-        // a number (NaN, for the callers' finiteness checks) rather than throwing when w dt overflows.
-        const Quaternion r = r0 * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
-        const Vector3 p = T.translation() + T.linear() * step.translation();
-        qo[0] = p.x(), qo[1] = p.y(), qo[2] = p.z();
-        writeQuaternion(r, q_out.data() + j.quaternionIndex());
-        break;
-      }
       case JointType::Planar: {
         const double theta = qi[2];
         const Eigen::Vector2d dp = planarRotation(theta) * planarV(vi[0] * dt) * Eigen::Vector2d(vi[1], vi[2]) * dt;
         qo[0] = qi[0] + dp.x();
         qo[1] = qi[1] + dp.y();
         qo[2] = theta + vi[0] * dt;
+        break;
+      }
+      case JointType::Spherical: {
+        const Quaternion r = Quaternion::fromWxyz(qi) * quaternionFromRotationVector(Vector3(vi[0], vi[1], vi[2]) * dt);
+        writeQuaternion(r, qo);
+        break;
+      }
+      case JointType::Floating: {
+        // The screw motion of the constant body twist [w; v] dt, expSE3's: the orientation composed as
+        // quaternions (q_out keeps q's sign convention and precision, and stays a number, NaN for the
+        // callers' finiteness checks, rather than throwing when w dt overflows), the position moved by
+        // R0 Jl(w dt) v dt, Jl the left Jacobian of SO(3).
+        const Quaternion r0 = Quaternion::fromWxyz(q.data() + j.quaternionIndex());
+        const Vector3 w_dt = Vector3(vi[0], vi[1], vi[2]) * dt;
+        writeQuaternion(r0 * quaternionFromRotationVector(w_dt), q_out.data() + j.quaternionIndex());
+        const Vector3 p = Vector3(qi[0], qi[1], qi[2]) + r0.rotate(internal::leftJacobianSO3Times(w_dt, Vector3(vi[3], vi[4], vi[5]) * dt));
+        qo[0] = p.x(), qo[1] = p.y(), qo[2] = p.z();
         break;
       }
       default:
@@ -162,29 +177,15 @@ void exponentialCoordinateRate(const Model& model, const Eigen::VectorXd& theta,
     const Joint& j = model.joint(i);
     const int k = j.idx_v;
     switch (j.type) {
-      case JointType::Spherical: {
-        const Vector3 t = theta.segment<3>(k), w = v.segment<3>(k);
-        const Vector3 tw = t.cross(w);
-        out.segment<3>(k) += 0.5 * tw + t.cross(tw) / 12.0;
+      case JointType::Spherical:
+        out.segment<3>(k) += rateCorrection<Vector3>(theta.segment<3>(k), v.segment<3>(k), rotationBracket);
         break;
-      }
-      case JointType::Floating: {
-        const Motion t(Vector6(theta.segment<6>(k))), x(Vector6(v.segment<6>(k)));
-        const Motion tx = t.cross(x);
-        out.segment<6>(k) += (tx * 0.5 + t.cross(tx) * (1.0 / 12.0)).vector();
+      case JointType::Floating:
+        out.segment<6>(k) += rateCorrection<Vector6>(theta.segment<6>(k), v.segment<6>(k), motionBracket);
         break;
-      }
-      case JointType::Planar: {
-        // The se(2) bracket of (w, x, y) coordinates, from the spatial cross product of the motions
-        // (w n, x t1 + y t2) written in the plane's own axes.
-        const auto bracket = [](const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
-          return Eigen::Vector3d(0.0, -a[0] * b[2] + b[0] * a[2], a[0] * b[1] - b[0] * a[1]);
-        };
-        const Eigen::Vector3d t = theta.segment<3>(k), x = v.segment<3>(k);
-        const Eigen::Vector3d tx = bracket(t, x);
-        out.segment<3>(k) += 0.5 * tx + bracket(t, tx) / 12.0;
+      case JointType::Planar:
+        out.segment<3>(k) += rateCorrection<Vector3>(theta.segment<3>(k), v.segment<3>(k), planarBracket);
         break;
-      }
       default:
         break;
     }

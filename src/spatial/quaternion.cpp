@@ -6,6 +6,7 @@
 
 #include "abdyn/error.hpp"
 #include "abdyn/spatial/rotation.hpp"
+#include "spatial/passes.hpp"
 
 namespace abdyn {
 
@@ -24,15 +25,7 @@ double usableSquaredNorm(const Quaternion& q, const char* function) {
 }  // namespace
 
 Quaternion Quaternion::fromAxisAngle(const Vector3& axis, double angle) {
-  if (!axis.allFinite() || !std::isfinite(angle)) {
-    throw InvalidArgument("abdyn::Quaternion::fromAxisAngle: axis and angle must be finite");
-  }
-  const double n = axis.norm();
-  if (n < 1e-12) {
-    std::ostringstream msg;
-    msg << "abdyn::Quaternion::fromAxisAngle: axis has (near) zero length " << n << ", no direction";
-    throw Error(msg.str());
-  }
+  const double n = internal::axisNorm(axis, angle, "abdyn::Quaternion::fromAxisAngle");
   const Vector3 v = (std::sin(0.5 * angle) / n) * axis;
   return Quaternion(std::cos(0.5 * angle), v.x(), v.y(), v.z());
 }

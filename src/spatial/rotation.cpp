@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 
 #include "abdyn/error.hpp"
+#include "spatial/passes.hpp"
 
 namespace abdyn {
 
@@ -81,17 +82,31 @@ double sinc(double x) {
   return std::sin(x) / x;
 }
 
-Matrix3 rotationFromAxisAngle(const Vector3& axis, double angle) {
+namespace internal {
+
+double axisNorm(const Vector3& axis, double angle, const char* function) {
   if (!axis.allFinite() || !std::isfinite(angle)) {
-    throw InvalidArgument("abdyn::rotationFromAxisAngle: axis and angle must be finite");
+    throw InvalidArgument(std::string(function) + ": axis and angle must be finite");
   }
   const double n = axis.norm();
   if (n < 1e-12) {
     std::ostringstream msg;
-    msg << "abdyn::rotationFromAxisAngle: axis has (near) zero length " << n << ", no direction";
+    msg << function << ": axis has (near) zero length " << n << ", no direction";
     throw Error(msg.str());
   }
-  return expSO3(axis * (angle / n));
+  return n;
+}
+
+Vector3 leftJacobianSO3Times(const Vector3& phi, const Vector3& x) {
+  const double t = phi.norm();
+  const Vector3 phi_x = phi.cross(x);
+  return x + oneMinusCosOverT2(t) * phi_x + tMinusSinOverT3(t) * phi.cross(phi_x);
+}
+
+}  // namespace internal
+
+Matrix3 rotationFromAxisAngle(const Vector3& axis, double angle) {
+  return expSO3(axis * (angle / internal::axisNorm(axis, angle, "abdyn::rotationFromAxisAngle")));
 }
 
 Matrix3 expSO3(const Vector3& omega) {

@@ -13,7 +13,6 @@
 ///                     in body coordinates, linear first.
 ///   Spherical         q = (qx, qy, qz, qw); v = angular velocity in the child frame.
 ///   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
-///   Continuous        (JointModelRevoluteUnbounded) q = (cos, sin) of the angle: one more q coordinate.
 
 #include "abdyn/conventions/state_layout.hpp"
 #include "abdyn/spatial/plxb.hpp"
@@ -83,13 +82,11 @@ inline RigidBodyInertia toAbdyn(const Inertia& I) { return RigidBodyInertia(I.ma
 
 /// Pinocchio's state layout (see the header comment).
 StateLayout stateLayout();
-/// A state of `model` in Pinocchio's layout; `order` names the joints in Pinocchio's order (empty: abdyn's).
-inline State stateFromAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
-  return abdyn::stateFromAbdyn(model, s, stateLayout(), order);
-}
-/// The inverse of stateFromAbdyn: a state in this library's layout and `order` as abdyn's state.
-inline State stateToAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
-  return abdyn::stateToAbdyn(model, s, stateLayout(), order);
-}
+/// stateFromAbdyn(model, s, order = {}): a state of `model` in Pinocchio's layout; `order` names the joints in
+/// Pinocchio's order (empty: abdyn's).
+inline constexpr detail::StateFromAbdyn<stateLayout> stateFromAbdyn{};
+/// stateToAbdyn(model, s, order = {}): the inverse of stateFromAbdyn, a state in Pinocchio's layout and `order`
+/// as abdyn's state.
+inline constexpr detail::StateToAbdyn<stateLayout> stateToAbdyn{};
 
 }  // namespace abdyn::pinocchio

@@ -32,14 +32,7 @@ inline Matrix6 crm(const Motion& m) {
   return c;
 }
 
-/// The 6x6 matrix of m x* (.) acting on forces.
-inline Matrix6 crf(const Motion& m) {
-  Matrix6 c = Matrix6::Zero();
-  const Matrix3 wx = skew(m.angular());
-  c.topLeftCorner<3, 3>() = wx;
-  c.topRightCorner<3, 3>() = skew(m.linear());
-  c.bottomRightCorner<3, 3>() = wx;
-  return c;
-}
+/// The 6x6 matrix of m x* (.) acting on forces, -crm(m)^T.
+inline Matrix6 crf(const Motion& m) { return -crm(m).transpose(); }
 
 }  // namespace abdyn

@@ -111,14 +111,8 @@ class Plx {
     X.bottomRightCorner<3, 3>() = E_;
     return X;
   }
-  /// The 6x6 matrix on forces, X* = X^-T.
-  Matrix6 dualMatrix() const {
-    Matrix6 X = Matrix6::Zero();
-    X.topLeftCorner<3, 3>() = E_;
-    X.topRightCorner<3, 3>() = -E_ * skew(r_);
-    X.bottomRightCorner<3, 3>() = E_;
-    return X;
-  }
+  /// The 6x6 matrix on forces, X* = X^-T = [E -E rx; 0 E].
+  Matrix6 dualMatrix() const { return inverse().matrix().transpose(); }
 
   /// Whether the 6x6 matrices agree to relative precision prec (Eigen's isApprox).
   bool isApprox(const Plx& o, double prec = 1e-12) const { return matrix().isApprox(o.matrix(), prec); }
