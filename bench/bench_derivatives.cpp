@@ -109,9 +109,8 @@ void run(benchmark::State& state, BenchModel* m, const Call& call) {
 
 int main(int argc, char** argv) {
   std::string dir = ABDYN_SOURCE_DIR;
-  std::vector<char*> rest = abdyn_bench::takeSourceArgument(argc, argv, dir);
+  std::vector<char*> rest = abdyn_bench::benchArguments(argc, argv, dir);
   int rest_argc = static_cast<int>(rest.size());
-  abdyn::logger()->set_level(spdlog::level::err);
 
   std::vector<std::pair<std::string, std::unique_ptr<BenchModel>>> models;
   for (const ModelFile& file : kModels) {
@@ -119,13 +118,7 @@ int main(int argc, char** argv) {
     options.floating_base = file.floating_base;
     options.accept_invalid_inertia = true;  // talos_reduced's inertias, as in bench_peers
     auto m = std::make_unique<BenchModel>(BenchModel{abdyn::loadUrdf(dir + "/" + file.path, options), {}, {}, {}, {}});
-    std::mt19937 rng(1234);
-    for (int s = 0; s < kStates; ++s) {
-      m->q.push_back(abdyn::randomConfiguration(m->model, rng));
-      m->v.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-      m->tau.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-      m->qdd.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-    }
+    abdyn_bench::drawStates(m->model, kStates, 1234, m->q, m->v, m->tau, m->qdd);
     models.emplace_back(file.label, std::move(m));
   }
 

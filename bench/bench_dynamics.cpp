@@ -34,13 +34,7 @@ std::vector<std::unique_ptr<BenchModel>>& registry() {
 
 void addModel(const std::string& label, abdyn::Model model) {
   auto m = std::make_unique<BenchModel>(BenchModel{label, std::move(model), {}, {}, {}, {}});
-  std::mt19937 rng(1234);
-  for (int s = 0; s < kStates; ++s) {
-    m->q.push_back(abdyn::randomConfiguration(m->model, rng));
-    m->v.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-    m->tau.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-    m->qdd.push_back(abdyn_bench::randomVector(rng, m->model.nv()));
-  }
+  abdyn_bench::drawStates(m->model, kStates, 1234, m->q, m->v, m->tau, m->qdd);
   registry().push_back(std::move(m));
 }
 
@@ -64,12 +58,7 @@ using Call = std::function<void(BenchModel&, abdyn::Data&, int)>;
 
 void run(benchmark::State& state, BenchModel* m, const Call& call) {
   abdyn::Data data(m->model);
-  int s = 0;
-  for (auto _ : state) {
-    call(*m, data, s);
-    benchmark::ClobberMemory();
-    s = (s + 1) % kStates;
-  }
+  abdyn_bench::cycleStates(state, kStates, [&](int s) { call(*m, data, s); });
   state.counters["nv"] = m->model.nv();
 }
 
@@ -77,9 +66,8 @@ void run(benchmark::State& state, BenchModel* m, const Call& call) {
 
 int main(int argc, char** argv) {
   std::string dir = ABDYN_SOURCE_DIR;
-  std::vector<char*> rest = abdyn_bench::takeSourceArgument(argc, argv, dir);
+  std::vector<char*> rest = abdyn_bench::benchArguments(argc, argv, dir);
   int rest_argc = static_cast<int>(rest.size());
-  abdyn::logger()->set_level(spdlog::level::err);
   loadModels(dir);
 
   const std::vector<std::pair<std::string, Call>> algorithms = {

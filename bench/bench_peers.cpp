@@ -158,16 +158,12 @@ abdyn_bench::Problem loadProblem(const char* label, const std::string& path, boo
 // Loads the model into abdyn and draws the states every library is timed on.
 abdyn_bench::Problem makeProblem(const ModelFile& file, const std::string& dir, AbdynCase& c) {
   abdyn_bench::Problem p = loadProblem(file.label, dir + "/" + file.path, file.floating_base, file.accept_invalid_inertia, c);
-  std::mt19937 rng(1234);
+  abdyn_bench::drawStates(c.model, kStates, 1234, c.q, c.v, c.tau, c.qdd);
   for (int s = 0; s < kStates; ++s) {
-    c.q.push_back(abdyn::randomConfiguration(c.model, rng));
-    c.v.push_back(randomVector(rng, p.nv));
-    c.tau.push_back(randomVector(rng, p.nv));
-    c.qdd.push_back(randomVector(rng, p.nv));
-    p.q.push_back(toStd(c.q.back()));
-    p.v.push_back(toStd(c.v.back()));
-    p.tau.push_back(toStd(c.tau.back()));
-    p.qdd.push_back(toStd(c.qdd.back()));
+    p.q.push_back(toStd(c.q[s]));
+    p.v.push_back(toStd(c.v[s]));
+    p.tau.push_back(toStd(c.tau[s]));
+    p.qdd.push_back(toStd(c.qdd[s]));
   }
   return p;
 }
@@ -269,12 +265,7 @@ void registerAbdyn(const std::string& label, const std::shared_ptr<AbdynCase>& c
   const auto add = [&](const std::string& algorithm, auto call) {
     benchmark::RegisterBenchmark((algorithm + "/" + label + "/abdyn").c_str(), [c, call](benchmark::State& state) {
       abdyn::Data data(c->model);
-      int s = 0;
-      for (auto _ : state) {
-        call(*c, data, s);
-        benchmark::ClobberMemory();
-        s = (s + 1) % kStates;
-      }
+      abdyn_bench::cycleStates(state, kStates, [&](int s) { call(*c, data, s); });
     });
   };
   add("ABA", [](const AbdynCase& m, abdyn::Data& d, int s) {

@@ -99,27 +99,43 @@ struct RowProblem {
   Eigen::VectorXd v_free;
 };
 
-void RagdollResponses(benchmark::State& state) {
-  RowProblem p(fallenRagdoll());
-  for (auto _ : state) {
-    p.response.articulated(p.model, p.data, p.rows);
-    benchmark::ClobberMemory();
-  }
-  state.counters["rows"] = p.rows.size();
-  state.counters["time_per_row"] = benchmark::Counter(static_cast<double>(p.rows.size()) * state.iterations(),
-                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+// The counters "rows" and `name`: the time per row and per pass over the rows, `passes` passes per iteration.
+void countPerRow(benchmark::State& state, const char* name, int rows, double passes) {
+  state.counters["rows"] = rows;
+  state.counters[name] = benchmark::Counter(static_cast<double>(rows) * passes * state.iterations(),
+                                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void RagdollResponsesFactorized(benchmark::State& state) {
+// M^-1 J^T of every row: by articulated-body propagation, or (`factorized`) by the mass matrix's factor.
+void timeResponses(benchmark::State& state, bool factorized) {
   RowProblem p(fallenRagdoll());
   const Eigen::VectorXd q = fallenRagdoll().q;
   for (auto _ : state) {
-    p.response.dense(p.model, p.data, q, p.rows);
+    if (factorized) {
+      p.response.dense(p.model, p.data, q, p.rows);
+    } else {
+      p.response.articulated(p.model, p.data, p.rows);
+    }
     benchmark::ClobberMemory();
   }
-  state.counters["rows"] = p.rows.size();
-  state.counters["time_per_row"] = benchmark::Counter(static_cast<double>(p.rows.size()) * state.iterations(),
-                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  countPerRow(state, "time_per_row", p.rows.size(), 1.0);
+}
+
+void RagdollResponses(benchmark::State& state) { timeResponses(state, false); }
+
+void RagdollResponsesFactorized(benchmark::State& state) { timeResponses(state, true); }
+
+// The timed loop of the row solver: solve(v) from v = v_free every iteration; the last solve's report.
+template <class Solve>
+abdyn::PgsReport timeSweeps(benchmark::State& state, const Eigen::VectorXd& v_free, const Solve& solve) {
+  Eigen::VectorXd v(v_free.size());
+  abdyn::PgsReport report;
+  for (auto _ : state) {
+    v = v_free;
+    report = solve(v);
+    benchmark::DoNotOptimize(v.data());
+  }
+  return report;
 }
 
 void RagdollPgs(benchmark::State& state) {
@@ -134,18 +150,11 @@ void RagdollPgs(benchmark::State& state) {
   abdyn::PgsSettings settings = ragdollSettings().solver;
   settings.warm_start = false;
   settings.coordinate_groups = state.range(0) != 0;
-  Eigen::VectorXd v(p.v_free.size());
-  abdyn::PgsReport report;
-  for (auto _ : state) {
-    v = p.v_free;
-    report = factor ? abdyn::solveRowsPgs(p.model, p.data, p.rows, v, settings) : abdyn::solveRowsPgs(p.rows, v, settings);
-    benchmark::DoNotOptimize(v.data());
-  }
-  state.counters["rows"] = p.rows.size();
+  const abdyn::PgsReport report = timeSweeps(state, p.v_free, [&](Eigen::VectorXd& v) {
+    return factor ? abdyn::solveRowsPgs(p.model, p.data, p.rows, v, settings) : abdyn::solveRowsPgs(p.rows, v, settings);
+  });
   state.counters["residual"] = report.residual;
-  state.counters["time_per_row_iteration"] =
-      benchmark::Counter(static_cast<double>(p.rows.size()) * report.iterations * state.iterations(),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  countPerRow(state, "time_per_row_iteration", p.rows.size(), report.iterations);
 }
 
 // The rows of one step of `rods` free rods hanging in a line along -z, each hinged (axis x) at its top
@@ -196,19 +205,11 @@ void HingeChainPgs(benchmark::State& state) {
   settings.tolerance = 0.0;
   settings.warm_start = false;
   settings.bilateral_block = state.range(1) != 0;
-  Eigen::VectorXd v(p.v_free.size());
-  abdyn::PgsReport report;
-  for (auto _ : state) {
-    v = p.v_free;
-    report = abdyn::solveRowsPgs(p.rows, v, settings);
-    benchmark::DoNotOptimize(v.data());
-  }
-  state.counters["rows"] = p.rows.size();
+  const abdyn::PgsReport report =
+      timeSweeps(state, p.v_free, [&](Eigen::VectorXd& v) { return abdyn::solveRowsPgs(p.rows, v, settings); });
   state.counters["residual"] = report.residual;
   state.counters["sweeps"] = report.iterations;
-  state.counters["time_per_row_iteration"] =
-      benchmark::Counter(static_cast<double>(p.rows.size()) * report.iterations * state.iterations(),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  countPerRow(state, "time_per_row_iteration", p.rows.size(), report.iterations);
 }
 
 void RagdollRun(benchmark::State& state) {

@@ -193,13 +193,20 @@ StepScene describeModel(const std::string& label, const std::string& path, bool 
   return s;
 }
 
+// The model models/`file` (on a floating base or fixed) as the scene `label`, as describeModel gives it,
+// abdyn's sweeps the peers' iterations.
+SceneSetup sceneOf(const std::string& dir, const char* file, const char* label, bool floating) {
+  const std::string path = dir + "/models/" + file;
+  SceneSetup setup{loadModel(path, floating), {}, {}, 0};
+  setup.scene = describeModel(label, path, floating, setup.model);
+  setup.abdyn_sweeps = setup.scene.iterations;
+  return setup;
+}
+
 // The humanoid dropped with a sideways push onto the ground below its feet.
 SceneSetup makeRagdoll(const std::string& dir) {
-  const std::string path = dir + "/models/humanoid.urdf";
-  SceneSetup setup{loadModel(path, true), {}, {}, 0};
+  SceneSetup setup = sceneOf(dir, "humanoid.urdf", "humanoid_ragdoll", true);
   StepScene& s = setup.scene;
-  s = describeModel("humanoid_ragdoll", path, true, setup.model);
-  setup.abdyn_sweeps = s.iterations;
   s.ground_height = kGround;
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(setup.model.nv());
   v0.segment<3>(3) << 0.8, 0.5, 0.2;
@@ -212,11 +219,8 @@ SceneSetup makeRagdoll(const std::string& dir) {
 // ground and no contacts: released from every joint at 0.4 rad with 0.5 rad/s on every joint, it falls
 // under gravity and swings (joint 2 into its limit at 2.09 rad), 1000 steps of 2 ms.
 SceneSetup makeArm(const std::string& dir) {
-  const std::string path = dir + "/models/iiwa7.urdf";
-  SceneSetup setup{loadModel(path, false), {}, {}, 0};
+  SceneSetup setup = sceneOf(dir, "iiwa7.urdf", "arm_7dof", false);
   StepScene& s = setup.scene;
-  s = describeModel("arm_7dof", path, false, setup.model);
-  setup.abdyn_sweeps = s.iterations;
   s.ground = false;
   s.q0.assign(static_cast<std::size_t>(setup.model.nq()), 0.4);
   s.v0.assign(static_cast<std::size_t>(setup.model.nv()), 0.5);

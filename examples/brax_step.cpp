@@ -8,16 +8,13 @@
 #include <iostream>
 
 #include "abdyn/abdyn.hpp"
+#include "example_main.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: example_brax_step MODEL.urdf\n";
-    return 2;
-  }
-  try {
+  return example::runWithOneFile(argc, argv, "example_brax_step MODEL.urdf", [](const char* path) {
     abdyn::UrdfOptions options;
     options.floating_base = true;
-    const abdyn::Model model = abdyn::loadUrdf(argv[1], options);
+    const abdyn::Model model = abdyn::loadUrdf(path, options);
     abdyn::Data data(model);
 
     // The Brax state: dropped from rest, spinning about its vertical axis at 1 rad/s.
@@ -41,9 +38,6 @@ int main(int argc, char** argv) {
     std::cout << "after 0.5 s, Brax q[0..6] (position, quaternion w-first): " << brax.q.head(7).transpose() << "\n"
               << "Brax qd[0..5] (linear velocity in the world, angular in the body): " << brax.v.head(6).transpose()
               << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -6,14 +6,11 @@
 #include <iostream>
 
 #include "abdyn/abdyn.hpp"
+#include "example_main.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: example_forward_dynamics_loop MODEL.urdf\n";
-    return 2;
-  }
-  try {
-    const abdyn::Model model = abdyn::loadUrdf(argv[1]);
+  return example::runWithOneFile(argc, argv, "example_forward_dynamics_loop MODEL.urdf", [](const char* path) {
+    const abdyn::Model model = abdyn::loadUrdf(path);
     abdyn::Data data(model);  // all workspace, allocated here once
 
     Eigen::VectorXd q = abdyn::neutral(model), v = Eigen::VectorXd::Constant(model.nv(), 0.5);
@@ -29,9 +26,6 @@ int main(int argc, char** argv) {
       q.swap(q_next);
     }
     std::cout << model.name() << ": 1 s of gravity compensation and damping from 0.5 rad/s per joint, final speed |v| = " << v.norm() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -8,15 +8,12 @@
 #include <iostream>
 
 #include "abdyn/abdyn.hpp"
+#include "example_main.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: example_four_bar models/four_bar.urdf\n";
-    return 2;
-  }
-  try {
-    const abdyn::Model model = abdyn::loadUrdf(argv[1]);
-    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(argv[1], model);
+  return example::runWithOneFile(argc, argv, "example_four_bar models/four_bar.urdf", [](const char* path) {
+    const abdyn::Model model = abdyn::loadUrdf(path);
+    const abdyn::ConstraintSet loops = abdyn::loadUrdfLoops(path, model);
     abdyn::Data data(model);
     abdyn::ConstrainedDynamicsData cd(model, loops);
 
@@ -38,9 +35,6 @@ int main(int argc, char** argv) {
                   << " N\n";
       }
     }
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

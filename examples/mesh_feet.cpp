@@ -9,16 +9,13 @@
 #include <iostream>
 
 #include "abdyn/abdyn.hpp"
+#include "example_main.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: example_mesh_feet examples/mesh_feet/mesh_feet.urdf\n";
-    return 2;
-  }
-  try {
+  return example::runWithOneFile(argc, argv, "example_mesh_feet examples/mesh_feet/mesh_feet.urdf", [](const char* path) {
     abdyn::UrdfOptions options;
     options.floating_base = true;
-    const abdyn::Model robot = abdyn::loadUrdf(argv[1], options);  // loads the feet's meshes and their hulls
+    const abdyn::Model robot = abdyn::loadUrdf(path, options);  // loads the feet's meshes and their hulls
     abdyn::SimulatorSettings settings;
     settings.ground = true;  // every collision shape, meshes by their hulls, on the plane z = 0
     abdyn::Simulator sim(robot, settings);
@@ -37,9 +34,6 @@ int main(int argc, char** argv) {
       std::cerr << "the quadruped did not stand: penetration " << deepest << " m, |v| = " << sim.v.norm() << "\n";
       return 1;
     }
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

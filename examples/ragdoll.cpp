@@ -7,19 +7,16 @@
 #include <iostream>
 
 #include "abdyn/abdyn.hpp"
+#include "example_main.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: example_ragdoll models/humanoid.urdf\n";
-    return 2;
-  }
-  try {
+  return example::runWithOneFile(argc, argv, "example_ragdoll models/humanoid.urdf", [](const char* path) {
     abdyn::UrdfOptions options;
     options.floating_base = true;
     abdyn::SimulatorSettings settings;
     settings.joint_limits = true;  // URDF position limits as unilateral rows
     settings.ground = true;        // contacts with the plane z = 0
-    abdyn::Simulator sim(abdyn::loadUrdf(argv[1], options), settings);
+    abdyn::Simulator sim(abdyn::loadUrdf(path, options), settings);
     sim.q[2] = 1.2;  // the floating base's height
     sim.v[0] = 1.5;  // tumbling about its body x axis, so it falls over
     for (int k = 1; k <= 1500; ++k) {
@@ -29,9 +26,6 @@ int main(int argc, char** argv) {
                   << s.rows << " rows, " << s.iterations << " solver sweeps, energy " << s.energy << " J\n";
       }
     }
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

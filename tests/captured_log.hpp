@@ -5,6 +5,9 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
 
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -33,6 +36,12 @@ struct CapturedLog {
     return n;
   }
   bool has(const std::string& fragment) const { return text.str().find(fragment) != std::string::npos; }
+  /// Checks that exactly `count` warnings were logged and that the log holds every fragment; a failure
+  /// shows the whole log.
+  void checkWarnings(int count, const std::vector<std::string>& fragments) const {
+    BOOST_TEST(warnings() == count, text.str());
+    for (const std::string& f : fragments) BOOST_TEST(has(f), "'" << f << "' not in: " << text.str());
+  }
 };
 
 }  // namespace abdyn::testing

@@ -47,15 +47,19 @@ inline int addFloatingShape(ModelBuilder& b, const std::string& name, ShapeType 
   return body;
 }
 
-/// A free 1 kg rod whose centre of mass is 0.5 m below its origin along its z, inertia diag(0.08, 0.08, 0.01)
-/// about it, without collision shape.
-inline Model floatingRod() {
-  ModelBuilder b("rod");
-  JointSpec free;
-  free.type = JointType::Floating;
-  free.name = "free";
-  b.addBody(0, free, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.08, 0.08, 0.01).asDiagonal()), "rod");
+/// The model `name` of a 1 kg body "rod" on one joint of `type` named `joint` at the world's origin: its
+/// centre of mass 0.5 m below its origin along its z, principal moments `moments` about it, without
+/// collision shape.
+inline Model rodOnJoint(const std::string& name, JointType type, const std::string& joint, const Vector3& moments) {
+  ModelBuilder b(name);
+  JointSpec spec;
+  spec.type = type;
+  spec.name = joint;
+  b.addBody(0, spec, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), moments.asDiagonal()), "rod");
   return b.build();
 }
+
+/// A free rod (rodOnJoint), inertia diag(0.08, 0.08, 0.01) about its centre of mass.
+inline Model floatingRod() { return rodOnJoint("rod", JointType::Floating, "free", Vector3(0.08, 0.08, 0.01)); }
 
 }  // namespace abdyn::test

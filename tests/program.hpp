@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include <boost/test/unit_test.hpp>
+
 namespace abdyn::test {
 
 /// What a run of the program left: its exit status (-1 if it did not exit) and what it wrote.
@@ -21,6 +23,11 @@ struct ProgramRun {
   std::string out;  ///< standard output
   std::string err;  ///< standard error
 };
+
+/// Whether `text` (a run's output, a file) holds `fragment`.
+inline bool contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
 
 /// A file's whole content, byte for byte (empty if it cannot be read).
 inline std::string readFile(const std::filesystem::path& path) {
@@ -59,6 +66,24 @@ inline ProgramRun runProgram(const std::vector<std::string>& args) {
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   r.out = readFile(scratch() / "out");
   r.err = readFile(scratch() / "err");
+  return r;
+}
+
+/// A run of the program that must fail.
+struct Refusal {
+  std::vector<std::string> args;  ///< the arguments
+  int status;                     ///< the exit status expected
+  std::string message;            ///< a fragment of standard error expected
+};
+
+/// Runs the program on `refusal.args`, checks its exit status and that standard error holds the message;
+/// returns the run.
+inline ProgramRun checkRefusal(const Refusal& refusal) {
+  const ProgramRun r = runProgram(refusal.args);
+  std::string shown;
+  for (const std::string& a : refusal.args) shown += a + " ";
+  BOOST_TEST(r.status == refusal.status, shown << ": exit " << r.status);
+  BOOST_TEST(contains(r.err, refusal.message), shown << ": stderr was\n" << r.err);
   return r;
 }
 

@@ -2,6 +2,8 @@
 // Reading the peer reference files of tests/reference/ (JSON written by Pinocchio and RBDL runs).
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +37,17 @@ using StateConversion = State (*)(const Model&, const State&, const JointOrder&)
 /// Worst relative errors over the states compared so far.
 struct Worst {
   double fd = 0, id = 0, M = 0, pose = 0;
+
+  /// Checks one state's relative errors of ABA, RNEA and the mass matrix against tol (a failure names
+  /// `label`) and keeps the largest of each.
+  void check(const std::string& label, double tol, double e_fd, double e_id, double e_M) {
+    BOOST_TEST(e_fd <= tol, label << ": ABA " << e_fd);
+    BOOST_TEST(e_id <= tol, label << ": RNEA " << e_id);
+    BOOST_TEST(e_M <= tol, label << ": CRBA " << e_M);
+    fd = std::max(fd, e_fd);
+    id = std::max(id, e_id);
+    M = std::max(M, e_M);
+  }
 };
 
 /// Compares abdyn with one file of tests/reference/bundled/ (written by tools/reference/): ABA, RNEA and
@@ -87,15 +100,37 @@ inline void compareBundled(const nlohmann::json& ref, const Model& model, const 
       }
     }
     BOOST_TEST(s["link_poses"].size() == ref["links"].size());
-    BOOST_TEST(e_fd <= tol, label << ": ABA " << e_fd);
-    BOOST_TEST(e_id <= tol, label << ": RNEA " << e_id);
-    BOOST_TEST(e_M <= tol, label << ": CRBA " << e_M);
+    worst.check(label, tol, e_fd, e_id, e_M);
     BOOST_TEST(e_pose <= tol, label << ": pose of " << worst_link << " " << e_pose);
-    worst.fd = std::max(worst.fd, e_fd);
-    worst.id = std::max(worst.id, e_id);
-    worst.M = std::max(worst.M, e_M);
     worst.pose = std::max(worst.pose, e_pose);
   }
+}
+
+/// How many reference files forEachReference read, and how many of them were of a floating base.
+struct ReferenceFiles {
+  int files = 0;           ///< every file of the folder
+  int floating_files = 0;  ///< those whose "base" is "floating"
+};
+
+/// Calls check(ref, model, name) for every file of the folder `references` (below the source tree):
+/// `ref` is its JSON, `model` the URDF it names in `models` (below the source tree) loaded with `options`
+/// and the base the file states, after checking that its nv is the file's; `name` is the file name.
+template <class Check>
+ReferenceFiles forEachReference(const std::string& references, const std::string& models, const Check& check,
+                                UrdfOptions options = {}) {
+  const std::string root = ABDYN_SOURCE_DIR;
+  ReferenceFiles count;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/" + references)) {
+    std::ifstream in(entry.path());
+    const nlohmann::json ref = nlohmann::json::parse(in);
+    options.floating_base = ref["base"] == "floating";
+    const Model model = loadUrdf(root + "/" + models + "/" + ref["model"].get<std::string>() + ".urdf", options);
+    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
+    check(ref, model, entry.path().filename().string());
+    ++count.files;
+    count.floating_files += options.floating_base;
+  }
+  return count;
 }
 
 }  // namespace abdyn::test

@@ -11,6 +11,22 @@
 using abdyn::test::ClosedFile;
 using abdyn::test::countAllocations;
 
+namespace {
+
+// A closed model from models/ with its workspaces, built before anything is counted, and q0 projected
+// onto the closed set.
+struct ClosedWorkspace : ClosedFile {
+  abdyn::Data data;
+  abdyn::ConstrainedDynamicsData cd;
+  Eigen::VectorXd q;
+
+  explicit ClosedWorkspace(const char* name) : ClosedFile(name), data(model), cd(model, loops), q(q0) {
+    abdyn::projectPositions(model, data, cd, loops, q);
+  }
+};
+
+}  // namespace
+
 // After Data is built, the hot paths allocate nothing: kinematics, Jacobians, RNEA, CRBA with its
 // factorisation and solves, ABA (with and without external forces), the CRBA path, M^-1, an RK4 step and an error-controlled RK4 step.
 BOOST_AUTO_TEST_CASE(hot_paths_do_not_allocate) {
@@ -126,16 +142,10 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
 BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   for (const char* name : {"delta_robot.urdf", "four_bar.urdf"}) {
-    const ClosedFile closed(name);
-    const abdyn::Model& model = closed.model;
-    const abdyn::ConstraintSet& loops = closed.loops;
-    abdyn::Data data(model);
-    abdyn::ConstrainedDynamicsData cd(model, loops);
-    Eigen::VectorXd q = closed.q0;
-    abdyn::projectPositions(model, data, cd, loops, q);
-    Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
+    ClosedWorkspace c(name);
+    Eigen::VectorXd v = Eigen::VectorXd::Ones(c.model.nv());
     const Eigen::VectorXd v_minus = v;
-    const Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.nv());
+    const Eigen::VectorXd tau = Eigen::VectorXd::Zero(c.model.nv());
     std::vector<abdyn::ConstrainedDynamicsSettings> settings(5);
     settings[4].solver = abdyn::ConstrainedSolver::Factorized;
     settings[1].solver = abdyn::ConstrainedSolver::Direct;
@@ -145,14 +155,14 @@ BOOST_AUTO_TEST_CASE(constrained_dynamics_does_not_allocate) {
     settings[3].time_step = 1e-3;
     settings[3].solver = abdyn::ConstrainedSolver::Direct;
     for (const auto& s : settings) {
-      const long n = countAllocations([&] { abdyn::forwardDynamicsConstrained(model, data, cd, loops, q, v, tau, s); });
+      const long n = countAllocations([&] { abdyn::forwardDynamicsConstrained(c.model, c.data, c.cd, c.loops, c.q, v, tau, s); });
       BOOST_TEST(n == 0, name << ": forwardDynamicsConstrained: " << n << " heap allocations");
     }
     for (const auto& s : {settings[0], settings[1], settings[4]}) {
-      const long n = countAllocations([&] { abdyn::constrainedImpact(model, data, cd, loops, q, v_minus, 0.5, s); });
+      const long n = countAllocations([&] { abdyn::constrainedImpact(c.model, c.data, c.cd, c.loops, c.q, v_minus, 0.5, s); });
       BOOST_TEST(n == 0, name << ": constrainedImpact: " << n << " heap allocations");
     }
-    const long n = countAllocations([&] { abdyn::projectVelocities(model, data, cd, loops, q, v); });
+    const long n = countAllocations([&] { abdyn::projectVelocities(c.model, c.data, c.cd, c.loops, c.q, v); });
     BOOST_TEST(n == 0, name << ": projectVelocities: " << n << " heap allocations");
   }
 }
@@ -167,7 +177,7 @@ BOOST_AUTO_TEST_CASE(rollout_does_not_allocate_per_step) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   abdyn::UrdfOptions options;
   options.floating_base = true;
-  const abdyn::Model model = abdyn::loadUrdf(std::string(ABDYN_SOURCE_DIR) + "/models/humanoid.urdf", options);
+  const abdyn::Model model = abdyn::loadUrdf(abdyn::test::modelPath("humanoid.urdf"), options);
   abdyn::SimulatorSettings settings;
   settings.joint_limits = true;
   settings.ground = true;
@@ -270,16 +280,10 @@ BOOST_AUTO_TEST_CASE(derivatives_do_not_allocate) {
 BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   for (const char* name : {"four_bar.urdf", "delta_robot.urdf"}) {
-    const ClosedFile closed(name);
-    const abdyn::Model& model = closed.model;
-    const abdyn::ConstraintSet& loops = closed.loops;
-    abdyn::Data data(model);
-    abdyn::ConstrainedDynamicsData cd(model, loops);
-    abdyn::ConstrainedDerivatives out(model, loops);
-    Eigen::VectorXd q = closed.q0;
-    abdyn::projectPositions(model, data, cd, loops, q);
-    const Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
-    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(model.nv());
+    ClosedWorkspace c(name);
+    abdyn::ConstrainedDerivatives out(c.model, c.loops);
+    const Eigen::VectorXd v = Eigen::VectorXd::Ones(c.model.nv());
+    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(c.model.nv());
     std::vector<abdyn::ConstrainedDynamicsSettings> settings(3);
     settings[1].baumgarte_alpha = settings[1].baumgarte_beta = 5.0;
     settings[2].stabilisation = abdyn::Stabilisation::PredictedError;
@@ -287,7 +291,7 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
     settings[2].cfm = 1e-6;
     for (const auto& s : settings) {
       const long n = countAllocations(
-          [&] { abdyn::forwardDynamicsConstrainedDerivatives(model, data, cd, out, loops, q, v, tau, s); });
+          [&] { abdyn::forwardDynamicsConstrainedDerivatives(c.model, c.data, c.cd, out, c.loops, c.q, v, tau, s); });
       BOOST_TEST(n == 0, name << ": forwardDynamicsConstrainedDerivatives: " << n << " heap allocations");
     }
   }
@@ -299,21 +303,15 @@ BOOST_AUTO_TEST_CASE(constrained_derivatives_do_not_allocate) {
 BOOST_AUTO_TEST_CASE(constrained_step_does_not_allocate) {
   if (!ABDYN_COUNTS_ALLOCATIONS) return;
   for (const char* name : {"four_bar.urdf", "delta_robot.urdf"}) {
-    const ClosedFile closed(name);
-    const abdyn::Model& model = closed.model;
-    const abdyn::ConstraintSet& loops = closed.loops;
-    abdyn::Data data(model);
-    abdyn::ConstrainedDynamicsData cd(model, loops);
-    abdyn::ConstrainedRungeKutta4 rk(model);
-    abdyn::ConstrainedStepJacobians jacobians(model, loops);
-    Eigen::VectorXd q = closed.q0;
-    abdyn::projectPositions(model, data, cd, loops, q);
-    Eigen::VectorXd v = Eigen::VectorXd::Ones(model.nv());
-    abdyn::projectVelocities(model, data, cd, loops, q, v);
-    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(model.nv());
-    long n = countAllocations([&] { rk.step(model, data, cd, loops, q, v, tau, 1e-3); });
+    ClosedWorkspace c(name);
+    abdyn::ConstrainedRungeKutta4 rk(c.model);
+    abdyn::ConstrainedStepJacobians jacobians(c.model, c.loops);
+    Eigen::VectorXd v = Eigen::VectorXd::Ones(c.model.nv());
+    abdyn::projectVelocities(c.model, c.data, c.cd, c.loops, c.q, v);
+    const Eigen::VectorXd tau = Eigen::VectorXd::Ones(c.model.nv());
+    long n = countAllocations([&] { rk.step(c.model, c.data, c.cd, c.loops, c.q, v, tau, 1e-3); });
     BOOST_TEST(n == 0, name << ": ConstrainedRungeKutta4::step: " << n << " heap allocations");
-    n = countAllocations([&] { jacobians.rungeKutta4(model, data, cd, loops, q, v, tau, 1e-3); });
+    n = countAllocations([&] { jacobians.rungeKutta4(c.model, c.data, c.cd, c.loops, c.q, v, tau, 1e-3); });
     BOOST_TEST(n == 0, name << ": ConstrainedStepJacobians::rungeKutta4: " << n << " heap allocations");
   }
 }

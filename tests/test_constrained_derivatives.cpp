@@ -13,6 +13,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "closed_loops.hpp"
+#include "finite_differences.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -35,10 +36,7 @@ using namespace abdyn::test;
 namespace {
 
 constexpr double kStep = 1e-3;
-constexpr double kStepQuadratic = 1e-2;
 constexpr double kTol = 1e-6;
-
-using VectorFunction = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 
 Eigen::MatrixXd fdTangent(const Model& model, const Eigen::VectorXd& q, const VectorFunction& y) {
   Eigen::MatrixXd J(y(q).size(), model.nv());
@@ -48,20 +46,6 @@ Eigen::MatrixXd fdTangent(const Model& model, const Eigen::VectorXd& q, const Ve
     e[k] = 1.0;
     J.col(k) = (8.0 * (at(kStep) - at(-kStep)) - (at(2.0 * kStep) - at(-2.0 * kStep))) / (12.0 * kStep);
     e[k] = 0.0;
-  }
-  return J;
-}
-
-Eigen::MatrixXd fdVector(const Eigen::VectorXd& x, const VectorFunction& y, double step) {
-  Eigen::MatrixXd J(y(x).size(), x.size());
-  Eigen::VectorXd xk = x;
-  for (Eigen::Index k = 0; k < x.size(); ++k) {
-    xk[k] = x[k] + step;
-    const Eigen::VectorXd plus = y(xk);
-    xk[k] = x[k] - step;
-    const Eigen::VectorXd minus = y(xk);
-    xk[k] = x[k];
-    J.col(k) = (plus - minus) / (2.0 * step);
   }
   return J;
 }

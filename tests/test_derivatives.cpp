@@ -18,6 +18,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/configuration_derivatives.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "finite_differences.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -37,7 +38,6 @@ using namespace abdyn::test;
 namespace {
 
 constexpr double kStep = 1e-5;
-constexpr double kStepQuadratic = 1e-2;
 constexpr double kTol = 1e-6;
 
 struct Case {
@@ -50,8 +50,6 @@ std::vector<Force> randomForces(const Model& model, std::mt19937& rng) {
   for (auto& fi : f) fi = Force(randomVector6(rng));
   return f;
 }
-
-using VectorFunction = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 
 // Centred differences of y(integrate(q, h e_k)) over the nv tangent directions (or only the columns listed).
 Eigen::MatrixXd fdTangent(const Model& model, const Eigen::VectorXd& q, const VectorFunction& y,
@@ -66,24 +64,6 @@ Eigen::MatrixXd fdTangent(const Model& model, const Eigen::VectorXd& q, const Ve
     const Eigen::VectorXd minus = y(integrate(model, q, -e, 1.0));
     J.col(c) = (plus - minus) / (2.0 * kStep);
     e[k] = 0.0;
-  }
-  return J;
-}
-
-// Centred differences of y(x + h e_k) (or only the columns listed).
-Eigen::MatrixXd fdVector(const Eigen::VectorXd& x, const VectorFunction& y, double step = kStep,
-                         const std::vector<int>& columns = {}) {
-  const int m = columns.empty() ? static_cast<int>(x.size()) : static_cast<int>(columns.size());
-  Eigen::MatrixXd J(y(x).size(), m);
-  Eigen::VectorXd xk = x;
-  for (int c = 0; c < m; ++c) {
-    const int k = columns.empty() ? c : columns[c];
-    xk[k] = x[k] + step;
-    const Eigen::VectorXd plus = y(xk);
-    xk[k] = x[k] - step;
-    const Eigen::VectorXd minus = y(xk);
-    xk[k] = x[k];
-    J.col(c) = (plus - minus) / (2.0 * step);
   }
   return J;
 }
@@ -310,7 +290,7 @@ BOOST_AUTO_TEST_CASE(integrate_and_difference_jacobians_match_finite_differences
                         }), kTol);
         ABDYN_CHECK_REL(Jv, fdVector(v, [&](const Eigen::VectorXd& x) {
                           return difference(model, q1, integrate(model, q, x, dt));
-                        }), kTol);
+                        }, kStep), kTol);
         // Offsets of at most 1.7 per coordinate keep every rotation angle below 1.7 sqrt(3) < pi, where
         // difference inverts integrate.
         const Eigen::VectorXd xi = randomVector(n, rng, s < 10 ? 0.3 : 1.7);
@@ -325,8 +305,8 @@ BOOST_AUTO_TEST_CASE(integrate_and_difference_jacobians_match_finite_differences
           exponentialCoordinateRate(model, t, w, out);
           return out;
         };
-        ABDYN_CHECK_REL(Rt, fdVector(xi, [&](const Eigen::VectorXd& x) { return rate(x, v); }), kTol);
-        ABDYN_CHECK_REL(Rv, fdVector(v, [&](const Eigen::VectorXd& x) { return rate(xi, x); }), kTol);
+        ABDYN_CHECK_REL(Rt, fdVector(xi, [&](const Eigen::VectorXd& x) { return rate(x, v); }, kStep), kTol);
+        ABDYN_CHECK_REL(Rv, fdVector(v, [&](const Eigen::VectorXd& x) { return rate(xi, x); }, kStep), kTol);
       }
     }
   }
@@ -377,7 +357,7 @@ BOOST_AUTO_TEST_CASE(step_jacobians_match_finite_differences) {
           out << difference(model, q1, qq), vv - v1;
           return out;
         };
-        const Eigen::MatrixXd numeric = fdVector(Eigen::VectorXd::Zero(3 * n), next);
+        const Eigen::MatrixXd numeric = fdVector(Eigen::VectorXd::Zero(3 * n), next, kStep);
         BOOST_TEST(relErr(jacobians.A, numeric.leftCols(2 * n)) <= kTol, c.label << " method " << method << " A");
         BOOST_TEST(relErr(jacobians.B, numeric.rightCols(n)) <= kTol, c.label << " method " << method << " B");
       }

@@ -266,15 +266,28 @@ BOOST_AUTO_TEST_CASE(crba_with_massless_links_matches_rnea_columns) {
   }
 }
 
+namespace {
+
+// A random tree and a state drawn after it from the same generator: q, then v and tau uniform in [-1, 1].
+struct RandomTreeState {
+  RandomTreeState(const RandomTreeOptions& options, std::mt19937& rng)
+      : model(randomTree(options, rng)),
+        q(randomConfiguration(model, rng)),
+        v(randomVector(model.nv(), rng)),
+        tau(randomVector(model.nv(), rng)) {}
+  Model model;
+  Eigen::VectorXd q, v, tau;
+};
+
+}  // namespace
+
 // Options: without armature and damping the algorithms still agree with each other; and the
 // terms do what they say: damping subtracts damping .* v, armature adds to M's diagonal.
 BOOST_AUTO_TEST_CASE(armature_and_damping_options) {
   std::mt19937 rng(8);
-  const Model model = randomTree({10, false, true, true, true}, rng);
+  const RandomTreeState state({10, false, true, true, true}, rng);
+  const auto& [model, q, v, tau] = state;
   Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v = randomVector(model.nv(), rng);
-  const Eigen::VectorXd tau = randomVector(model.nv(), rng);
   for (bool armature : {false, true}) {
     for (bool damping : {false, true}) {
       const DynamicsOptions options{armature, damping};
@@ -305,11 +318,9 @@ BOOST_AUTO_TEST_CASE(armature_and_damping_options) {
 // Repeated calls on the same Data give the same result bit for bit (no state leaks between calls).
 BOOST_AUTO_TEST_CASE(repeated_calls_are_identical) {
   std::mt19937 rng(9);
-  const Model model = randomTree({20, false, true, true, true}, rng);
+  const RandomTreeState state({20, false, true, true, true}, rng);
+  const auto& [model, q, v, tau] = state;
   Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v = randomVector(model.nv(), rng);
-  const Eigen::VectorXd tau = randomVector(model.nv(), rng);
   const Eigen::VectorXd first = forwardDynamics(model, data, q, v, tau);
   inverseMassMatrix(model, data, randomConfiguration(model, rng));
   massMatrix(model, data, randomConfiguration(model, rng));

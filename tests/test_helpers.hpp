@@ -77,12 +77,14 @@ inline Eigen::VectorXd randomVector(int n, std::mt19937& rng, double scale = 1.0
   return x;
 }
 
-/// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis.
-inline Model pendulum() {
+/// A physical pendulum: revolute about y, a 1 kg ball of radius 5 cm, 1 m below the axis, with a joint
+/// damper of `damping` N m s / rad.
+inline Model pendulum(double damping = 0.0) {
   ModelBuilder b("pendulum");
   JointSpec hinge;
   hinge.name = "hinge";
   hinge.axis = Vector3::UnitY();
+  hinge.damping = damping;
   const double Ic = 0.4 * 1.0 * 0.05 * 0.05;
   b.addBody(0, hinge, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -1.0), Vector3(Ic, Ic, Ic).asDiagonal()), "bob");
   return b.build();

@@ -66,6 +66,18 @@ Eigen::VectorXd randomVelocity(const Model& model, std::mt19937& rng) {
   return v;
 }
 
+// Calls check(model, data, q, v, rng) on every test model with a random q and v drawn from rng, seeded once.
+template <class Check>
+void forEachRandomState(unsigned seed, const Check& check) {
+  std::mt19937 rng(seed);
+  for (const Model& model : testModels()) {
+    Data data(model);
+    const Eigen::VectorXd q = randomConfiguration(model, rng);
+    const Eigen::VectorXd v = randomVelocity(model, rng);
+    check(model, data, q, v, rng);
+  }
+}
+
 }  // namespace
 
 // Every column of J against the finite-difference velocity of the frame when only that coordinate
@@ -94,11 +106,8 @@ BOOST_AUTO_TEST_CASE(jacobians_match_finite_differences) {
 
 // Velocities from forward kinematics equal J v.
 BOOST_AUTO_TEST_CASE(frame_velocity_is_jacobian_times_v) {
-  std::mt19937 rng(2);
-  for (const Model& model : testModels()) {
-    Data data(model);
-    const Eigen::VectorXd q = randomConfiguration(model, rng);
-    const Eigen::VectorXd v = randomVelocity(model, rng);
+  forEachRandomState(2, [](const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             std::mt19937&) {
     for (int frame = 0; frame < model.nframes(); ++frame) {
       for (ReferenceFrame rf : kFrames) {
         const Vector6 Jv = frameJacobian(model, data, q, frame, rf) * v;
@@ -106,7 +115,7 @@ BOOST_AUTO_TEST_CASE(frame_velocity_is_jacobian_times_v) {
         ABDYN_CHECK_NEAR(frameVelocity(model, data, frame, rf).vector(), Jv, 1e-12);
       }
     }
-  }
+  });
 }
 
 // dJ/dt against central differences of J along q(t) = integrate(q, v, t) (error O(h^2) with
@@ -139,11 +148,8 @@ BOOST_AUTO_TEST_CASE(jacobian_time_variation_matches_finite_differences) {
 // aligned frame, the classical acceleration of the origin against central differences of its
 // finite-difference velocity.
 BOOST_AUTO_TEST_CASE(accelerations_and_classical_acceleration) {
-  std::mt19937 rng(4);
-  for (const Model& model : testModels()) {
-    Data data(model);
-    const Eigen::VectorXd q = randomConfiguration(model, rng);
-    const Eigen::VectorXd v = randomVelocity(model, rng);
+  forEachRandomState(4, [](const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             std::mt19937& rng) {
     const Eigen::VectorXd qdd = randomVelocity(model, rng);
     for (int frame = 1; frame < model.nframes(); frame += 2) {
       for (ReferenceFrame rf : kFrames) {
@@ -173,17 +179,14 @@ BOOST_AUTO_TEST_CASE(accelerations_and_classical_acceleration) {
       const Frame& F = model.frame(frame);
       ABDYN_CHECK_NEAR(pointClassicalAcceleration(data, F.body, F.X_frame_body.inverse().r()), classical, 1e-12);
     }
-  }
+  });
 }
 
 // Centre of mass, its Jacobian and velocity, energies and momentum, each against sums over bodies
 // computed in the test from body poses and finite-difference body velocities.
 BOOST_AUTO_TEST_CASE(center_of_mass_energy_and_momentum) {
-  std::mt19937 rng(5);
-  for (const Model& model : testModels()) {
-    Data data(model);
-    const Eigen::VectorXd q = randomConfiguration(model, rng);
-    const Eigen::VectorXd v = randomVelocity(model, rng);
+  forEachRandomState(5, [](const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             std::mt19937&) {
     double m = 0.0, kinetic = 0.0, potential = 0.0;
     Vector3 com = Vector3::Zero(), p = Vector3::Zero(), L = Vector3::Zero();
     for (int i = 1; i < model.nbodies(); ++i) {
@@ -214,7 +217,7 @@ BOOST_AUTO_TEST_CASE(center_of_mass_energy_and_momentum) {
     ABDYN_CHECK_REL(centerOfMassVelocity(model, data, q, v), Vector3(p / m), 1e-8);
     const Matrix3X Jc = centerOfMassJacobian(model, data, q);
     ABDYN_CHECK_REL(Vector3(Jc * v), Vector3(p / m), 1e-8);
-  }
+  });
 }
 
 // The double pendulum in closed form: links of length l1, l2 hanging along -z, joints about +y.

@@ -70,14 +70,7 @@ void checkTetra(const TriangleMesh& mesh) {
 }
 
 void checkRefused(const std::function<void()>& read, const std::string& source, const std::string& fault) {
-  try {
-    read();
-    BOOST_ERROR(source << ": not refused (" << fault << ")");
-  } catch (const abdyn::Error& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.rfind(source + ": ", 0) == 0, what);
-    BOOST_TEST(what.find(fault) != std::string::npos, what << " (expected '" << fault << "')");
-  }
+  abdyn::test::checkError(read, source, {fault});
 }
 
 std::string writeFile(const std::string& name, const std::string& bytes) {

@@ -21,20 +21,10 @@ using nlohmann::json;
 using test::vec;
 
 BOOST_AUTO_TEST_CASE(agrees_with_pinocchio) {
-  const std::string root = ABDYN_SOURCE_DIR;
   const DynamicsOptions pinocchio_terms{true, false};
-  int files = 0;
-  double worst_fd = 0, worst_id = 0, worst_M = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/pinocchio")) {
-    std::ifstream in(entry.path());
-    const json ref = json::parse(in);
-    const std::string name = ref["model"].get<std::string>();
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    options.accept_invalid_inertia = true;  // Talos' and ANYmal's published inertias are degenerate
-    const Model model = loadUrdf(root + "/bench/models/" + name + ".urdf", options);
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    const JointOrder order = test::peerJointOrder(ref["dof_names"], options.floating_base);
+  test::Worst worst;
+  const auto check = [&](const json& ref, const Model& model, const std::string& name) {
+    const JointOrder order = test::peerJointOrder(ref["dof_names"], ref["base"] == "floating");
     Data data(model);
     for (const json& s : ref["states"]) {
       const Eigen::VectorXd q_pin = vec(s["q"]);
@@ -55,44 +45,42 @@ BOOST_AUTO_TEST_CASE(agrees_with_pinocchio) {
         Mref.row(k) = vec(s["M"][static_cast<size_t>(k)]).transpose();
       }
       const double e_M = test::relErr(M_pin, Mref);
-      BOOST_TEST(e_fd <= 1e-9, entry.path().filename() << ": ABA " << e_fd);
-      BOOST_TEST(e_id <= 1e-9, entry.path().filename() << ": RNEA " << e_id);
-      BOOST_TEST(e_M <= 1e-9, entry.path().filename() << ": CRBA " << e_M);
-      worst_fd = std::max(worst_fd, e_fd);
-      worst_id = std::max(worst_id, e_id);
-      worst_M = std::max(worst_M, e_M);
+      worst.check(name, 1e-9, e_fd, e_id, e_M);
     }
-    ++files;
-  }
-  BOOST_TEST(files == 15);  // every file in tests/reference/pinocchio
-  BOOST_TEST_MESSAGE(files << " files; worst relative errors against Pinocchio: ABA " << worst_fd << ", RNEA " << worst_id
-                           << ", CRBA " << worst_M);
+  };
+  UrdfOptions options;
+  options.accept_invalid_inertia = true;  // Talos' and ANYmal's published inertias are degenerate
+  const test::ReferenceFiles read = test::forEachReference("tests/reference/pinocchio", "bench/models", check, options);
+  BOOST_TEST(read.files == 15);  // every file in tests/reference/pinocchio
+  BOOST_TEST_MESSAGE(read.files << " files; worst relative errors against Pinocchio: ABA " << worst.fd << ", RNEA "
+                                << worst.id << ", CRBA " << worst.M);
 }
+
+namespace {
+
+// compareBundled (1e-9) on every file of `references` with the models of `models`, the worst errors
+// reported as those of the `what` files.
+test::ReferenceFiles agreeWithPinocchio(const char* references, const char* models, const char* what) {
+  const DynamicsOptions pinocchio_terms{true, false};
+  test::Worst worst;
+  const auto check = [&](const json& ref, const Model& model, const std::string&) {
+    test::compareBundled(ref, model, pinocchio_terms, &pinocchio::stateToAbdyn, &pinocchio::stateFromAbdyn, 1e-9, worst);
+  };
+  const test::ReferenceFiles read = test::forEachReference(references, models, check);
+  BOOST_TEST_MESSAGE(read.files << " " << what << " files; worst relative errors against Pinocchio: ABA " << worst.fd
+                                << ", RNEA " << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
+  return read;
+}
+
+}  // namespace
 
 // The bundled models (models/*.urdf) against Pinocchio's outputs in tests/reference/bundled/pinocchio/,
 // written by tools/reference/reference_pinocchio: ABA, RNEA, the full mass matrix and every link's world
 // pose, converted only through the adapter (continuous joints are (cos, sin) in Pinocchio's q).
 BOOST_AUTO_TEST_CASE(bundled_models_agree_with_pinocchio) {
-  const std::string root = ABDYN_SOURCE_DIR;
-  const DynamicsOptions pinocchio_terms{true, false};
-  int files = 0, floating_files = 0;
-  test::Worst worst;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/bundled/pinocchio")) {
-    std::ifstream in(entry.path());
-    const json ref = json::parse(in);
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    const Model model = loadUrdf(root + "/models/" + ref["model"].get<std::string>() + ".urdf", options);
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    test::compareBundled(ref, model, pinocchio_terms, &pinocchio::stateToAbdyn, &pinocchio::stateFromAbdyn, 1e-9,
-                         worst);
-    ++files;
-    floating_files += options.floating_base;
-  }
-  BOOST_TEST(files == 12);  // nine bundled models fixed, three of them floating too
-  BOOST_TEST(floating_files == 3);
-  BOOST_TEST_MESSAGE(files << " bundled files; worst relative errors against Pinocchio: ABA " << worst.fd << ", RNEA "
-                           << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
+  const test::ReferenceFiles read = agreeWithPinocchio("tests/reference/bundled/pinocchio", "models", "bundled");
+  BOOST_TEST(read.files == 12);  // nine bundled models fixed, three of them floating too
+  BOOST_TEST(read.floating_files == 3);
 }
 
 // The loader's pattern files (tests/models/patterns/) that abdyn loads with default options,
@@ -102,24 +90,8 @@ BOOST_AUTO_TEST_CASE(bundled_models_agree_with_pinocchio) {
 // unconstrained dynamics of both), negative limits, elements urdfdom skips, and several at once. Same
 // comparison and tolerance as the bundled models.
 BOOST_AUTO_TEST_CASE(loader_patterns_agree_with_pinocchio) {
-  const std::string root = ABDYN_SOURCE_DIR;
-  const DynamicsOptions pinocchio_terms{true, false};
-  int files = 0, floating_files = 0;
-  test::Worst worst;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/patterns/pinocchio")) {
-    std::ifstream in(entry.path());
-    const json ref = json::parse(in);
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    const Model model = loadUrdf(root + "/tests/models/patterns/" + ref["model"].get<std::string>() + ".urdf", options);
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    test::compareBundled(ref, model, pinocchio_terms, &pinocchio::stateToAbdyn, &pinocchio::stateFromAbdyn, 1e-9,
-                         worst);
-    ++files;
-    floating_files += options.floating_base;
-  }
-  BOOST_TEST(files == 12);  // ten pattern files fixed, two of them floating too
-  BOOST_TEST(floating_files == 2);
-  BOOST_TEST_MESSAGE(files << " pattern files; worst relative errors against Pinocchio: ABA " << worst.fd << ", RNEA "
-                           << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
+  const test::ReferenceFiles read =
+      agreeWithPinocchio("tests/reference/patterns/pinocchio", "tests/models/patterns", "pattern");
+  BOOST_TEST(read.files == 12);  // ten pattern files fixed, two of them floating too
+  BOOST_TEST(read.floating_files == 2);
 }

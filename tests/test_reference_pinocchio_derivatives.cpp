@@ -153,42 +153,28 @@ Eigen::VectorXd freeFlyerIntegrate(Eigen::VectorXd q, const Vector6& xi) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(bundled_derivatives_agree_with_pinocchio) {
-  const std::string root = ABDYN_SOURCE_DIR;
-  int files = 0, states = 0, floating_files = 0;
+  int states = 0;
   Worst worst;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/bundled/pinocchio")) {
-    const json ref = readJson(entry.path());
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    const Model model = loadUrdf(root + "/models/" + ref["model"].get<std::string>() + ".urdf", options);
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
+  const auto check = [&](const json& ref, const Model& model, const std::string& name) {
     const int n = compareDerivatives(ref, model, worst);
-    BOOST_TEST(n >= 1, entry.path().filename() << " has no state with derivatives");
+    BOOST_TEST(n >= 1, name << " has no state with derivatives");
     states += n;
-    ++files;
-    floating_files += options.floating_base;
-  }
-  BOOST_TEST(files == 12);  // nine bundled models fixed, three of them floating too
-  BOOST_TEST(floating_files == 3);
+  };
+  const test::ReferenceFiles read = test::forEachReference("tests/reference/bundled/pinocchio", "models", check);
+  BOOST_TEST(read.files == 12);  // nine bundled models fixed, three of them floating too
+  BOOST_TEST(read.floating_files == 3);
   BOOST_TEST_MESSAGE(states << " states");
-  report("bundled models", files, worst);
+  report("bundled models", read.files, worst);
 }
 
 BOOST_AUTO_TEST_CASE(pattern_derivatives_agree_with_pinocchio) {
-  const std::string root = ABDYN_SOURCE_DIR;
-  int files = 0;
   Worst worst;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/patterns/pinocchio")) {
-    const json ref = readJson(entry.path());
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    const Model model = loadUrdf(root + "/tests/models/patterns/" + ref["model"].get<std::string>() + ".urdf", options);
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    BOOST_TEST(compareDerivatives(ref, model, worst) >= 1, entry.path().filename() << " has no derivatives");
-    ++files;
-  }
-  BOOST_TEST(files == 12);  // tests/reference/README.md lists them
-  report("loader patterns", files, worst);
+  const auto check = [&](const json& ref, const Model& model, const std::string& name) {
+    BOOST_TEST(compareDerivatives(ref, model, worst) >= 1, name << " has no derivatives");
+  };
+  const test::ReferenceFiles read = test::forEachReference("tests/reference/patterns/pinocchio", "tests/models/patterns", check);
+  BOOST_TEST(read.files == 12);  // tests/reference/README.md lists them
+  report("loader patterns", read.files, worst);
 }
 
 // The tangent map, checked without the derivation above: the columns of Pinocchio's stored d qdd / d q

@@ -21,21 +21,11 @@ using nlohmann::json;
 using test::vec;
 
 BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
-  const std::string root = ABDYN_SOURCE_DIR;
   const DynamicsOptions rbdl_terms{false, false};
-  int files = 0, floating_files = 0;
-  double worst_fd = 0, worst_id = 0, worst_Mx = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/rbdl")) {
-    std::ifstream in(entry.path());
-    const json ref = json::parse(in);
-    const std::string name = ref["model"].get<std::string>();
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    options.accept_invalid_inertia = true;  // ANYmal's published inertias are degenerate
-    const Model model = loadUrdf(root + "/bench/models/" + name + ".urdf", options);
+  test::Worst worst;  // M: the error of M x
+  const auto check = [&](const json& ref, const Model& model, const std::string& name) {
     BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
-    const JointOrder order = test::peerJointOrder(ref["dof_names"], options.floating_base);
+    const JointOrder order = test::peerJointOrder(ref["dof_names"], ref["base"] == "floating");
     const Eigen::VectorXd x_rbdl = vec(ref["Mx_x"]);
     Data data(model);
     for (const json& s : ref["states"]) {
@@ -56,44 +46,31 @@ BOOST_AUTO_TEST_CASE(agrees_with_rbdl_through_the_adapter) {
       st.tau = massMatrix(model, data, st.q, rbdl_terms) * st.v;
       const Eigen::VectorXd Mx_rbdl = M_rbdl * x_rbdl;
       const double e_Mx = test::relErr(rbdl::stateFromAbdyn(model, st, order).tau, Mx_rbdl);
-      BOOST_TEST(e_fd <= 1e-9, entry.path().filename() << ": ABA " << e_fd);
-      BOOST_TEST(e_id <= 1e-9, entry.path().filename() << ": RNEA " << e_id);
-      BOOST_TEST(e_Mx <= 1e-9, entry.path().filename() << ": CRBA " << e_Mx);
-      worst_fd = std::max(worst_fd, e_fd);
-      worst_id = std::max(worst_id, e_id);
-      worst_Mx = std::max(worst_Mx, e_Mx);
+      worst.check(name, 1e-9, e_fd, e_id, e_Mx);
     }
-    ++files;
-    floating_files += options.floating_base;
-  }
-  BOOST_TEST(files == 6);  // every file in tests/reference/rbdl
-  BOOST_TEST(floating_files == 2);
-  BOOST_TEST_MESSAGE(files << " files; worst relative errors against RBDL: ABA " << worst_fd << ", RNEA " << worst_id
-                           << ", M x " << worst_Mx);
+  };
+  UrdfOptions options;
+  options.accept_invalid_inertia = true;  // ANYmal's published inertias are degenerate
+  const test::ReferenceFiles read = test::forEachReference("tests/reference/rbdl", "bench/models", check, options);
+  BOOST_TEST(read.files == 6);  // every file in tests/reference/rbdl
+  BOOST_TEST(read.floating_files == 2);
+  BOOST_TEST_MESSAGE(read.files << " files; worst relative errors against RBDL: ABA " << worst.fd << ", RNEA " << worst.id
+                                << ", M x " << worst.M);
 }
 
 // The bundled models (models/*.urdf) against RBDL's outputs in tests/reference/bundled/rbdl/, written by
 // tools/reference/reference_rbdl: ABA, RNEA, the full mass matrix and every link's world pose, in RBDL's
 // native layout, converted only through the adapter.
 BOOST_AUTO_TEST_CASE(bundled_models_agree_with_rbdl) {
-  const std::string root = ABDYN_SOURCE_DIR;
   const DynamicsOptions rbdl_terms{false, false};
-  int files = 0, floating_files = 0;
   test::Worst worst;
-  for (const auto& entry : std::filesystem::directory_iterator(root + "/tests/reference/bundled/rbdl")) {
-    std::ifstream in(entry.path());
-    const json ref = json::parse(in);
-    UrdfOptions options;
-    options.floating_base = ref["base"] == "floating";
-    const Model model = loadUrdf(root + "/models/" + ref["model"].get<std::string>() + ".urdf", options);
-    BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());
-    BOOST_REQUIRE(model.nv() == ref["nv"].get<int>());
+  const auto check = [&](const json& ref, const Model& model, const std::string&) {
+    BOOST_REQUIRE(model.nq() == ref["nq"].get<int>());  // RBDL's q is abdyn's
     test::compareBundled(ref, model, rbdl_terms, &rbdl::stateToAbdyn, &rbdl::stateFromAbdyn, 1e-9, worst);
-    ++files;
-    floating_files += options.floating_base;
-  }
-  BOOST_TEST(files == 12);  // nine bundled models fixed, three of them floating too
-  BOOST_TEST(floating_files == 3);
-  BOOST_TEST_MESSAGE(files << " bundled files; worst relative errors against RBDL: ABA " << worst.fd << ", RNEA "
-                           << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
+  };
+  const test::ReferenceFiles read = test::forEachReference("tests/reference/bundled/rbdl", "models", check);
+  BOOST_TEST(read.files == 12);  // nine bundled models fixed, three of them floating too
+  BOOST_TEST(read.floating_files == 3);
+  BOOST_TEST_MESSAGE(read.files << " bundled files; worst relative errors against RBDL: ABA " << worst.fd << ", RNEA "
+                                << worst.id << ", CRBA " << worst.M << ", link poses " << worst.pose);
 }

@@ -240,6 +240,17 @@ SimulatorSettings tightSettings() {
   return settings;
 }
 
+// The 2 kg box of 0.4 x 0.3 x 0.2 m under gravity, flat on the ground (its centre 2 mm lower than resting
+// would put it) with friction coefficient mu, under tightSettings.
+Simulator boxFlatOnTheGround(double mu) {
+  SimulatorSettings settings = tightSettings();
+  settings.ground = true;
+  settings.contact.mu = mu;
+  Simulator sim(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
+  sim.q[2] = 0.098;
+  return sim;
+}
+
 // A double pendulum (hinges about y, 1 kg bobs 0.5 m below each hinge) with damping, a limit on the
 // first hinge and Coulomb friction on the second.
 Model limitedDoublePendulum() {
@@ -320,11 +331,7 @@ BOOST_AUTO_TEST_CASE(ball_on_the_ground_sticks_or_slides) {
 // corners, twelve free rows of rank six, so the impulses are not unique but v+ is (the singular, consistent
 // branch of the held system).
 BOOST_AUTO_TEST_CASE(box_flat_on_the_ground_has_redundant_rows) {
-  SimulatorSettings settings = tightSettings();
-  settings.ground = true;
-  settings.contact.mu = 2.0;
-  Simulator sim(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
-  sim.q[2] = 0.098;
+  Simulator sim = boxFlatOnTheGround(2.0);
   sim.v[3] = 0.1;
   const std::vector<RowActivity> active = checkStep("box flat on the ground", sim, 1e-3);
   BOOST_REQUIRE_EQUAL(active.size(), 12u);
@@ -546,11 +553,7 @@ BOOST_AUTO_TEST_CASE(analytic_row_derivatives_match_rebuilt_rows) {
 // corners, all sticking, twelve free rows of rank six. Against the full step's differences (every column keeps
 // the active set) and the held step's.
 BOOST_AUTO_TEST_CASE(box_resting_flat) {
-  SimulatorSettings settings = tightSettings();
-  settings.ground = true;
-  settings.contact.mu = 0.8;
-  Simulator sim(test::floatingBox(Vector3(0.4, 0.3, 0.2), 2.0, Vector3(0.0, 0.0, -9.81)), settings);
-  sim.q[2] = 0.098;
+  Simulator sim = boxFlatOnTheGround(0.8);
   for (int k = 0; k < 500; ++k) sim.step(1e-3);
   BOOST_TEST(sim.v.norm() < 1e-6);
   sim.q[2] -= 1e-4;

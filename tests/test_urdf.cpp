@@ -701,15 +701,10 @@ const char* const kHandmade = R"(<?xml version="1.0"?>
     <origin xyz="0 0 0.1" rpy="0 0.5 0"/>
   </joint>
   <link name="mount">
-    <inertial>
-      <origin xyz="0.02 0 0"/>
-      <mass value="0.5"/>
-      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.0025"/>
-    </inertial>
+    <inertial><origin xyz="0.02 0 0"/><mass value="0.5"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.0025"/></inertial>
   </link>
   <joint name="plate" type="fixed">
-    <parent link="mount"/><child link="sensor"/>
-    <origin xyz="0.05 0 0" rpy="0.2 0 0"/>
+    <parent link="mount"/><child link="sensor"/><origin xyz="0.05 0 0" rpy="0.2 0 0"/>
   </joint>
   <link name="sensor">
     <inertial>

@@ -173,10 +173,8 @@ BOOST_AUTO_TEST_CASE(mass_without_inertia_is_a_point_mass) {
 BOOST_AUTO_TEST_CASE(limits_without_effort_or_velocity) {
   CapturedLog log;
   const Model m = loadUrdf(pattern("limit_without_effort"));
-  BOOST_TEST(log.warnings() == 2, log.text.str());
-  BOOST_TEST(log.has("joint 'left_joint': <limit> has no effort attribute, which URDF requires: the joint's effort is unlimited"),
-             log.text.str());
-  BOOST_TEST(log.has("joint 'right_joint': <limit> has no velocity attribute"), log.text.str());
+  log.checkWarnings(2, {"joint 'left_joint': <limit> has no effort attribute, which URDF requires: the joint's effort is unlimited",
+                        "joint 'right_joint': <limit> has no velocity attribute"});
   const Joint& left = m.joint("left_joint");
   const Joint& right = m.joint("right_joint");
   BOOST_TEST(std::isinf(m.effortLimit()[left.idx_v]));
@@ -259,8 +257,7 @@ BOOST_AUTO_TEST_CASE(xacro_sources_are_named) {
     <link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
     </robot>)");
   BOOST_TEST(m.nv() == 1);
-  BOOST_TEST(log.warnings() == 1, log.text.str());
-  BOOST_TEST(log.has("unexpanded xacro elements (<xacro:property>)"), log.text.str());
+  log.checkWarnings(1, {"unexpanded xacro elements (<xacro:property>)"});
   // A file xacro generated keeps its comments, which may quote xacro markup: its faults are its own.
   try {
     loadUrdfString(R"(<robot name="r"><!-- xacro replaces ${cal_x} and <xacro:arm/> -->
@@ -285,10 +282,9 @@ BOOST_AUTO_TEST_CASE(unused_joint_elements_are_warned) {
       <limit lower="0" upper="1" effort="1" velocity="1"/><dynamics damping="2"/></joint>
     <link name="b"/>
     </robot>)");
-  BOOST_TEST(log.warnings() == 3, log.text.str());
-  BOOST_TEST(log.has("joint 'spin': <limit lower upper> are ignored"), log.text.str());
-  BOOST_TEST(log.has("joint 'weld' is fixed: its <limit> is ignored"), log.text.str());
-  BOOST_TEST(log.has("joint 'weld' is fixed: its <dynamics> is ignored"), log.text.str());
+  log.checkWarnings(3, {"joint 'spin': <limit lower upper> are ignored",
+                        "joint 'weld' is fixed: its <limit> is ignored",
+                        "joint 'weld' is fixed: its <dynamics> is ignored"});
   BOOST_TEST(std::isinf(m.upperPositionLimit()[0]));
   BOOST_TEST(m.effortLimit()[0] == 3.0);  // effort and velocity apply to a continuous joint
 }
@@ -413,8 +409,7 @@ BOOST_AUTO_TEST_CASE(uncollided_shapes_are_named) {
   SimulatorSettings ground;
   ground.ground = true;
   Simulator warned(m, ground);
-  BOOST_TEST(log.warnings() == 1, log.text.str());
-  BOOST_TEST(log.has("abdyn::Simulator: model 'mesh_collisions': 2 of its 3 collision shapes"), log.text.str());
+  log.checkWarnings(1, {"abdyn::Simulator: model 'mesh_collisions': 2 of its 3 collision shapes"});
 }
 
 namespace {
@@ -440,16 +435,13 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 BOOST_AUTO_TEST_CASE(loose_numbers_are_read_with_a_warning) {
   CapturedLog log;
   const Model m = loadUrdf(pattern("loose_numbers"));
-  BOOST_TEST(log.warnings() == 4, log.text.str());
-  BOOST_TEST(log.has("joint 'imu_joint': <origin xyz=\"$(optenv IMU_XYZ 0.19 0 0.149)\">: not URDF's number syntax "
-                     "(an unexpanded roslaunch substitution $(optenv IMU_XYZ ...)): its default \"0.19 0 0.149\" is read"),
-             log.text.str());
-  BOOST_TEST(log.has("joint 'steer': <origin xyz=\"0.07, 0, -0.69\">: not URDF's number syntax (commas between the "
-                     "numbers): read as \"0.07 0 -0.69\""), log.text.str());
-  BOOST_TEST(log.has("joint 'steer': <limit lower=\"-1.57.\">: not URDF's number syntax (a stray '.' after '-1.57')"),
-             log.text.str());
-  BOOST_TEST(log.has("joint 'wheel': <origin rpy=\"-3.14159 1.57079 0 0\">: not URDF's number syntax (1 extra zero "
-                     "after the 3 numbers)"), log.text.str());
+  log.checkWarnings(4, {"joint 'imu_joint': <origin xyz=\"$(optenv IMU_XYZ 0.19 0 0.149)\">: not URDF's number syntax "
+                        "(an unexpanded roslaunch substitution $(optenv IMU_XYZ ...)): its default \"0.19 0 0.149\" is read",
+                        "joint 'steer': <origin xyz=\"0.07, 0, -0.69\">: not URDF's number syntax (commas between the "
+                        "numbers): read as \"0.07 0 -0.69\"",
+                        "joint 'steer': <limit lower=\"-1.57.\">: not URDF's number syntax (a stray '.' after '-1.57')",
+                        "joint 'wheel': <origin rpy=\"-3.14159 1.57079 0 0\">: not URDF's number syntax (1 extra zero "
+                        "after the 3 numbers)"});
   std::string text = patternText("loose_numbers");
   text = replaced(text, "xyz=\"0.07, 0, -0.69\"", "xyz=\"0.07 0 -0.69\"");
   text = replaced(text, "lower=\"-1.57.\"", "lower=\"-1.57\"");

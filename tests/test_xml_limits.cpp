@@ -48,14 +48,7 @@ std::string manyElementsDocument(int count) {
 }
 
 void checkRefused(const std::function<void()>& load, const std::string& source, const std::string& limit) {
-  try {
-    load();
-    BOOST_ERROR(source << ": not refused (" << limit << ")");
-  } catch (const abdyn::Error& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.rfind(source + ": refused before parsing: ", 0) == 0, what);
-    BOOST_TEST(what.find(limit) != std::string::npos, what);
-  }
+  abdyn::test::checkError(load, source, {limit}, ": refused before parsing: ");
 }
 
 // The string entry points of both loaders, and both file entry points through a temporary file.

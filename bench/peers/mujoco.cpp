@@ -49,9 +49,14 @@ MujocoModel loadModel(const Problem& problem, bool repair, std::string& error) {
 
 using Data = std::unique_ptr<mjData, decltype(&mj_deleteData)>;
 
-void forward(const mjModel* m, mjData* d, const MujocoCase& c, int s) {
+// State s's positions and velocities into d.
+void setState(const mjModel* m, mjData* d, const MujocoCase& c, int s) {
   mju_copy(d->qpos, c.q[s].data(), m->nq);
   mju_copy(d->qvel, c.v[s].data(), m->nv);
+}
+
+void forward(const mjModel* m, mjData* d, const MujocoCase& c, int s) {
+  setState(m, d, c, s);
   mju_copy(d->qfrc_applied, c.tau[s].data(), m->nv);
   mj_fwdPosition(m, d);
   mj_fwdVelocity(m, d);
@@ -61,8 +66,7 @@ void forward(const mjModel* m, mjData* d, const MujocoCase& c, int s) {
 }
 
 void inverse(const mjModel* m, mjData* d, const MujocoCase& c, int s, mjtNum* tau) {
-  mju_copy(d->qpos, c.q[s].data(), m->nq);
-  mju_copy(d->qvel, c.v[s].data(), m->nv);
+  setState(m, d, c, s);
   mju_copy(d->qacc, c.qdd[s].data(), m->nv);
   mj_kinematics(m, d);
   mj_comPos(m, d);

@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import threading
 
 import numpy as np
 import pytest
@@ -34,3 +35,21 @@ def random_state(model, seed):
     rng = np.random.default_rng(seed)
     q = abdyn.random_configuration(model, seed)
     return q, rng.standard_normal(model.nv), rng.standard_normal(model.nv)
+
+
+def run_in_threads(work, count):
+    """Runs work(t) for t = 0 .. count - 1, each in its own thread, all at once; returns the exceptions raised."""
+    errors = []
+
+    def guarded(t):
+        try:
+            work(t)
+        except Exception as e:  # noqa: BLE001 - returned to the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors

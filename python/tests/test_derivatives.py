@@ -11,13 +11,11 @@ which are at most quadratic in them (the differences are then exact up to roundi
 1e-6 in the Frobenius norm relative to the difference quotient's, as in tests/test_derivatives.cpp.
 """
 
-import threading
-
 import numpy as np
 import pytest
 
 import abdyn
-from conftest import MODELS, random_state
+from conftest import MODELS, random_state, run_in_threads
 
 STEP = 1e-5
 STEP_QUADRATIC = 1e-2
@@ -50,31 +48,25 @@ def external_forces(model, seed):
 
 
 @pytest.mark.parametrize("with_forces", [False, True])
-def test_inverse_dynamics_derivatives(model, with_forces):
+@pytest.mark.parametrize("call", ["inverse_dynamics", "forward_dynamics"])
+def test_dynamics_derivatives(model, call, with_forces):
+    """d/dq, d/dv and d/dw of inverse_dynamics(q, v, qdd = w) and forward_dynamics(q, v, tau = w); besides,
+    d tau / d qdd is the mass matrix and d qdd / d tau its inverse."""
+    function, derivatives = getattr(abdyn, call), getattr(abdyn, call + "_derivatives")
     data = abdyn.Data(model)
     for seed in range(2):
-        q, v, qdd = random_state(model, seed)
+        q, v, w = random_state(model, seed)
         f = external_forces(model, seed) if with_forces else None
-        dq, dv, M = abdyn.inverse_dynamics_derivatives(model, data, q, v, qdd, f)
-        tau = lambda q_, v_, a_: abdyn.inverse_dynamics(model, data, q_, v_, a_, f)
-        assert relative_error(dq, tangent_fd(model, lambda x: tau(x, v, qdd), q)) < TOL
-        assert relative_error(dv, vector_fd(lambda x: tau(q, x, qdd), v, STEP_QUADRATIC)) < TOL
-        assert relative_error(M, vector_fd(lambda x: tau(q, v, x), qdd, STEP_QUADRATIC)) < TOL
-        np.testing.assert_allclose(M, abdyn.mass_matrix(model, data, q), rtol=0, atol=1e-10 * np.abs(M).max())
-
-
-@pytest.mark.parametrize("with_forces", [False, True])
-def test_forward_dynamics_derivatives(model, with_forces):
-    data = abdyn.Data(model)
-    for seed in range(2):
-        q, v, tau = random_state(model, seed)
-        f = external_forces(model, seed) if with_forces else None
-        dq, dv, dtau = abdyn.forward_dynamics_derivatives(model, data, q, v, tau, f)
-        qdd = lambda q_, v_, t_: abdyn.forward_dynamics(model, data, q_, v_, t_, f)
-        assert relative_error(dq, tangent_fd(model, lambda x: qdd(x, v, tau), q)) < TOL
-        assert relative_error(dv, vector_fd(lambda x: qdd(q, x, tau), v, STEP_QUADRATIC)) < TOL
-        assert relative_error(dtau, vector_fd(lambda x: qdd(q, v, x), tau, STEP_QUADRATIC)) < TOL
-        np.testing.assert_allclose(dtau @ abdyn.mass_matrix(model, data, q), np.eye(model.nv), atol=1e-9)
+        dq, dv, dw = derivatives(model, data, q, v, w, f)
+        y = lambda q_, v_, w_: function(model, data, q_, v_, w_, f)
+        assert relative_error(dq, tangent_fd(model, lambda x: y(x, v, w), q)) < TOL
+        assert relative_error(dv, vector_fd(lambda x: y(q, x, w), v, STEP_QUADRATIC)) < TOL
+        assert relative_error(dw, vector_fd(lambda x: y(q, v, x), w, STEP_QUADRATIC)) < TOL
+        M = abdyn.mass_matrix(model, data, q)
+        if call == "inverse_dynamics":
+            np.testing.assert_allclose(dw, M, rtol=0, atol=1e-10 * np.abs(dw).max())
+        else:
+            np.testing.assert_allclose(dw @ M, np.eye(model.nv), atol=1e-9)
 
 
 def test_integrate_and_difference_jacobians(model):
@@ -140,24 +132,16 @@ def test_threads_with_own_data_match_serial(humanoid):
     data, jacobians = abdyn.Data(humanoid), abdyn.StepJacobians(humanoid)
     expected = [(abdyn.forward_dynamics_derivatives(humanoid, data, *s)[0],
                  jacobians.runge_kutta4(humanoid, data, *s, 1e-3)[0]) for s in inputs]
-    results, errors = {}, []
+    results = {}
 
     def worker(t):
-        try:
-            own, own_jacobians = abdyn.Data(humanoid), abdyn.StepJacobians(humanoid)
-            for _ in range(10):
-                for k, s in enumerate(inputs):
-                    results[(t, k)] = (abdyn.forward_dynamics_derivatives(humanoid, own, *s)[0],
-                                       own_jacobians.runge_kutta4(humanoid, own, *s, 1e-3)[0])
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        own, own_jacobians = abdyn.Data(humanoid), abdyn.StepJacobians(humanoid)
+        for _ in range(10):
+            for k, s in enumerate(inputs):
+                results[(t, k)] = (abdyn.forward_dynamics_derivatives(humanoid, own, *s)[0],
+                                   own_jacobians.runge_kutta4(humanoid, own, *s, 1e-3)[0])
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not run_in_threads(worker, 3)
     for (_, k), (dq, A) in results.items():
         np.testing.assert_array_equal(dq, expected[k][0])
         np.testing.assert_array_equal(A, expected[k][1])
@@ -223,11 +207,15 @@ def test_forward_dynamics_constrained_derivatives(name, q_guess):
         assert relative_error(results[3 + i], numeric[i][model.nv:]) < TOL
 
 
-def test_constrained_derivatives_bad_arguments():
+def four_bar_at_rest():
+    """The four-bar and its loop closure, at rest at the configuration near its closed set the program starts from."""
     model = abdyn.load_urdf(MODELS / "four_bar.urdf")
-    loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    return model, abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model), np.array([0.7, -0.3, 1.1]), np.zeros(3)
+
+
+def test_constrained_derivatives_bad_arguments():
+    model, loops, q, v = four_bar_at_rest()
     data, cdata = abdyn.Data(model), abdyn.ConstrainedData(model, loops)
-    q, v = np.array([0.7, -0.3, 1.1]), np.zeros(3)
     with pytest.raises(abdyn.InvalidArgument, match="'tau'"):
         abdyn.forward_dynamics_constrained_derivatives(model, data, cdata, loops, q, v, np.zeros(2))
     with pytest.raises(abdyn.InvalidArgument, match="'q'"):
@@ -287,10 +275,8 @@ def test_constrained_step_jacobians(name, q_guess):
 
 
 def test_constrained_step_jacobians_bad_arguments():
-    model = abdyn.load_urdf(MODELS / "four_bar.urdf")
-    loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
+    model, loops, q, v = four_bar_at_rest()
     data, jacobians = abdyn.Data(model), abdyn.ConstrainedStepJacobians(model, loops)
-    q, v = np.array([0.7, -0.3, 1.1]), np.zeros(3)
     with pytest.raises(abdyn.InvalidArgument, match="'tau'"):
         jacobians.runge_kutta4(model, data, loops, q, v, np.zeros(2), 0.01)
     with pytest.raises(abdyn.InvalidArgument, match="'h'"):

@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 import abdyn
-from conftest import MODELS, random_state
+from conftest import MODELS, random_state, run_in_threads
 
 
 def test_threads_with_own_data_match_serial(humanoid):
@@ -14,23 +14,14 @@ def test_threads_with_own_data_match_serial(humanoid):
     serial_data = abdyn.Data(humanoid)
     expected = [abdyn.forward_dynamics(humanoid, serial_data, *s) for s in inputs]
     results = {}
-    errors = []
 
     def worker(t):
-        try:
-            data = abdyn.Data(humanoid)
-            for _ in range(50):
-                for k, s in enumerate(inputs):
-                    results[(t, k)] = abdyn.forward_dynamics(humanoid, data, *s)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        data = abdyn.Data(humanoid)
+        for _ in range(50):
+            for k, s in enumerate(inputs):
+                results[(t, k)] = abdyn.forward_dynamics(humanoid, data, *s)
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not run_in_threads(worker, 4)
     for (t, k), qdd in results.items():
         np.testing.assert_array_equal(qdd, expected[k])
 

@@ -122,11 +122,7 @@ abdyn::Matrix6 motionTransform(const abdyn::Matrix3& E, const abdyn::Vector3& r)
   return X;
 }
 abdyn::Matrix6 forceTransform(const abdyn::Matrix3& E, const abdyn::Vector3& r) {
-  abdyn::Matrix6 X = abdyn::Matrix6::Zero();
-  X.topLeftCorner<3, 3>() = E;
-  X.topRightCorner<3, 3>() = -E * crossMatrix(r);
-  X.bottomRightCorner<3, 3>() = E;
-  return X;
+  return motionTransform(E, r).inverse().transpose();  // X* = X^-T
 }
 
 // The file the dynamic linker loaded libabdyn from (run.cmake checks it is the prefix under test).

@@ -225,43 +225,48 @@ BOOST_AUTO_TEST_CASE(direct_and_articulated_solvers_agree_on_bundled_models) {
 
 namespace {
 
+// The unforced four-bar started closed at crank angle 0.7 rad with crank rate 1.5 rad/s, with its workspaces.
+struct FourBarMotion : FourBar {
+  Data data{model};
+  ConstrainedDynamicsData cd{model, constraints};
+  Eigen::VectorXd q = close(0.7), v;
+  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(3);
+
+  FourBarMotion() { reducedAcceleration(data, q, 1.5, Eigen::VectorXd::Zero(3), v); }
+};
+
 // RK4 on the four-bar (revolute joints only, so q is Euclidean), optionally projecting after each step.
 struct Run {
   double closure = 0.0, energy_drift = 0.0, power = 0.0;
 };
 
 Run simulateFourBar(const ConstrainedDynamicsSettings& settings, bool project, double duration) {
-  FourBar fb;
-  Data data(fb.model);
-  ConstrainedDynamicsData cd(fb.model, fb.constraints);
-  Eigen::VectorXd q = fb.close(0.7), v;
-  fb.reducedAcceleration(data, q, 1.5, Eigen::VectorXd::Zero(3), v);
-  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(3);
+  FourBarMotion m;
   const auto f = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) {
-    return forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, qq, vv, tau, settings);
+    return forwardDynamicsConstrained(m.model, m.data, m.cd, m.constraints, qq, vv, m.tau, settings);
   };
-  const double E0 = kineticEnergy(fb.model, data, q, v) + potentialEnergy(fb.model, data, q);
+  const double E0 = kineticEnergy(m.model, m.data, m.q, m.v) + potentialEnergy(m.model, m.data, m.q);
   const double h = 1e-3;
   Run run;
   for (int k = 0; k < std::lround(duration / h); ++k) {
-    const Eigen::VectorXd a1 = f(q, v);
-    run.power = std::max(run.power, std::abs(cd.lambda.dot(cd.kinematics.G * v)));
-    const Eigen::VectorXd q2 = q + 0.5 * h * v, v2 = v + 0.5 * h * a1;
+    const Eigen::VectorXd a1 = f(m.q, m.v);
+    run.power = std::max(run.power, std::abs(m.cd.lambda.dot(m.cd.kinematics.G * m.v)));
+    const Eigen::VectorXd q2 = m.q + 0.5 * h * m.v, v2 = m.v + 0.5 * h * a1;
     const Eigen::VectorXd a2 = f(q2, v2);
-    const Eigen::VectorXd q3 = q + 0.5 * h * v2, v3 = v + 0.5 * h * a2;
+    const Eigen::VectorXd q3 = m.q + 0.5 * h * v2, v3 = m.v + 0.5 * h * a2;
     const Eigen::VectorXd a3 = f(q3, v3);
-    const Eigen::VectorXd q4 = q + h * v3, v4 = v + h * a3;
+    const Eigen::VectorXd q4 = m.q + h * v3, v4 = m.v + h * a3;
     const Eigen::VectorXd a4 = f(q4, v4);
-    q += h / 6 * (v + 2 * v2 + 2 * v3 + v4);
-    v += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
+    m.q += h / 6 * (m.v + 2 * v2 + 2 * v3 + v4);
+    m.v += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
     if (project) {
-      projectPositions(fb.model, data, cd, fb.constraints, q, 1e-12);
-      projectVelocities(fb.model, data, cd, fb.constraints, q, v);
+      projectPositions(m.model, m.data, m.cd, m.constraints, m.q, 1e-12);
+      projectVelocities(m.model, m.data, m.cd, m.constraints, m.q, m.v);
     }
-    constraintJacobian(fb.model, data, fb.constraints, cd.kinematics, q);
-    run.closure = std::max(run.closure, maxAbs(cd.kinematics.C));
+    constraintJacobian(m.model, m.data, m.constraints, m.cd.kinematics, m.q);
+    run.closure = std::max(run.closure, maxAbs(m.cd.kinematics.C));
   }
-  const double E1 = kineticEnergy(fb.model, data, q, v) + potentialEnergy(fb.model, data, q);
+  const double E1 = kineticEnergy(m.model, m.data, m.q, m.v) + potentialEnergy(m.model, m.data, m.q);
   run.energy_drift = std::abs(E1 - E0) / std::abs(E0);
   return run;
 }
@@ -291,19 +296,14 @@ namespace {
 
 // Semi-implicit Euler on the four-bar at step h (v += h qdd, then q += h v): the largest closure error.
 double fourBarDriftSemiImplicit(ConstrainedDynamicsSettings settings, double h, double duration) {
-  FourBar fb;
-  Data data(fb.model);
-  ConstrainedDynamicsData cd(fb.model, fb.constraints);
-  Eigen::VectorXd q = fb.close(0.7), v;
-  fb.reducedAcceleration(data, q, 1.5, Eigen::VectorXd::Zero(3), v);
-  const Eigen::VectorXd tau = Eigen::VectorXd::Zero(3);
+  FourBarMotion m;
   settings.time_step = h;
   double worst = 0.0;
   for (long k = 0; k < std::lround(duration / h); ++k) {
-    v += h * forwardDynamicsConstrained(fb.model, data, cd, fb.constraints, q, v, tau, settings);
-    q += h * v;
-    constraintJacobian(fb.model, data, fb.constraints, cd.kinematics, q);
-    worst = std::max(worst, maxAbs(cd.kinematics.C));
+    m.v += h * forwardDynamicsConstrained(m.model, m.data, m.cd, m.constraints, m.q, m.v, m.tau, settings);
+    m.q += h * m.v;
+    constraintJacobian(m.model, m.data, m.constraints, m.cd.kinematics, m.q);
+    worst = std::max(worst, maxAbs(m.cd.kinematics.C));
   }
   return worst;
 }

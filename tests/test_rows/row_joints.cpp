@@ -14,6 +14,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "floating_box.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -63,14 +64,7 @@ BOOST_AUTO_TEST_CASE(joint_errors_vanish_when_satisfied) {
 namespace {
 // A body on a spherical joint at the world origin (its quaternion is q) and a ball row joint between the
 // world (A) and it (B), with swing and twist limits. Returns the rows at q.
-Model sphericalBody() {
-  ModelBuilder b("spherical");
-  JointSpec ball;
-  ball.type = JointType::Spherical;
-  ball.name = "ball";
-  b.addBody(0, ball, Plx(), RigidBodyInertia(1.0, Vector3(0, 0, -0.5), Vector3(0.1, 0.1, 0.01).asDiagonal()), "rod");
-  return b.build();
-}
+Model sphericalBody() { return rodOnJoint("spherical", JointType::Spherical, "ball", Vector3(0.1, 0.1, 0.01)); }
 }  // namespace
 
 // Closed forms: with the body's rotation R = Rx(alpha) Rz(beta) (twist beta about the rod's own z, then a

@@ -27,6 +27,7 @@
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/model_builder.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "random_row_problem.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -54,22 +55,6 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> lagrangeSolution(const Eigen::Matrix
   const Eigen::VectorXd x = K.fullPivLu().solve(rhs);
   return {Eigen::VectorXd(-x.tail(m)), Eigen::VectorXd(x.head(nv))};
 }
-
-// A random tree at a random configuration with a random free velocity (entries in [-1, 1]), after ABA
-// (for the articulated responses), forward kinematics and the world columns (for building rows).
-struct RandomRowProblem {
-  RandomRowProblem(const RandomTreeOptions& options, std::mt19937& rng)
-      : model(randomTree(options, rng)), data(model), q(randomConfiguration(model, rng)), v_free(model.nv()) {
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    for (int k = 0; k < model.nv(); ++k) v_free[k] = uniform(rng);
-    forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-    forwardKinematics(model, data, q);
-    jointJacobians(model, data);
-  }
-  Model model;
-  Data data;
-  Eigen::VectorXd q, v_free;
-};
 
 // The solution v of the rows' bounded MLCP checked independently with the dense mass matrix M: v is
 // v_free + M^-1 J^T lambda (to v_tolerance), each impulse within its bounds (a tied row's from its normal
@@ -147,13 +132,8 @@ void solveAndCheckBoundedMlcp(RowSet& rows, const Eigen::MatrixXd& M, const Eige
 // row about a random axis between two links.
 BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
   std::mt19937 rng(23);
-  const Model model = randomTree({9, true, false, false, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
-  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-  forwardKinematics(model, data, q);
-  jointJacobians(model, data);
+  RandomRowProblem problem({9, true, false, false, false}, rng);
+  auto& [model, data, q, v_free] = problem;
   RowSet rows(model);
   const double h = 0.01;
   RowJoint ball{RowJointType::Ball, 9, 0, Plx::translation(Vector3(0.1, 0.2, 0.0)), Plx::translation(Vector3(0.3, 0.5, 1.0))};
@@ -189,13 +169,8 @@ BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
 // summing to the one row's (1e-10).
 BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) {
   std::mt19937 rng(27);
-  const Model model = randomTree({12, true, false, false, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v_free = Eigen::VectorXd::Random(model.nv());
-  forwardDynamics(model, data, q, v_free, Eigen::VectorXd::Zero(model.nv()));
-  forwardKinematics(model, data, q);
-  jointJacobians(model, data);
+  RandomRowProblem problem({12, true, false, false, false}, rng);
+  auto& [model, data, q, v_free] = problem;
   const Eigen::MatrixXd M = massMatrix(model, data, q);
   RowResponse response(model);
   const double h = 0.01;

@@ -17,6 +17,7 @@
 #include "abdyn/io/urdf.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "random_row_problem.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -27,11 +28,8 @@ using namespace abdyn::test;
 // and armature.
 BOOST_AUTO_TEST_CASE(articulated_and_dense_responses_agree) {
   std::mt19937 rng(22);
-  const Model model = randomTree({15, false, true, true, true}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
-  forwardDynamics(model, data, q, v, Eigen::VectorXd::Zero(model.nv()));
+  RandomRowProblem problem({15, false, true, true, true}, rng);
+  auto& [model, data, q, v_free] = problem;
   RowSet rows(model);
   for (int r = 0; r < 6; ++r) rows.add().J = Eigen::VectorXd::Random(model.nv());
   RowResponse response(model);

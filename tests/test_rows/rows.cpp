@@ -15,6 +15,7 @@
 #include "abdyn/error.hpp"
 #include "abdyn/model/configuration.hpp"
 #include "abdyn/model/random_model.hpp"
+#include "random_row_problem.hpp"
 #include "test_helpers.hpp"
 
 using namespace abdyn;
@@ -39,10 +40,8 @@ Matrix3 rotationInWorld(const Model& model, Data& data, const Eigen::VectorXd& q
 // J v = n . (d/dt p_A - d/dt p_B) and a . (w_A - w_B), with w from R(q + eps v) R(q)^T. Tolerance 1e-7.
 BOOST_AUTO_TEST_CASE(row_jacobians_match_finite_differences) {
   std::mt19937 rng(21);
-  const Model model = randomTree({8, false, true, true, false}, rng);
-  Data data(model);
-  const Eigen::VectorXd q = randomConfiguration(model, rng);
-  const Eigen::VectorXd v = Eigen::VectorXd::Random(model.nv());
+  RandomRowProblem problem({8, false, true, true, false}, rng);
+  auto& [model, data, q, v] = problem;
   const int a = 5, b = 3;
   const Vector3 p_a_body = randomVector3(rng), n = randomVector3(rng).normalized(), axis = randomVector3(rng).normalized();
   const Vector3 p_world = pointInWorld(model, data, q, a, p_a_body);

@@ -26,16 +26,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using abdyn::test::ProgramRun;
-using abdyn::test::readFile;
-using abdyn::test::RemoveScratch;
-using abdyn::test::runProgram;
-using abdyn::test::scratch;
+using namespace abdyn::test;
 
 BOOST_TEST_GLOBAL_FIXTURE(RemoveScratch);
 
 std::string source(const std::string& path) { return std::string(ABDYN_SOURCE_DIR) + "/" + path; }
-bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
 // data.js is `window.ABDYN_DATA = {...};`: the object is JSON.
 nlohmann::json pageData(const fs::path& dir) {
@@ -190,12 +185,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
   const std::string nan = csv("nan.csv", header + "0,0,nan,0,0,0,0\n");
   const std::string text = csv("text.csv", header + "0,0,0,0,0,0,x\n");
   const std::string no_rows = csv("header.csv", header);
-  struct Case {
-    std::vector<std::string> args;
-    int status;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<Refusal> cases = {
       {{"view"}, 2, "missing MODEL.urdf"},
       {{"view", pendulum, "--bogus"}, 2, "unknown option '--bogus'"},
       {{"view", pendulum, "--port", "70000"}, 2, "--port expects 0 to 65535, got '70000'"},
@@ -216,13 +206,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_refused_with_a_message) {
       {{"view", pendulum, "--csv", nan, "--port", "0"}, 1, "line 2: column 'q:joint2' holds 'nan'"},
       {{"view", source("models/humanoid.urdf"), "--floating", "--out", "/proc/no/such/dir"}, 1, "/proc/no/such/dir"},
   };
-  for (const Case& c : cases) {
-    const ProgramRun r = runProgram(c.args);
-    std::string shown;
-    for (const std::string& a : c.args) shown += a + " ";
-    BOOST_TEST(r.status == c.status, shown << ": exit " << r.status);
-    BOOST_TEST(contains(r.err, c.message), shown << ": " << r.err);
-  }
+  for (const Refusal& c : cases) checkRefusal(c);
 }
 
 // `view` without --out serves from a folder under the temporary directory: the folder is gone after

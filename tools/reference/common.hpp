@@ -241,10 +241,9 @@ struct Header {
 inline void write(const std::string& path, const Header& h, const std::vector<Outputs>& states) {
   Json j(path);
   j.raw("{");
-  j.key("peer"), j.str(h.peer), j.raw(",\n");
-  j.key("version"), j.str(h.version), j.raw(",\n");
-  j.key("model"), j.str(h.model), j.raw(",\n");
-  j.key("base"), j.str(h.base), j.raw(",\n");
+  const std::pair<const char*, const std::string*> names[] = {
+      {"peer", &h.peer}, {"version", &h.version}, {"model", &h.model}, {"base", &h.base}};
+  for (const auto& [k, name] : names) j.key(k), j.str(*name), j.raw(",\n");
   j.key("nq"), j.raw(std::to_string(h.nq)), j.raw(",\n");
   j.key("nv"), j.raw(std::to_string(h.nv)), j.raw(",\n");
   j.key("gravity"), j.vec(h.gravity), j.raw(",\n");
@@ -257,14 +256,10 @@ inline void write(const std::string& path, const Header& h, const std::vector<Ou
   for (size_t s = 0; s < states.size(); ++s) {
     const Outputs& o = states[s];
     j.raw(s ? ",\n{" : "{");
-    j.key("q"), j.vec(o.q), j.raw(",\n");
-    j.key("v"), j.vec(o.v), j.raw(",\n");
-    j.key("tau"), j.vec(o.tau), j.raw(",\n");
-    j.key("acc"), j.vec(o.acc), j.raw(",\n");
-    j.key("fd_qdd"), j.vec(o.fd_qdd), j.raw(",\n");
-    j.key("id_tau"), j.vec(o.id_tau), j.raw(",\n");
-    j.key("M_diag"), j.vec(Eigen::VectorXd(o.M.diagonal())), j.raw(",\n");
-    j.key("Mx"), j.vec(Eigen::VectorXd(o.M * h.Mx_x)), j.raw(",\n");
+    const std::pair<const char*, Eigen::VectorXd> vectors[] = {
+        {"q", o.q},           {"v", o.v},           {"tau", o.tau},           {"acc", o.acc},
+        {"fd_qdd", o.fd_qdd}, {"id_tau", o.id_tau}, {"M_diag", o.M.diagonal()}, {"Mx", o.M * h.Mx_x}};
+    for (const auto& [k, x] : vectors) j.key(k), j.vec(x), j.raw(",\n");
     j.key("M"), j.mat(o.M), j.raw(",\n");
     const std::pair<const char*, const Eigen::MatrixXd*> derivatives[] = {
         {"dtau_dq", &o.dtau_dq}, {"dtau_dv", &o.dtau_dv}, {"ddq_dq", &o.ddq_dq}, {"ddq_dv", &o.ddq_dv}, {"Minv", &o.Minv}};
