@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "check.hpp"
 #include "model_lookup.hpp"
@@ -40,11 +41,41 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
       settings.body_contacts = true;
       settings.contact.excluded_pairs = abdyn::readSrdfDisabledCollisions(args.srdf_path);
     }
+    useWorldShapes(settings);
     settings.implicit_damping = args.integrator == "implicit-damping";
     simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
     // The loops become the Simulator's row joints, solved with the limit rows.
     for (const abdyn::LoopClosure& loop : set.loops) simulator_->joints.push_back(abdyn::rowJointOf(loop));
   }
+}
+
+// The world's collidable shapes (links fixed to the world, MJCF worldbody geoms) meet the bodies whenever
+// contacts are made; a file whose bodies do not collide with each other (a URDF without --srdf) gets body
+// contacts with every pair of moving bodies excluded, so only the world's shapes are added.
+void Stepper::useWorldShapes(abdyn::SimulatorSettings& settings) {
+  std::vector<std::string> names;
+  for (const abdyn::Geometry& g : model_.geometries()) {
+    if (g.body == 0 && g.role == abdyn::GeometryRole::Collision && abdyn::isCollidable(g)) {
+      names.push_back(g.name.empty() ? "an unnamed shape" : "'" + g.name + "'");
+    }
+  }
+  if (names.empty() || !(settings.ground || settings.body_contacts)) return;
+  std::string list;
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
+  if (names.size() > 8) list += ", ...";
+  const std::string count = std::to_string(names.size()) + " collision shape" + (names.size() > 1 ? "s" : "");
+  if (args_.no_world_shapes) {
+    world_text_ = "off (--no-world-shapes): the world's " + count + " (" + list + ") do not collide";
+    return;
+  }
+  settings.contact.world_shapes = true;
+  if (!settings.body_contacts) {
+    settings.body_contacts = true;
+    for (int a = 1; a < model_.nbodies(); ++a) {
+      for (int b = a + 1; b < model_.nbodies(); ++b) settings.contact.excluded_body_pairs.emplace_back(a, b);
+    }
+  }
+  world_text_ = count + " on the world (" + list + ") collide with the bodies (--no-world-shapes turns them off)";
 }
 
 void Stepper::assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {
