@@ -22,8 +22,9 @@ every distinct file that loads with a floating base and has a <collision> mesh i
 from 2 cm (`abdyn simulate FILE --floating --ground 0 --height 0.02 --duration 1`, 300 s time-out). The
 outcome is the program's own (diverged, failed, time-out), else the lowest collision point's height after
 1 s (the summary's "lowest point"): on the ground (at most 1 mm into it), sinking (1 mm to 1 cm), deep
-(1 cm to 10 cm) or fell through (below -10 cm: a body falling freely is 4.9 m down after 1 s). Meshes
-the program could not find are counted (its warnings). Per-case lines go to OUT/ground.tsv.
+(1 cm to 10 cm) or fell through (below -10 cm: a body falling freely is 4.9 m down after 1 s); a model none
+of whose collision meshes is found has nothing to stand on ("no mesh found"). Files with meshes the program
+could not find are counted (its warnings). Per-case lines go to OUT/ground.tsv.
 
     python3 tools/collections/check_collections.py --abdyn build/abdyn --out /tmp/collections \
         /path/to/example-robot-data /path/to/unitree_ros ...
@@ -152,14 +153,14 @@ def ground_run(abdyn, path):
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "time-out", None, 0, ""
-    missing = r.stderr.count("keeps no mesh")
+    missing = sum(1 for line in r.stderr.split("\n") if "not found (searched" in line or "keeps no mesh" in line)
     if r.returncode != 0:
         return ("diverged" if "diverged" in r.stderr else "failed"), None, missing, r.stderr.strip().split("\n")[-1]
     m = re.search(r"^lowest point:\s+(\S+) m above the ground at the end \((.*)\)$", r.stdout, flags=re.MULTILINE)
     if not m:
         return "failed", None, missing, "no lowest point in the summary"
     low = float(m.group(1))
-    outcome = ("on the ground" if low >= -1e-3 else "sinking" if low >= -1e-2 else "deep" if low >= -0.1
+    outcome = ("no mesh found" if "has no collision geometry" in m.group(2) else "on the ground" if low >= -1e-3 else "sinking" if low >= -1e-2 else "deep" if low >= -0.1
                else "fell through")
     return outcome, low, missing, m.group(2)
 
@@ -167,7 +168,7 @@ def ground_run(abdyn, path):
 def ground_column(abdyn, sources, out, jobs):
     """The mesh column (see --ground above): prints its table, writes OUT/ground.tsv."""
     seen = set()
-    kinds = ["on the ground", "sinking", "deep", "fell through", "diverged", "failed", "time-out"]
+    kinds = ["on the ground", "sinking", "deep", "fell through", "diverged", "failed", "time-out", "no mesh found"]
     rows = []
     lines = open(os.path.join(out, "ground.tsv"), "w")
     for source in sources:
