@@ -24,7 +24,7 @@ outcome is the program's own (diverged, failed, time-out), else the lowest colli
 1 s (the summary's "lowest point"): on the ground (at most 1 mm into it), sinking (1 mm to 1 cm), deep
 (1 cm to 10 cm) or fell through (below -10 cm: a body falling freely is 4.9 m down after 1 s); a model none
 of whose collision meshes is found has nothing to stand on ("no mesh found"). Files with meshes the program
-could not find are counted (its warnings). Per-case lines go to OUT/ground.tsv.
+could not find are counted (its warnings). A run that diverged is tried again with --limits. Per-case lines go to OUT/ground.tsv.
 
     python3 tools/collections/check_collections.py --abdyn build/abdyn --out /tmp/collections \
         /path/to/example-robot-data /path/to/unitree_ros ...
@@ -146,9 +146,9 @@ def has_collision_mesh(path):
     return any(c.find("geometry/mesh") is not None for c in root.iter("collision"))
 
 
-def ground_run(abdyn, path):
+def ground_run(abdyn, path, extra=()):
     """Drops the floating model on the ground: (outcome, lowest point or None, missing meshes, detail)."""
-    args = [abdyn, "simulate", path, "--floating", "--ground", "0", "--height", "0.02", "--duration", "1"]
+    args = [abdyn, "simulate", path, "--floating", "--ground", "0", "--height", "0.02", "--duration", "1"] + list(extra)
     try:
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
@@ -185,22 +185,29 @@ def ground_column(abdyn, sources, out, jobs):
         meshed = [f for f in files if verdict.get((f, "floating"), ("",))[0] == "loaded" and has_collision_mesh(f)]
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(lambda f: ground_run(abdyn, f), meshed))
+        # A run that diverged is tried again with the joint limits enforced (--limits): a robot collapsing at
+        # zero torque drives its joints far past their ranges, where light links whip.
+        retried = {f: ground_run(abdyn, f, ["--limits"]) for f, r in zip(meshed, results) if r[0] == "diverged"}
         c = collections.Counter()
         lows = []
         for f, (outcome, low, missing, detail) in zip(meshed, results):
             c[outcome] += 1
             c["missing"] += missing > 0
+            if f in retried:
+                c["limits " + retried[f][0]] += 1
+                detail += " | with --limits: " + retried[f][0] + (f" ({retried[f][1]:.6f} m)" if retried[f][1] is not None else "")
             if low is not None:
                 lows.append(low)
             lines.write("\t".join([name, f, outcome, "" if low is None else repr(low), str(missing), detail]) + "\n")
         rows.append((name, len(files), len(meshed), c, min(lows) if lows else None, absent))
     lines.close()
     print("| collection | distinct files | floating, with collision meshes | " + " | ".join(kinds) +
-          " | with meshes not found | deepest lowest point (m) | files absent from the snapshot |")
-    print("| --- | ---: | ---: | " + " | ".join("---:" for _ in kinds) + " | ---: | ---: | ---: |")
+          " | diverged, on the ground with --limits | with meshes not found | deepest lowest point (m) |"
+          " files absent from the snapshot |")
+    print("| --- | ---: | ---: | " + " | ".join("---:" for _ in kinds) + " | ---: | ---: | ---: | ---: |")
     for name, n, runs, c, deepest, absent in rows:
         print(f"| {name} | {n} | {runs} | " + " | ".join(str(c[k]) for k in kinds) +
-              f" | {c['missing']} | {'' if deepest is None else f'{deepest:.4f}'} | {absent} |")
+              f" | {c['limits on the ground']} | {c['missing']} | {'' if deepest is None else f'{deepest:.4f}'} | {absent} |")
     return 0
 
 
