@@ -11,12 +11,12 @@
 #include <vector>
 
 #include <fcl/geometry/shape/box.h>
-#include <fcl/geometry/shape/convex.h>
 #include <fcl/geometry/shape/sphere.h>
 #include <fcl/narrowphase/collision.h>
 #include <fcl/narrowphase/distance.h>
 
 #include "abdyn/abdyn.hpp"
+#include "fcl_convex.hpp"
 
 // abdyn's narrow phase (convexDistance, include/abdyn/constraints/convex_distance.hpp) against FCL 0.7's
 // public entry points, fcl::collide with contacts and fcl::distance with nearest points, on the convex hulls
@@ -83,14 +83,7 @@ Geometry primitive(ShapeType shape, const Vector3& size) {
 std::shared_ptr<fcl::CollisionGeometry<double>> fclShape(const Geometry& g) {
   if (g.shape == ShapeType::Box) return std::make_shared<fcl::Box<double>>(g.size);
   if (g.shape == ShapeType::Sphere) return std::make_shared<fcl::Sphere<double>>(g.size[0]);
-  const abdyn::ConvexHull& hull = g.mesh->hull;
-  auto vertices = std::make_shared<std::vector<Eigen::Vector3d>>(hull.vertices.begin(), hull.vertices.end());
-  auto faces = std::make_shared<std::vector<int>>();
-  for (const auto& f : hull.faces) {
-    faces->push_back(static_cast<int>(f.size()));
-    faces->insert(faces->end(), f.begin(), f.end());
-  }
-  return std::make_shared<fcl::Convex<double>>(vertices, static_cast<int>(hull.faces.size()), faces);
+  return abdyn::test::fclConvex(g.mesh->hull);
 }
 
 // A random pose: X_shape_world for abdyn, T_world_shape for FCL; the shape's centre within `spread` of the
