@@ -414,6 +414,7 @@ int simulate(Arguments args) {
     }
   }
   stepper.assemble(q, v);
+  stepper.leaveOutWorldTouches(q);
   // A model whose dynamics are undefined at the start has an error of its own, not a divergence.
   if (!stepper.dynamicsDefined(q, tau)) abdyn::forwardDynamics(model, data, q, v, tau);
   double worst_closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;

@@ -78,6 +78,34 @@ void Stepper::useWorldShapes(abdyn::SimulatorSettings& settings) {
   world_text_ = count + " on the world (" + list + ") collide with the bodies (--no-world-shapes turns them off)";
 }
 
+// A URDF file says nothing about which links may touch the world's: a fixed base's root link overlaps the links
+// near it (their meshes meet at the joints), which contacts would push apart. So the bodies whose shapes overlap a
+// world shape at the start (by convex hulls, conservatively for world meshes) do not collide with the world's
+// shapes; a body resting on a world shape (touching, not overlapping) does. MJCF files keep MuJoCo's rules.
+void Stepper::leaveOutWorldTouches(const Eigen::VectorXd& q) {
+  if (!simulator_ || !simulator_->settings().contact.world_shapes || isMjcfFile(args_.model_path)) return;
+  abdyn::GroundContactSettings& contact = simulator_->settings().contact;
+  abdyn::forwardKinematics(model_, data_, q);
+  const auto placed = [&](const abdyn::Geometry& g) { return g.X_geometry_body * data_.X_body_world[g.body]; };
+  std::vector<int> touching;
+  for (const abdyn::Geometry& w : model_.geometries()) {
+    if (w.body != 0 || !abdyn::isContactShape(w, contact) || !abdyn::isConvexShape(w)) continue;
+    for (const abdyn::Geometry& g : model_.geometries()) {
+      if (g.body == 0 || !abdyn::isContactShape(g, contact) || !abdyn::isConvexShape(g)) continue;
+      if (std::find(touching.begin(), touching.end(), g.body) != touching.end()) continue;
+      if (abdyn::convexDistance(w, placed(w), g, placed(g)).distance < 0.0) touching.push_back(g.body);
+    }
+  }
+  if (touching.empty()) return;
+  std::string names;
+  for (std::size_t k = 0; k < touching.size(); ++k) {
+    contact.excluded_body_pairs.emplace_back(0, touching[k]);
+    if (k < 8) names += (k ? ", '" : "'") + model_.bodyName(touching[k]) + "'";
+  }
+  if (touching.size() > 8) names += ", ...";
+  world_text_ += "; bodies overlapping them at the start do not: " + names;
+}
+
 void Stepper::assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {
   if (!constrained_) return;
   try {

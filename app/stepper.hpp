@@ -39,6 +39,10 @@ class Stepper {
   /// or the run makes no contacts.
   const std::string& worldShapesText() const { return world_text_; }
 
+  /// URDF files: the bodies overlapping the world's shapes at q (a fixed base's root link meets the links near
+  /// it) do not collide with them.
+  void leaveOutWorldTouches(const Eigen::VectorXd& q);
+
   /// The constraint rows' statistics of the last step (constrained runs only).
   const abdyn::StepStatistics* statistics() const { return simulator_ ? &simulator_->statistics() : nullptr; }
 
