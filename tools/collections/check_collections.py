@@ -153,7 +153,8 @@ def ground_run(abdyn, path, extra=()):
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "time-out", None, 0, ""
-    missing = sum(1 for line in r.stderr.split("\n") if "not found (searched" in line or "keeps no mesh" in line)
+    missing = sum(1 for line in r.stderr.split("\n")
+                  if "not found (searched" in line or "cannot be found" in line or "keeps no mesh" in line)
     if r.returncode != 0:
         return ("diverged" if "diverged" in r.stderr else "failed"), None, missing, r.stderr.strip().split("\n")[-1]
     m = re.search(r"^lowest point:\s+(\S+) m above the ground at the end \((.*)\)$", r.stdout, flags=re.MULTILINE)
@@ -196,7 +197,7 @@ def ground_column(abdyn, sources, out, jobs):
             if f in retried:
                 c["limits " + retried[f][0]] += 1
                 detail += " | with --limits: " + retried[f][0] + (f" ({retried[f][1]:.6f} m)" if retried[f][1] is not None else "")
-            if low is not None:
+            if low is not None and outcome != "no mesh found":
                 lows.append(low)
             lines.write("\t".join([name, f, outcome, "" if low is None else repr(low), str(missing), detail]) + "\n")
         rows.append((name, len(files), len(meshed), c, min(lows) if lows else None, absent))
