@@ -31,6 +31,7 @@ struct Arguments {
   std::string srdf_path;  // simulate --srdf: collide the bodies with each other but the pairs it disables
   std::string keyframe;  // simulate --keyframe: start from this named configuration
   bool no_body_contacts = false;  // simulate --no-body-contacts: an MJCF file's bodies do not collide with each other
+  bool no_world_shapes = false;  // simulate --no-world-shapes: the world's own collision shapes do not collide
   bool rows() const { return ground || limits || !srdf_path.empty(); }
 };
 

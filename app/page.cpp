@@ -199,9 +199,10 @@ const char* shapeName(abdyn::ShapeType shape) {
 
 // What the page draws for bodies without a visual shape: "bodies" (one entry per body: its parent, its
 // joint's origin in the parent body, its mass, centre of mass and equivalent inertia box, and what stands
-// in for it) and "collision" (the collision shapes of bodies that have no visual, poses in body
+// in for it) and "collision" (the collision shapes of bodies that have no visual, the world's among them
+// under the body name "world" unless `world_drawn` (an MJCF file's page draws every geom), poses in body
 // coordinates, mesh triangles when loaded).
-void writeStandIns(std::ostream& js, const abdyn::Model& model) {
+void writeStandIns(std::ostream& js, const abdyn::Model& model, bool world_drawn) {
   std::vector<bool> visual(static_cast<std::size_t>(model.nbodies()), false);
   std::vector<bool> collision(visual.size(), false);
   for (const abdyn::Geometry& g : model.geometries()) {
@@ -236,7 +237,8 @@ void writeStandIns(std::ostream& js, const abdyn::Model& model) {
   js << "],\n\"world_visual\": " << (visual[0] ? "true" : "false") << ",\n\"collision\": [";
   bool first = true;
   for (const abdyn::Geometry& g : model.geometries()) {
-    if (g.role != abdyn::GeometryRole::Collision || g.body == 0 || visual[static_cast<std::size_t>(g.body)]) continue;
+    if (g.role != abdyn::GeometryRole::Collision || visual[static_cast<std::size_t>(g.body)]) continue;
+    if (g.body == 0 && world_drawn) continue;
     if (g.shape == abdyn::ShapeType::Mesh && !g.mesh) continue;
     // X_geometry_body: E rotates body coordinates into the shape's, r is the shape's origin in the body.
     js << (first ? "\n" : ",\n") << "{\"body\": " << jsonString(name(g.body)) << ", \"shape\": \"" << shapeName(g.shape)
@@ -296,7 +298,7 @@ std::string pageData(const PageInputs& inputs, std::vector<std::string>& missing
        << ", \"p_b\": " << jsonArray(loop.p_b) << "}";
   }
   js << "],\n";
-  writeStandIns(js, model);
+  writeStandIns(js, model, mjcf);
   js << "\"meshes\": {";
   const abdyn::ResourceSearch resources = abdyn::ResourceSearch::forFile(inputs.model_path, inputs.urdf.package_dirs);
   std::set<std::string> seen;

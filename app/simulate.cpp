@@ -279,6 +279,10 @@ void addSimulateOptions(CLI::App& command, Arguments& args) {
   command.add_flag("--no-body-contacts", args.no_body_contacts,
                    "MJCF files: with --ground or --limits the file's geoms collide with each other as MuJoCo pairs "
                    "them (contype/conaffinity, <contact><exclude>, parents with children); this turns that off");
+  command.add_flag("--no-world-shapes", args.no_world_shapes,
+                   "with contacts (--ground, or an MJCF file's body contacts), the model's bodies collide with the "
+                   "world's own collision shapes too (links fixed to the world, MJCF worldbody geoms; world meshes "
+                   "by their triangles); this turns that off");
   command.add_option("--html", args.html_dir, "after simulating, write a browser page replaying the run into DIR "
                                                "(see abdyn view --help)")->type_name("DIR");
 }
@@ -358,6 +362,10 @@ int simulate(Arguments args) {
                                          : "adaptive-rk4";
   }
   Stepper stepper(model, args, set);
+  if (args.no_world_shapes && stepper.worldShapesText().empty()) {
+    std::cerr << "abdyn: warning: --no-world-shapes: model '" << model.name()
+              << "' has no collision shape on the world that its contacts would collide with\n";
+  }
 
   bool places_base = false;
   Eigen::VectorXd q = abdyn::neutral(model);
@@ -402,6 +410,7 @@ int simulate(Arguments args) {
     }
   }
   stepper.assemble(q, v);
+  stepper.leaveOutWorldTouches(q);
   // A model whose dynamics are undefined at the start has an error of its own, not a divergence.
   if (!stepper.dynamicsDefined(q, tau)) abdyn::forwardDynamics(model, data, q, v, tau);
   double worst_closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
@@ -586,9 +595,14 @@ int simulate(Arguments args) {
             << "final v:        " << namedValues(labels(model, false), v) << "\n"
             << "energy:         " << E0 << " J -> " << E1 << " J, change " << change << " J ("
             << (E0 != 0.0 ? 100.0 * change / std::abs(E0) : 0.0) << "%): " << statement << "\n";
+  if (const std::string world = stepper.worldShapesText(); !world.empty()) std::cout << "world shapes:   " << world << "\n";
   if (args.ground) {
     const std::string missed = has_collision ? abdyn::uncollidedShapes(model) : "no collision shape on a moving body";
     if (!missed.empty()) std::cout << "contacts:       " << missed << "\n";
+    // Where the model ended against the ground: a negative height is a penetration (or a fall through it).
+    std::string what;
+    const double low = lowestPoint(model, data, q, what) - args.ground_height;
+    std::cout << "lowest point:   " << low << " m above the ground at the end (" << what << ")\n";
   }
   if (stepper.hasLoops()) {
     std::cout << "loop closure:   " << set.loops.size() << " loop joint(s), " << set.couplings.size()

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "check.hpp"
 #include "model_lookup.hpp"
@@ -40,11 +41,69 @@ Stepper::Stepper(const abdyn::Model& model, const Arguments& args, const abdyn::
       settings.body_contacts = true;
       settings.contact.excluded_pairs = abdyn::readSrdfDisabledCollisions(args.srdf_path);
     }
+    useWorldShapes(settings);
     settings.implicit_damping = args.integrator == "implicit-damping";
     simulator_ = std::make_unique<abdyn::Simulator>(model, settings);
     // The loops become the Simulator's row joints, solved with the limit rows.
     for (const abdyn::LoopClosure& loop : set.loops) simulator_->joints.push_back(abdyn::rowJointOf(loop));
   }
+}
+
+// The world's collidable shapes (links fixed to the world, MJCF worldbody geoms) meet the bodies whenever
+// contacts are made; a file whose bodies do not collide with each other (a URDF without --srdf) gets body
+// contacts with every pair of moving bodies excluded, so only the world's shapes are added.
+void Stepper::useWorldShapes(abdyn::SimulatorSettings& settings) {
+  std::vector<std::string> names;
+  for (const abdyn::Geometry& g : model_.geometries()) {
+    if (g.body == 0 && g.role == abdyn::GeometryRole::Collision && abdyn::isCollidable(g)) {
+      names.push_back(g.name.empty() ? "an unnamed shape" : "'" + g.name + "'");
+    }
+  }
+  if (names.empty() || !(settings.ground || settings.body_contacts)) return;
+  std::string list;
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
+  if (names.size() > 8) list += ", ...";
+  const std::string count = std::to_string(names.size()) + " collision shape" + (names.size() > 1 ? "s" : "");
+  if (args_.no_world_shapes) {
+    world_text_ = "off (--no-world-shapes): the world's " + count + " (" + list + ") do not collide";
+    return;
+  }
+  settings.contact.world_shapes = true;
+  if (!settings.body_contacts) {
+    settings.body_contacts = true;
+    for (int a = 1; a < model_.nbodies(); ++a) {
+      for (int b = a + 1; b < model_.nbodies(); ++b) settings.contact.excluded_body_pairs.emplace_back(a, b);
+    }
+  }
+  world_text_ = count + " on the world (" + list + ") collide with the bodies (--no-world-shapes turns them off)";
+}
+
+// A URDF file says nothing about which links may touch the world's: a fixed base's root link overlaps the links
+// near it (their meshes meet at the joints), which contacts would push apart. So the bodies whose shapes overlap a
+// world shape at the start (by convex hulls, conservatively for world meshes) do not collide with the world's
+// shapes; a body resting on a world shape (touching, not overlapping) does. MJCF files keep MuJoCo's rules.
+void Stepper::leaveOutWorldTouches(const Eigen::VectorXd& q) {
+  if (!simulator_ || !simulator_->settings().contact.world_shapes || isMjcfFile(args_.model_path)) return;
+  abdyn::GroundContactSettings& contact = simulator_->settings().contact;
+  abdyn::forwardKinematics(model_, data_, q);
+  const auto placed = [&](const abdyn::Geometry& g) { return g.X_geometry_body * data_.X_body_world[g.body]; };
+  std::vector<int> touching;
+  for (const abdyn::Geometry& w : model_.geometries()) {
+    if (w.body != 0 || !abdyn::isContactShape(w, contact) || !abdyn::isConvexShape(w)) continue;
+    for (const abdyn::Geometry& g : model_.geometries()) {
+      if (g.body == 0 || !abdyn::isContactShape(g, contact) || !abdyn::isConvexShape(g)) continue;
+      if (std::find(touching.begin(), touching.end(), g.body) != touching.end()) continue;
+      if (abdyn::convexDistance(w, placed(w), g, placed(g)).distance < 0.0) touching.push_back(g.body);
+    }
+  }
+  if (touching.empty()) return;
+  std::string names;
+  for (std::size_t k = 0; k < touching.size(); ++k) {
+    contact.excluded_body_pairs.emplace_back(0, touching[k]);
+    if (k < 8) names += (k ? ", '" : "'") + model_.bodyName(touching[k]) + "'";
+  }
+  if (touching.size() > 8) names += ", ...";
+  world_text_ += "; bodies overlapping them at the start do not: " + names;
 }
 
 void Stepper::assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {

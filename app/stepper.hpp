@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "abdyn/abdyn.hpp"
 #include "model_command.hpp"
@@ -34,11 +35,21 @@ class Stepper {
   long adaptiveSubsteps() const { return adaptive_substeps_; }
   double smallestSubstep() const { return smallest_substep_; }
 
+  /// What the run does with the world's own collision shapes, for the summary; empty when the model has none
+  /// or the run makes no contacts.
+  const std::string& worldShapesText() const { return world_text_; }
+
+  /// URDF files: the bodies overlapping the world's shapes at q (a fixed base's root link meets the links near
+  /// it) do not collide with them.
+  void leaveOutWorldTouches(const Eigen::VectorXd& q);
+
   /// The constraint rows' statistics of the last step (constrained runs only).
   const abdyn::StepStatistics* statistics() const { return simulator_ ? &simulator_->statistics() : nullptr; }
 
  private:
   // The loop path: ConstrainedRungeKutta4 or ConstrainedImplicitDampingEuler, each with its post-stabilisation.
+  // Turns on the world's collision shapes in the contact settings unless --no-world-shapes (stepper.cpp).
+  void useWorldShapes(abdyn::SimulatorSettings& settings);
   void loopStep(Eigen::VectorXd& q, Eigen::VectorXd& v, const Eigen::VectorXd& tau, double step);
 
   const abdyn::Model& model_;
@@ -57,6 +68,7 @@ class Stepper {
   std::unique_ptr<abdyn::Simulator> simulator_;
   const abdyn::ConstraintSet& set_;
   std::unique_ptr<abdyn::ConstrainedDynamicsData> constrained_;
+  std::string world_text_;
 };
 
 }  // namespace abdyn_app

@@ -17,6 +17,7 @@
 #include <fcl/geometry/shape/sphere.h>
 
 #include "abdyn/abdyn.hpp"
+#include "fcl_convex.hpp"
 
 // abdyn's GJK/EPA (include/abdyn/constraints/convex_distance.hpp) against FCL's signed distance
 // (GJKSolver_libccd::shapeSignedDistance, an independent GJK and EPA over libccd) for convex hulls of meshes
@@ -90,16 +91,8 @@ std::shared_ptr<fcl::ShapeBase<double>> fclShape(const Geometry& g) {
       return std::make_shared<fcl::Capsule<double>>(0.0, g.size[1]);
     case ShapeType::Ellipsoid:
       return std::make_shared<fcl::Ellipsoid<double>>(g.size);
-    case ShapeType::Mesh: {
-      const abdyn::ConvexHull& hull = g.mesh->hull;
-      auto vertices = std::make_shared<std::vector<Eigen::Vector3d>>(hull.vertices.begin(), hull.vertices.end());
-      auto faces = std::make_shared<std::vector<int>>();
-      for (const auto& f : hull.faces) {
-        faces->push_back(static_cast<int>(f.size()));
-        faces->insert(faces->end(), f.begin(), f.end());
-      }
-      return std::make_shared<fcl::Convex<double>>(vertices, static_cast<int>(hull.faces.size()), faces);
-    }
+    case ShapeType::Mesh:
+      return abdyn::test::fclConvex(g.mesh->hull);
     case ShapeType::Plane:
       return std::make_shared<fcl::Halfspace<double>>(Vector3::UnitZ(), 0.0);
   }

@@ -45,6 +45,8 @@ void readContact(GroundContactSettings& c, const py::dict& d) {
     else if (key == "max_push_velocity") setField(c.max_push_velocity, item.second, path);
     else if (key == "restitution") setField(c.restitution, item.second, path);
     else if (key == "restitution_threshold") setField(c.restitution_threshold, item.second, path);
+    else if (key == "world_shapes") setField(c.world_shapes, item.second, path);
+    else if (key == "exclude_parent_child") setField(c.exclude_parent_child, item.second, path);
     else unknownKey(path);
   }
 }

@@ -87,6 +87,10 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("warm_start", &PgsSettings::warm_start)
       .def_readwrite("coordinate_groups", &PgsSettings::coordinate_groups)
       .def_readwrite("bilateral_block", &PgsSettings::bilateral_block);
+  py::enum_<ContactGeometry>(m, "ContactGeometry", "C++ abdyn::ContactGeometry: which shapes the contacts collide")
+      .value("PRIMITIVES", ContactGeometry::Primitives)
+      .value("CONVEX_HULLS", ContactGeometry::ConvexHulls)
+      .value("STATIC_MESHES", ContactGeometry::StaticMeshes);
   py::class_<GroundContactSettings>(m, "GroundContactSettings", "C++ abdyn::GroundContactSettings")
       .def(py::init<>())
       .def_readwrite("height", &GroundContactSettings::height, "the plane z = height (m)")
@@ -95,7 +99,19 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("erp", &GroundContactSettings::erp)
       .def_readwrite("max_push_velocity", &GroundContactSettings::max_push_velocity, "m/s")
       .def_readwrite("restitution", &GroundContactSettings::restitution)
-      .def_readwrite("restitution_threshold", &GroundContactSettings::restitution_threshold, "m/s");
+      .def_readwrite("restitution_threshold", &GroundContactSettings::restitution_threshold, "m/s")
+      .def_readwrite("geometry", &GroundContactSettings::geometry, "which shapes collide, and how meshes do")
+      .def_readwrite("world_shapes", &GroundContactSettings::world_shapes,
+                     "body contacts also pair the moving bodies' shapes with the world's collision shapes (links\n"
+                     "fixed to the world, MJCF worldbody geoms); needs SimulatorSettings.body_contacts")
+      .def_readwrite("excluded_pairs", &GroundContactSettings::excluded_pairs,
+                     "pairs of body (or frame) names whose shapes never collide")
+      .def_readwrite("excluded_body_pairs", &GroundContactSettings::excluded_body_pairs,
+                     "pairs of body indices whose shapes never collide")
+      .def_readwrite("excluded_geometry_pairs", &GroundContactSettings::excluded_geometry_pairs,
+                     "pairs of indices into the model's geometries that never collide")
+      .def_readwrite("exclude_parent_child", &GroundContactSettings::exclude_parent_child,
+                     "whether a body's shapes and its parent's never collide");
   py::enum_<ResponseMethod>(m, "ResponseMethod", "C++ abdyn::ResponseMethod: how M^-1 J^T is formed")
       .value("AUTOMATIC", ResponseMethod::Automatic)
       .value("ARTICULATED", ResponseMethod::Articulated)

@@ -291,3 +291,22 @@ BOOST_AUTO_TEST_CASE(view_draws_mjcf_files) {
   }
   BOOST_TEST(data["model"]["missing_meshes"].empty());
 }
+
+// The world's own collision shapes (here a table on a fixed base's root link, which has no visual) are drawn
+// with the bodies' stand-ins, as the contacts of `abdyn simulate --ground` collide them.
+BOOST_AUTO_TEST_CASE(view_draws_the_worlds_collision_shapes) {
+  const fs::path dir = scratch() / "world_table";
+  const ProgramRun r = runProgram({"view", source("tests/models/world_table.urdf"), "--out", dir.string()});
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  const nlohmann::json data = pageData(dir);
+  BOOST_TEST(data["model"]["world_visual"] == false);
+  std::size_t world = 0;
+  for (const nlohmann::json& shape : data["model"]["collision"]) {
+    if (shape["body"] != "world") continue;
+    ++world;
+    BOOST_TEST(shape["shape"] == "box");
+    BOOST_TEST(shape["size"] == nlohmann::json::parse("[0.3, 0.3, 0.1]"));
+    BOOST_TEST(shape["p"] == nlohmann::json::parse("[0.3, 0, 0.25]"));
+  }
+  BOOST_TEST(world == 1u);
+}

@@ -300,6 +300,17 @@ for (const [name, collision, stick] of [['four_bar', [], ['crank', 'coupler', 'r
   await page.close();
 }
 
+// ---- the world's collision shapes (a table on a fixed base's root link without a visual) are drawn
+abdyn('view', src('tests/models/world_table.urdf'), '--out', join(work, 'world_table'));
+{
+  const { page, errors } = await open(fileUrl(join(work, 'world_table')));
+  const drawn = await page.evaluate(() => window.abdynViewer.drawn());
+  check(JSON.stringify(drawn.collision) === JSON.stringify(['post', 'arm', 'world']),
+        `world_table: drawn by their collision shapes ${JSON.stringify(drawn.collision)}, the world's among them`);
+  check(errors.length === 0, `world_table: no console errors ${JSON.stringify(errors)}`);
+  await page.close();
+}
+
 // ---- missing meshes: the note lists them, and the rest of the robot is drawn
 {
   const out = abdyn('view', src('tests/viewer/mesh_robot.urdf'), '--out', join(work, 'mesh'));

@@ -59,6 +59,16 @@ function stick(a, b, r) {
 export function drawStandIns(model, robot, size) {
   const drawn = { visual: [], collision: [], stick: [] };
   const r = 0.008 * size;
+  const addShapes = (name, group) => {
+    for (const shape of model.collision.filter((s) => s.body === name)) {
+      const geometry = shapeGeometry(shape);
+      if (!geometry) continue;
+      const mesh = new THREE.Mesh(geometry, collisionMaterial);
+      mesh.position.copy(vector(shape.p));
+      mesh.quaternion.copy(quaternionWxyz(...shape.q));
+      group.add(mesh);
+    }
+  };
   for (const body of model.bodies) {
     drawn[body.drawn].push(body.name);
     const link = robot.links[body.name];
@@ -67,14 +77,7 @@ export function drawStandIns(model, robot, size) {
     group.name = `abdyn stand-in of ${body.name}`;
     link.add(group);
     if (body.drawn === 'collision') {
-      for (const shape of model.collision.filter((s) => s.body === body.name)) {
-        const geometry = shapeGeometry(shape);
-        if (!geometry) continue;
-        const mesh = new THREE.Mesh(geometry, collisionMaterial);
-        mesh.position.copy(vector(shape.p));
-        mesh.quaternion.copy(quaternionWxyz(...shape.q));
-        group.add(mesh);
-      }
+      addShapes(body.name, group);
       continue;
     }
     const origin = new THREE.Vector3();
@@ -98,7 +101,15 @@ export function drawStandIns(model, robot, size) {
       group.add(box);
     }
   }
-  // The world (a fixed base's root link) without a visual: sticks to the joints and loop ends on it.
+  // The world (a fixed base's root link) without a visual: its collision shapes (the ones the contacts collide
+  // with), and sticks to the joints and loop ends on it.
+  if (!model.world_visual && model.collision.some((s) => s.body === 'world')) {
+    const group = new THREE.Group();
+    group.name = 'abdyn collision shapes of the world';
+    addShapes('world', group);
+    robot.add(group);
+    drawn.collision.push('world');
+  }
   if (!model.world_visual) {
     const ends = model.bodies.filter((b, k) => b.parent === 'world' && model.joints[k].type !== 'floating').map((b) => vector(b.joint_p));
     for (const loop of model.loops) {
