@@ -22,41 +22,75 @@ constexpr double kFeatureWeight = 1e-9;
 // Neighbouring triangles folded by less than this angle (rad, about 0.6 degree) make a flat part of the surface.
 constexpr double kCreaseAngle = 0.01;
 
-// Reduces candidates (k of them) to at most four in place: the first (deepest) point, the one farthest from
-// it, the one making the largest triangle with those two, and the one adding the most area beyond their
-// triangle's far side. Returns the indices kept.
+// Depths within this of the deepest (m) make the touching group of reduceToFour: a body resting on a few
+// points has them all at about the same depth, and which of them is deepest by micrometres changes from
+// step to step; the group does not (it changes where a point's height crosses this, half the 1 mm of
+// penetration a contact may leave).
+constexpr double kTouchingDepth = 5e-4;
+
+// Reduces candidates (k of them) to at most four: the touching ones (within kTouchingDepth of the deepest)
+// first, then the others. Four roles are filled in turn, each from the touching points left if any, else
+// from all left: a and b the two farthest apart (or, with one touching point, it and the farthest from it),
+// c the one making the largest triangle with them, d the one adding the most area beyond that triangle's
+// far side. No role depends on which touching point is deepest or on the candidates' order, so the choice,
+// and with it the contact rows' keys and warm-start impulses, holds while the body rests. Returns the
+// indices kept, ascending.
 int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vector<double>& depth, int* keep) {
   const int k = static_cast<int>(p.size());
   if (k <= kManifoldPoints) {
     for (int i = 0; i < k; ++i) keep[i] = i;
     return k;
   }
-  int a = 0;
-  for (int i = 1; i < k; ++i) {
-    if (depth[static_cast<std::size_t>(i)] < depth[static_cast<std::size_t>(a)]) a = i;
-  }
   const auto at = [&](int i) -> const Vector3& { return p[static_cast<std::size_t>(i)]; };
-  int b = a == 0 ? 1 : 0;
-  for (int i = 0; i < k; ++i) {
-    if ((at(i) - at(a)).cross(n).squaredNorm() > (at(b) - at(a)).cross(n).squaredNorm()) b = i;
+  double deepest = depth[0];
+  for (int i = 1; i < k; ++i) deepest = std::min(deepest, depth[static_cast<std::size_t>(i)]);
+  const auto touching = [&](int i) { return depth[static_cast<std::size_t>(i)] <= deepest + kTouchingDepth; };
+  int touching_count = 0;
+  for (int i = 0; i < k; ++i) touching_count += touching(i) ? 1 : 0;
+  int m = 0;
+  // The candidate i (not kept yet, touching while touching ones are left) with the largest score(i) > floor;
+  // -1 when none.
+  const auto best = [&](auto score, double floor) {
+    const bool from_touching = touching_count > m;
+    int chosen = -1;
+    double top = floor;
+    for (int i = 0; i < k; ++i) {
+      if (std::find(keep, keep + m, i) != keep + m || (from_touching && !touching(i))) continue;
+      const double s = score(i);
+      if (s > top) chosen = i, top = s;
+    }
+    return chosen;
+  };
+  const auto planar = [&](int i, int j) { return (at(i) - at(j)).cross(n).squaredNorm(); };
+  if (touching_count >= 2) {
+    int a = -1, b = -1;
+    double widest = -1.0;
+    for (int i = 0; i < k; ++i) {
+      for (int j = i + 1; j < k; ++j) {
+        if (touching(i) && touching(j) && planar(i, j) > widest) a = i, b = j, widest = planar(i, j);
+      }
+    }
+    keep[m++] = a;
+    keep[m++] = b;
+  } else {
+    for (int i = 0; i < k && m == 0; ++i) {
+      if (touching(i)) keep[m++] = i;
+    }
+    keep[m++] = best([&](int i) { return planar(i, keep[0]); }, -1.0);
   }
+  const int a = keep[0], b = keep[1];
   const auto area = [&](int i, int j, int l) { return n.dot((at(j) - at(i)).cross(at(l) - at(i))); };  // signed, twice
-  int c = -1, d = -1;
-  for (int i = 0; i < k; ++i) {
-    if (i == a || i == b) continue;
-    if (c < 0 || std::abs(area(a, b, i)) > std::abs(area(a, b, c))) c = i;
-  }
+  const int c = best([&](int i) { return std::abs(area(a, b, i)); }, -1.0);
+  keep[m++] = c;
   // How far i lies outside the triangle a, b, c (twice the area it adds beyond the edge it is furthest past).
   const double sign = area(a, b, c) > 0.0 ? 1.0 : -1.0;
   const auto gain = [&](int i) { return std::max({-sign * area(a, b, i), -sign * area(b, c, i), -sign * area(c, a, i)}); };
-  for (int i = 0; i < k; ++i) {
-    if (i == a || i == b || i == c) continue;
-    if (gain(i) > 0.0 && (d < 0 || gain(i) > gain(d))) d = i;
+  int d = best(gain, 0.0);
+  if (d < 0 && touching_count > m) {  // no touching point outside the triangle: look among the others
+    touching_count = m;
+    d = best(gain, 0.0);
   }
-  int m = 0;
-  for (int i : {a, b, c, d}) {
-    if (i >= 0) keep[m++] = i;
-  }
+  if (d >= 0) keep[m++] = d;
   std::sort(keep, keep + m);
   return m;
 }

@@ -17,8 +17,9 @@ struct ManifoldPoint {
 };
 
 /// The hull vertices of a mesh placed by X_shape_world that lie within `band` of its furthest along `toward`
-/// (unit, world), reduced to at most four that span the largest area (the deepest first), in the order of the
-/// hull's vertex numbers (so that a point keeps its place while the choice does not change). Returns how many.
+/// (unit, world), reduced to at most four that span the largest area (those within 0.5 mm of the deepest
+/// first, whichever of them is deepest), in the order of the hull's vertex numbers (so that a point keeps its
+/// place, and its rows their key, while the body rests). Returns how many.
 int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
                       Vector3* points);
 

@@ -217,8 +217,20 @@ GjkResult gjk(const Placed& A, const Placed& B, bool full) {
     bool repeated = false;  // a point already in the simplex: no progress is possible
     for (int i = 0; i < r.n; ++i) repeated |= (r.simplex[static_cast<std::size_t>(i)].w - w.w).squaredNorm() == 0.0;
     if (repeated) break;
+    // No progress: the nearest point of the grown simplex is no nearer than v. In exact arithmetic the test
+    // above stops first; in rounding, a face parallel to the other shape's face (a box resting on a triangle)
+    // offers a support w that the simplex takes and drops again with weight zero, v unchanged, round after round.
+    const GjkResult before = r;
+    const std::array<double, 4> lambda_before = lambda;
     r.simplex[static_cast<std::size_t>(r.n++)] = w;
+    const Vector3 v_before = v;
     v = nearestOnSimplex(r.simplex, r.n, lambda);
+    if (before.n > 0 && !(v.squaredNorm() < v_before.squaredNorm())) {
+      r = before;
+      lambda = lambda_before;
+      v = v_before;
+      break;
+    }
     if (r.n == 4 || v.squaredNorm() <= 1e-24 * scale * scale) {
       r.overlap = true;
       break;

@@ -3,8 +3,8 @@
 /// Contacts between the model's collision geometry and a horizontal ground plane z = height.
 /// Each shape offers fixed candidate points (sphere: its lowest point; capsule: the lowest points of its two
 /// end spheres; box: its 8 corners; cylinder: per end cap the lowest rim point and three more at 90 degree
-/// steps; mesh: the vertices of its convex hull within 1 cm of its lowest, reduced to the four spanning the
-/// largest area, the lowest first); a point within `margin` of the plane
+/// steps; mesh: the vertices of its convex hull within 1 cm of its lowest, reduced to four, those within
+/// 0.5 mm of the lowest first, spanning the largest area); a point within `margin` of the plane
 /// (gap C = z - height < margin) becomes three rows at the point:
 ///   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
 ///             max_push_velocity, raised to
