@@ -119,7 +119,7 @@ void addUrdfOptions(CLI::App& command, abdyn::UrdfOptions& options) {
   const std::string group = "URDF options (include/abdyn/io/urdf.hpp)";
   command.add_flag("--strict", options.strict,
                    "refuse what the loader otherwise repairs or ignores with a warning (inertias that are indefinite "
-                   "or break the triangle inequality, negative limits, dangling mimics, nameless materials, "
+                   "or break the triangle inequality, negative or missing limits, dangling mimics, nameless materials, "
                    "unreadable visuals or collisions)")->group(group);
   command.add_flag("--balance-inertia", options.balance_inertia,
                    "give links that break the triangle inequality the isotropic inertia of the same trace")->group(group);

@@ -44,9 +44,14 @@ abdyn::Model load(const Arguments& args);
 /// The loop joints of the file and the model's mimic couplings, which the loop path enforces as well.
 abdyn::ConstraintSet constraints(const Arguments& args, const abdyn::Model& model);
 
-/// The start configuration when the neutral one does not close the loops: Gauss-Newton from guesses that
-/// move away from the neutral configuration towards fixed-seed random ones in growing steps, so that the
-/// closed configuration found is near the neutral one and the same on every run. `how` says which.
+/// What closedConfiguration's `how` says when the neutral configuration closes the loops within the limits.
+inline constexpr const char* kNeutralCloses = "the neutral configuration closes them";
+
+/// The start configuration of a model with loops: Gauss-Newton from the neutral configuration, then from
+/// guesses that move away from it towards fixed-seed random ones in growing steps, so that the closed
+/// configuration found is near the neutral one and the same on every run. The first one within the
+/// joints' position limits is taken; the first closed one outside them only when no guess gives one inside.
+/// `how` says which.
 Eigen::VectorXd closedConfiguration(const abdyn::Model& model, const abdyn::ConstraintSet& set, std::string& how);
 
 /// Coordinate labels: <joint> for one-coordinate joints, <joint>[k] otherwise.

@@ -373,7 +373,7 @@ int simulate(Arguments args) {
   if (!set.loops.empty() && args.q0.empty() && args.keyframe.empty()) {
     std::string how;
     q = closedConfiguration(model, set, how);
-    if (how.find("not") != std::string::npos) start_note = "closed loops: " + how + ", q0 = " + formatVector(q);
+    if (how != kNeutralCloses) start_note = "closed loops: " + how + ", q0 = " + formatVector(q);
   } else {
     q = startConfiguration(model, args, places_base);
   }

@@ -434,12 +434,13 @@ BOOST_AUTO_TEST_CASE(undefined_material_is_a_warning) {
 // reads a default, strict mode does), naming the joint or link, the element and the attribute.
 BOOST_AUTO_TEST_CASE(required_elements_and_attributes) {
   const std::string inertial = inertialWith("1", "0.01", "0.01", "0.01");
-  checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", ""), {"joint 'hinge'", "revolute joint needs a <limit> element"});
-  checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", "", inertial, "", "prismatic"),
-                   {"joint 'hinge'", "prismatic joint needs a <limit> element"});
-  // A <limit> without effort or velocity loads with a warning (test_urdf_rules.cpp); strict mode refuses it.
+  // A joint without <limit>, or a <limit> without effort or velocity, loads with a warning
+  // (test_urdf_rules.cpp); strict mode refuses it.
   UrdfOptions strict;
   strict.strict = true;
+  checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", ""), {"joint 'hinge'", "revolute joint without <limit>"}, strict);
+  checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", "", inertial, "", "prismatic"),
+                   {"joint 'hinge'", "prismatic joint without <limit>"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" velocity="5"/>)"),
                    {"joint 'hinge'", "<limit> has no effort attribute"}, strict);
   checkStringError(pendulum("<axis xyz=\"0 1 0\"/>", R"(<limit lower="-1" upper="1" effort="5"/>)"),

@@ -185,6 +185,29 @@ BOOST_AUTO_TEST_CASE(limits_without_effort_or_velocity) {
   checkError([] { loadUrdf(pattern("limit_without_effort"), strict()); }, {"joint 'left_joint'", "no effort", "strict"});
 }
 
+// Revolute and prismatic joints without <limit> (URDF requires it): each loads unbounded with a warning
+// naming the joint and what is assumed; strict mode refuses the file.
+BOOST_AUTO_TEST_CASE(joints_without_limit_load_unbounded) {
+  CapturedLog log;
+  const Model m = loadUrdf(pattern("joints_without_limit"));
+  BOOST_TEST(log.warnings() == 2, log.text.str());
+  BOOST_TEST(log.has("joint 'torso_lift_joint': a prismatic joint without <limit>, which URDF requires: loaded "
+                     "unbounded (no position, effort or velocity limit)"),
+             log.text.str());
+  BOOST_TEST(log.has("joint 'head_pan_joint': a revolute joint without <limit>"), log.text.str());
+  for (const char* name : {"torso_lift_joint", "head_pan_joint"}) {
+    const Joint& j = m.joint(name);
+    BOOST_TEST(std::isinf(m.lowerPositionLimit()[j.idx_q]), name);
+    BOOST_TEST(std::isinf(m.upperPositionLimit()[j.idx_q]), name);
+    BOOST_TEST(std::isinf(m.effortLimit()[j.idx_v]), name);
+    BOOST_TEST(std::isinf(m.velocityLimit()[j.idx_v]), name);
+  }
+  BOOST_TEST((m.joint("torso_lift_joint").type == JointType::PrismaticZ));
+  BOOST_TEST((m.joint("head_pan_joint").type == JointType::RevoluteZ));
+  checkError([] { loadUrdf(pattern("joints_without_limit"), strict()); },
+             {"joint 'torso_lift_joint'", "prismatic joint without <limit>", "strict"});
+}
+
 BOOST_AUTO_TEST_CASE(spherical_joints_are_ball_joints) {
   const Model m = loadWithOneWarning("spherical_joint", {"joint 'ball' has type 'spherical'", "ball joint"});
   BOOST_TEST(m.joint("ball").type == JointType::Spherical);
@@ -262,10 +285,10 @@ BOOST_AUTO_TEST_CASE(xacro_sources_are_named) {
   try {
     loadUrdfString(R"(<robot name="r"><!-- xacro replaces ${cal_x} and <xacro:arm/> -->
       <link name="base"/><joint name="x" type="prismatic"><parent link="base"/><child link="a"/></joint>
-      <link name="a"/></robot>)");
-    BOOST_TEST(false, "loaded a prismatic joint without <limit>");
+      <link name="a"/></robot>)", strict());
+    BOOST_TEST(false, "strict mode loaded a prismatic joint without <limit>");
   } catch (const Error& e) {
-    BOOST_TEST(contains(e.what(), "needs a <limit> element"), e.what());
+    BOOST_TEST(contains(e.what(), "prismatic joint without <limit>"), e.what());
     BOOST_TEST(!contains(e.what(), "xacro source"), e.what());
   }
 }

@@ -249,7 +249,8 @@ bool isBilateralRow(const ConstraintRow& row, const RowSolverState& s) {
 // Gathers the bilateral rows into the block, builds A = J_B M^-1 J_B^T + diag(cfm) (lower triangle) and
 // factors it in place, A = L D L^T without pivoting (A is symmetric positive semidefinite). A row whose
 // pivot shows it dependent on the rows before it (row_pgs.hpp) gets a zero column in L and D^-1 = 0, so
-// that the factor is that of the other rows and its change is zero; it is visited alone. Returns n.
+// that the factor is that of the other rows and its change is zero; it leaves the solve (inv_k = 0, zero
+// impulse). Returns n.
 template <class Space>
 int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
   block.rows.clear();
@@ -296,7 +297,12 @@ int setUpBilateralBlock(RowSet& rows, BilateralBlock& block) {
     if (!independent) {
       for (int i = 0; i < j; ++i) L_j[i] = 0.0;
     }
-    rows.state(block.rows[j]).visit = independent ? RowSolverState::Visit::Block : RowSolverState::Visit::Alone;
+    RowSolverState& state = rows.state(block.rows[j]);
+    state.visit = independent ? RowSolverState::Visit::Block : RowSolverState::Visit::Alone;
+    if (!independent) {
+      state.inv_k = 0.0;
+      rows[block.rows[j]].impulse = 0.0;
+    }
   }
   return n;
 }

@@ -447,7 +447,9 @@ class Reader {
         }
         j.limit = l;
       } else if (j.type == UrdfJointType::Revolute || j.type == UrdfJointType::Prismatic) {
-        throw Unreadable{std::string("a ") + type + " joint needs a <limit> element (effort and velocity, lower and upper)"};
+        // Some exporters (Drake's files) leave it out on joints meant to be unbounded.
+        d.doubts.push_back(fmt::format("{}: a {} joint without <limit>, which URDF requires: loaded unbounded (no "
+                                       "position, effort or velocity limit)", where, type));
       }
       if (const XMLElement* dynamics = e.FirstChildElement("dynamics")) {
         if (!dynamics->Attribute("damping") && !dynamics->Attribute("friction")) {

@@ -164,9 +164,9 @@ BOOST_AUTO_TEST_CASE(bilateral_pgs_matches_lagrange_multipliers) {
 // joint between links 3 and 9, a ball joint from the tip to the world, a distance joint and an angular
 // row (10 independent rows), one sweep from zero impulses gives the Lagrange-multiplier solution of the
 // dense KKT system (lagrangeSolution) to 1e-10, without and with softness (cfm 1e-3 on every row). Then a
-// copy of the angular row (the same J and target: redundant) is added: it leaves the block, is visited
-// alone, and one sweep still gives v+ of the independent rows' solution, with the two copies' impulses
-// summing to the one row's (1e-10).
+// copy of the angular row (the same J and target: redundant) is added: it leaves the block and the solve,
+// and one sweep still gives v+ of the independent rows' solution, with the two copies' impulses summing to
+// the one row's (1e-10).
 BOOST_AUTO_TEST_CASE(bilateral_block_matches_lagrange_multipliers_in_one_sweep) {
   std::mt19937 rng(27);
   RandomRowProblem problem({12, true, false, false, false}, rng);

@@ -240,7 +240,6 @@ def reason_class(text):
         ("no <link> element", "no <link> element"),
         ("only as a parent", "a fragment: its root link is defined in another file"),
         ("which does not exist", "a joint names a link that does not exist"),
-        ("needs a <limit> element", "a revolute or prismatic joint without <limit>"),
         ("defined more than once", "a link or joint defined twice"),
         ("<inertial>", "an <inertial> that cannot be read"),
         ("invalid inertia", "a body with an indefinite inertia"),

@@ -26,8 +26,10 @@
 /// sweep solves them and reports their residual after it (no second sweep). The block takes the full step:
 /// omega relaxes the other rows only, as over-relaxing an exact solve would only overshoot it. Redundant rows:
 /// a row whose pivot d_k falls to 1e-10 of its diagonal A_kk or 1e-14 of the largest one (the rows before
-/// it span its J in the M^-1 metric, to that precision) leaves the block and is visited alone, so the
-/// block's factor is that of its independent rows.
+/// it span its J in the M^-1 metric, to that precision) leaves the solve with a zero impulse, so the
+/// block's factor is that of its independent rows, which already hold its direction. Visited alone it
+/// would fight them: a row whose J is rounding noise (the out-of-plane rows of a loop closed in a plane)
+/// would hold its noise direction at full strength, as w / K does not depend on the size of J.
 
 #include "abdyn/constraints/rows.hpp"
 #include "abdyn/error.hpp"

@@ -119,7 +119,8 @@ struct UrdfOptions {
   Vector3 gravity = Vector3(0.0, 0.0, -9.81);
   /// Refuse what the loader otherwise repairs or ignores with a warning: link inertias that are
   /// indefinite or break the triangle inequality (unless balance_inertia repairs them), negative or
-  /// missing effort or velocity limits, a `<mimic>` on a fixed joint or naming a missing or fixed leader,
+  /// missing effort or velocity limits, a revolute or prismatic joint without `<limit>` (loaded unbounded
+  /// otherwise), a `<mimic>` on a fixed joint or naming a missing or fixed leader,
   /// unreadable `<visual>` or `<collision>` elements and nameless `<material>` elements, several
   /// `<inertial>` in a link, an `<inertial>` without `<inertia>` or with missing entries, "spherical"
   /// joints, xacro elements and a singular mass matrix (a kinematic description). A non-unit axis and the
