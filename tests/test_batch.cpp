@@ -6,29 +6,14 @@
 #include <thread>
 
 #include "abdyn/abdyn.hpp"
+#include "batch_states.hpp"
 
 namespace {
 
 std::string modelPath(const char* name) { return std::string(ABDYN_SOURCE_DIR) + "/models/" + name; }
 
-/// N random states of a model: q from randomConfiguration, v, tau (or qdd) standard normal; fixed seed.
-struct States {
-  abdyn::RowMatrixXd Q, V, W;
-};
-
-States randomStates(const abdyn::Model& model, Eigen::Index n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
-  States s{abdyn::RowMatrixXd(n, model.nq()), abdyn::RowMatrixXd(n, model.nv()), abdyn::RowMatrixXd(n, model.nv())};
-  for (Eigen::Index k = 0; k < n; ++k) {
-    s.Q.row(k) = abdyn::randomConfiguration(model, rng).transpose();
-    for (Eigen::Index j = 0; j < model.nv(); ++j) {
-      s.V(k, j) = normal(rng);
-      s.W(k, j) = normal(rng);
-    }
-  }
-  return s;
-}
+using abdyn::test::randomStates;
+using abdyn::test::States;
 
 const abdyn::Model& humanoid() {
   static const abdyn::Model model = [] {

@@ -6,7 +6,21 @@
 #include <vector>
 
 #include "abdyn/abdyn.hpp"
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer interposes the C allocator itself, which the counter would replace: no counting under
+// it (the calls still run, for its race checks).
+#define ABDYN_COUNTS_ALLOCATIONS 0
+namespace abdyn::test {
+template <class F>
+long countAllocations(F&& f) {
+  f();
+  return 0;
+}
+}  // namespace abdyn::test
+#else
 #include "allocation_counter.hpp"
+#endif
+#include "batch_states.hpp"
 
 // The kept threads of the batched calls: the calls that take a thread count share one process-wide
 // workspace (batch.hpp), and rolloutBatch runs on a BatchWorkspace. Results are compared bit for bit with a
@@ -15,24 +29,6 @@
 
 namespace {
 
-struct BatchStates {
-  abdyn::RowMatrixXd Q, V, W;
-};
-
-BatchStates batchStates(const abdyn::Model& model, Eigen::Index n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
-  BatchStates s{abdyn::RowMatrixXd(n, model.nq()), abdyn::RowMatrixXd(n, model.nv()), abdyn::RowMatrixXd(n, model.nv())};
-  for (Eigen::Index k = 0; k < n; ++k) {
-    s.Q.row(k) = abdyn::randomConfiguration(model, rng).transpose();
-    for (Eigen::Index j = 0; j < model.nv(); ++j) {
-      s.V(k, j) = normal(rng);
-      s.W(k, j) = normal(rng);
-    }
-  }
-  return s;
-}
-
 bool same(const abdyn::RowMatrixXd& a, const abdyn::RowMatrixXd& b) { return (a.array() == b.array()).all(); }
 
 /// ABA, RNEA and CRBA of a batch, in one row matrix each.
@@ -40,7 +36,7 @@ struct BatchResults {
   abdyn::RowMatrixXd qdd, tau, M;
 };
 
-BatchResults withWorkspace(const abdyn::Model& model, const BatchStates& s) {
+BatchResults withWorkspace(const abdyn::Model& model, const abdyn::test::States& s) {
   const Eigen::Index n = s.Q.rows(), nv = model.nv();
   BatchResults r{abdyn::RowMatrixXd(n, nv), abdyn::RowMatrixXd(n, nv), abdyn::RowMatrixXd(n, nv * nv)};
   abdyn::BatchWorkspace workspace(model, 1);
@@ -50,7 +46,7 @@ BatchResults withWorkspace(const abdyn::Model& model, const BatchStates& s) {
   return r;
 }
 
-BatchResults withThreadCount(const abdyn::Model& model, const BatchStates& s, int threads) {
+BatchResults withThreadCount(const abdyn::Model& model, const abdyn::test::States& s, int threads) {
   const Eigen::Index n = s.Q.rows(), nv = model.nv();
   BatchResults r{abdyn::RowMatrixXd(n, nv), abdyn::RowMatrixXd(n, nv), abdyn::RowMatrixXd(n, nv * nv)};
   abdyn::forwardDynamicsBatch(model, s.Q, s.V, s.W, r.qdd, threads);
@@ -75,7 +71,7 @@ BOOST_AUTO_TEST_CASE(calls_with_a_thread_count_share_a_kept_workspace) {
   std::mt19937 rng(21);
   const abdyn::Model a = abdyn::randomTree({9, false, true, true, true}, rng);
   const abdyn::Model b = abdyn::randomTree({6, true, false, false, true}, rng);
-  const BatchStates sa = batchStates(a, 29, 1), sb = batchStates(b, 29, 2);
+  const abdyn::test::States sa = abdyn::test::randomStates(a, 29, 1), sb = abdyn::test::randomStates(b, 29, 2);
   for (const abdyn::BatchSimd simd : {abdyn::BatchSimd::Widest, abdyn::BatchSimd::Sse4}) {
     abdyn::setBatchSimd(simd);
     const BatchResults ra = withWorkspace(a, sa), rb = withWorkspace(b, sb);
@@ -95,7 +91,7 @@ BOOST_AUTO_TEST_CASE(calls_with_a_thread_count_from_several_threads) {
   std::mt19937 rng(22);
   const abdyn::Model a = abdyn::randomTree({8, false, true, true, true}, rng);
   const abdyn::Model b = abdyn::randomTree({5, false, false, false, false}, rng);
-  const BatchStates sa = batchStates(a, 19, 3), sb = batchStates(b, 19, 4);
+  const abdyn::test::States sa = abdyn::test::randomStates(a, 19, 3), sb = abdyn::test::randomStates(b, 19, 4);
   const BatchResults ra = withWorkspace(a, sa), rb = withWorkspace(b, sb);
   constexpr int kCallers = 4, kCalls = 20;
   std::vector<int> mismatches(kCallers, 0);
@@ -122,7 +118,7 @@ BOOST_AUTO_TEST_CASE(rollouts_on_a_kept_workspace) {
   const Eigen::Index n = 11;
   const int steps = 5;
   const double h = 1e-3;
-  const BatchStates s = batchStates(model, n, 5);
+  const abdyn::test::States s = abdyn::test::randomStates(model, n, 5);
   const abdyn::RowMatrixXd tau = abdyn::RowMatrixXd::Random(n, steps * model.nv());
   for (const abdyn::BatchIntegrator integrator : {abdyn::BatchIntegrator::SemiImplicitEuler, abdyn::BatchIntegrator::RungeKutta4}) {
     abdyn::RowMatrixXd Q(n, (steps + 1) * model.nq()), V(n, (steps + 1) * model.nv());
