@@ -94,11 +94,13 @@ Force mul(const Inertia& it, const Motion& m);
 
 /// Brax's (MuJoCo's) state layout.
 StateLayout stateLayout();
-/// stateFromAbdyn(model, s, order = {}): a state of `model` in Brax's layout; `order` names the joints in
-/// Brax's order (empty: abdyn's).
-inline constexpr detail::StateFromAbdyn<stateLayout> stateFromAbdyn{};
-/// stateToAbdyn(model, s, order = {}): the inverse of stateFromAbdyn, a state in Brax's layout and `order`
-/// as abdyn's state.
-inline constexpr detail::StateToAbdyn<stateLayout> stateToAbdyn{};
+/// A state of `model` in Brax's layout; `order` names the joints in Brax's order (empty: abdyn's).
+inline State stateFromAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
+  return abdyn::stateFromAbdyn(model, s, stateLayout(), order);
+}
+/// The inverse of stateFromAbdyn: a state in this library's layout and `order` as abdyn's state.
+inline State stateToAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
+  return abdyn::stateToAbdyn(model, s, stateLayout(), order);
+}
 
 }  // namespace abdyn::brax

@@ -82,11 +82,13 @@ inline RigidBodyInertia toAbdyn(const Inertia& I) { return RigidBodyInertia(I.ma
 
 /// Pinocchio's state layout (see the header comment).
 StateLayout stateLayout();
-/// stateFromAbdyn(model, s, order = {}): a state of `model` in Pinocchio's layout; `order` names the joints in
-/// Pinocchio's order (empty: abdyn's).
-inline constexpr detail::StateFromAbdyn<stateLayout> stateFromAbdyn{};
-/// stateToAbdyn(model, s, order = {}): the inverse of stateFromAbdyn, a state in Pinocchio's layout and `order`
-/// as abdyn's state.
-inline constexpr detail::StateToAbdyn<stateLayout> stateToAbdyn{};
+/// A state of `model` in Pinocchio's layout; `order` names the joints in Pinocchio's order (empty: abdyn's).
+inline State stateFromAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
+  return abdyn::stateFromAbdyn(model, s, stateLayout(), order);
+}
+/// The inverse of stateFromAbdyn: a state in this library's layout and `order` as abdyn's state.
+inline State stateToAbdyn(const Model& model, const State& s, const JointOrder& order = {}) {
+  return abdyn::stateToAbdyn(model, s, stateLayout(), order);
+}
 
 }  // namespace abdyn::pinocchio

@@ -69,23 +69,4 @@ State stateFromAbdyn(const Model& model, const State& abdyn_state, const StateLa
 State stateToAbdyn(const Model& model, const State& other_state, const StateLayout& layout,
                    const JointOrder& order = {});
 
-namespace detail {
-
-// The callables that a library's namespace (brax, mujoco, pinocchio, rbdl) names stateFromAbdyn and
-// stateToAbdyn: the conversions above with the layout that `Layout` returns.
-template <StateLayout (*Layout)()>
-struct StateFromAbdyn {
-  State operator()(const Model& model, const State& s, const JointOrder& order = {}) const {
-    return abdyn::stateFromAbdyn(model, s, Layout(), order);
-  }
-};
-template <StateLayout (*Layout)()>
-struct StateToAbdyn {
-  State operator()(const Model& model, const State& s, const JointOrder& order = {}) const {
-    return abdyn::stateToAbdyn(model, s, Layout(), order);
-  }
-};
-
-}  // namespace detail
-
 }  // namespace abdyn
