@@ -208,6 +208,18 @@ BOOST_AUTO_TEST_CASE(joints_without_limit_load_unbounded) {
              {"joint 'torso_lift_joint'", "prismatic joint without <limit>", "strict"});
 }
 
+// A joint whose parent is 'world', a link the file does not define (Drake's files): the world, with one
+// warning; strict mode refuses. The arm hangs 0.5 m above the world's origin, as the joint's origin says.
+BOOST_AUTO_TEST_CASE(undefined_world_parent_is_the_world) {
+  const Model m = loadWithOneWarning("world_parent_undefined",
+                                     {"joint 'world_joint' names parent link 'world', which the file does not define",
+                                      "as if the file had <link name=\"world\"/>"});
+  BOOST_TEST(m.nv() == 1);
+  Data data(m);
+  forwardKinematics(m, data, neutral(m));
+  BOOST_TEST(data.X_body_world[static_cast<std::size_t>(m.bodyId("arm"))].toPose().translation().z() == 0.5);
+}
+
 BOOST_AUTO_TEST_CASE(spherical_joints_are_ball_joints) {
   const Model m = loadWithOneWarning("spherical_joint", {"joint 'ball' has type 'spherical'", "ball joint"});
   BOOST_TEST(m.joint("ball").type == JointType::Spherical);

@@ -300,6 +300,17 @@ class Reader {
            "), which abdyn does not expand; expand it first: xmllint --xinclude FILE.urdf > EXPANDED.urdf");
     }
     if (d.links.empty()) fail(noLinkReason(d));
+    // Drake's files (and Gazebo's) attach their root to the world by a joint whose parent is "world",
+    // without defining that link: read as if the file had <link name="world"/>.
+    if (link_at_.count("world") == 0) {
+      const auto to_world = std::find_if(d.joints.begin(), d.joints.end(), [](const UrdfJoint& j) { return j.parent == "world"; });
+      if (to_world != d.joints.end()) {
+        d.doubts.push_back(quoted("joint", to_world->name) + " names parent link 'world', which the file does not "
+                           "define: read as the world (Drake's and Gazebo's convention), as if the file had "
+                           "<link name=\"world\"/>");
+        d.links.push_back(UrdfLink{"world", std::nullopt, {}});
+      }
+    }
     for (const char* soft : {"deformable", "reduced_deformable"}) {
       if (others_.count(soft) > 0) {
         d.doubts.push_back(std::string("the file's <") + soft + "> body (PyBullet's soft-body extension of URDF) is "
