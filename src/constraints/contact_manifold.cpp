@@ -306,6 +306,7 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
   };
   for (const int t : near) {
     const std::array<Vector3, 3> corner = triangleCorners(m, X_mesh_world, t);
+    if (convexTriangleApart(shape, X_shape_world, corner, margin)) continue;
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
     if (!(d.distance < margin)) continue;
     Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it
