@@ -31,7 +31,8 @@ constexpr double kTouchingDepth = 5e-4;
 // Reduces candidates (k of them) to at most four: the touching ones (within kTouchingDepth of the deepest)
 // first, then the others. Four roles are filled in turn, each from the touching points left if any, else
 // from all left: a and b the two farthest apart (or, with one touching point, it and the farthest from it),
-// c the one making the largest triangle with them, d the one adding the most area beyond that triangle's
+// c the one making the largest triangle with them (from all when the touching ones lie within kTouchingDepth
+// of the line ab), d the one adding the most area beyond that triangle's
 // far side. No role depends on which touching point is deepest or on the candidates' order, so the choice,
 // and with it the contact rows' keys and warm-start impulses, holds while the body rests. Returns the
 // indices kept, ascending.
@@ -80,7 +81,12 @@ int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vec
   }
   const int a = keep[0], b = keep[1];
   const auto area = [&](int i, int j, int l) { return n.dot((at(j) - at(i)).cross(at(l) - at(i))); };  // signed, twice
-  const int c = best([&](int i) { return std::abs(area(a, b, i)); }, -1.0);
+  const auto spread = [&](int i) { return std::abs(area(a, b, i)); };
+  int c = best(spread, -1.0);
+  if (touching_count > m && spread(c) <= kTouchingDepth * std::sqrt(planar(a, b))) {
+    touching_count = m;  // the touching points lie on a line (an edge resting): widen the triangle with the others
+    c = best(spread, -1.0);
+  }
   keep[m++] = c;
   // How far i lies outside the triangle a, b, c (twice the area it adds beyond the edge it is furthest past).
   const double sign = area(a, b, c) > 0.0 ? 1.0 : -1.0;
@@ -306,6 +312,7 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
   };
   for (const int t : near) {
     const std::array<Vector3, 3> corner = triangleCorners(m, X_mesh_world, t);
+    if (convexTriangleApart(shape, X_shape_world, corner, margin)) continue;
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
     if (!(d.distance < margin)) continue;
     Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it

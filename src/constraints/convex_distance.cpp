@@ -10,6 +10,7 @@
 #include <Eigen/Cholesky>
 
 #include "abdyn/error.hpp"
+#include "constraints/static_mesh.hpp"
 
 namespace abdyn {
 namespace {
@@ -419,6 +420,38 @@ ConvexDistance convexDistance(const Geometry& a, const Plx& X_a_world, const Geo
   }
   return placedDistance(place(a, X_a_world), place(b, X_b_world));
 }
+
+namespace internal {
+
+// A separating axis u (unit) bounds the distance from below: every pair of points x in the shape, y in the
+// triangle has |x - y| >= u . (x - y) >= min_x u . x - max_y u . y, and likewise with the roles swapped. So
+// the shape is at least `margin` from the triangle when along some u its projection and the triangle's are
+// that far apart. The axes tried: the triangle's normal (the shape wholly above or below its plane, e.g. a
+// table's bottom) and its three edges' outward normals within its plane (the shape beyond an edge, e.g. the
+// neighbours of the triangles a body rests on). The shape's extent along u is two support queries.
+bool convexTriangleApart(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle, double margin) {
+  const Placed A = place(a, X_a_world);
+  const Vector3 n = (triangle[1] - triangle[0]).cross(triangle[2] - triangle[0]);
+  if (!(n.squaredNorm() > 0.0)) return false;
+  const Vector3 normal = n.normalized();
+  const auto apart = [&](const Vector3& u) {
+    double lo = u.dot(triangle[0]), hi = lo;
+    for (int k = 1; k < 3; ++k) {
+      lo = std::min(lo, u.dot(triangle[static_cast<std::size_t>(k)]));
+      hi = std::max(hi, u.dot(triangle[static_cast<std::size_t>(k)]));
+    }
+    return u.dot(A.fullSupport(-u)) - hi >= margin || lo - u.dot(A.fullSupport(u)) >= margin;
+  };
+  if (apart(normal)) return true;
+  for (int k = 0; k < 3; ++k) {
+    const Vector3 edge = triangle[static_cast<std::size_t>((k + 1) % 3)] - triangle[static_cast<std::size_t>(k)];
+    const Vector3 out = edge.cross(normal);
+    if (out.squaredNorm() > 0.0 && apart(out.normalized())) return true;
+  }
+  return false;
+}
+
+}  // namespace internal
 
 ConvexDistance convexTriangleDistance(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle) {
   checkConvex(a, "convexTriangleDistance");

@@ -52,7 +52,10 @@ ConvexDistance staticMeshDistance(const Geometry& shape, const Plx& X_shape_worl
   ConvexDistance best;
   best.distance = std::numeric_limits<double>::infinity();
   for (const int t : near) {
-    const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, internal::triangleCorners(*mesh.mesh, X_mesh_world, t));
+    const std::array<Vector3, 3> corners = internal::triangleCorners(*mesh.mesh, X_mesh_world, t);
+    // A triangle no nearer than the best so far changes nothing.
+    if (std::isfinite(best.distance) && internal::convexTriangleApart(shape, X_shape_world, corners, best.distance)) continue;
+    const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corners);
     if (d.distance < best.distance) best = d;
   }
   return best;
