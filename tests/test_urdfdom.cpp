@@ -122,7 +122,8 @@ BOOST_AUTO_TEST_CASE(every_repository_file_builds_as_loadUrdf_loads_it) {
   const std::set<std::string> drops_shapes = {"tests/models/patterns/ignored_elements.urdf",
                                               "tests/models/patterns/several_patterns.urdf"};
   // Files abdyn reads with a warning that urdfdom 3.0.1 refuses or reads otherwise (it logs an error): a
-  // <limit> without effort, a joint of type "spherical" (not a URDF type) and numbers written loosely ("1.57.",
+  // <limit> without effort, a revolute or prismatic joint without <limit>, a joint whose parent is an undefined
+  // link 'world', a joint of type "spherical" (not a URDF type) and numbers written loosely ("1.57.",
   // "0, 0, 1"), a link written twice and a robot without a name: urdfdom refuses the file;
   // an <inertia> with missing entries: urdfdom drops the <inertial>; a xacro source: both refuse it,
   // abdyn saying how to expand it. A user of buildModel gets urdfdom's reading of them, not abdyn's.
@@ -131,6 +132,8 @@ BOOST_AUTO_TEST_CASE(every_repository_file_builds_as_loadUrdf_loads_it) {
                                                  "tests/models/patterns/repeated_link.urdf",
                                                  "tests/models/patterns/unnamed_robot.urdf",
                                                  "tests/models/patterns/inertia_missing_entries.urdf",
+                                                 "tests/models/patterns/joints_without_limit.urdf",
+                                                 "tests/models/patterns/world_parent_undefined.urdf",
                                                  "tests/models/patterns/spherical_joint.urdf",
                                                  "tests/models/patterns/xacro_source.urdf"};
   int exact = 0, to_rounding = 0;

@@ -254,15 +254,25 @@ class Writer {
   }
 
   // <limit>: URDF requires one on revolute and prismatic joints, with effort and velocity; an infinite
-  // effort or velocity is written as -1, which the reader takes as "no limit" (with a warning).
+  // effort or velocity is written as -1, which the reader takes as "no limit" (with a warning). URDF has no
+  // unbounded prismatic or non-continuous revolute joint: a <limit> without lower and upper means [0, 0],
+  // so such a joint is written without <limit>, which the reader loads unbounded (with a warning).
   void limit(const Joint& j) {
     const double effort = model_.effortLimit()[j.idx_v], velocity = model_.velocityLimit()[j.idx_v];
     const bool positions = j.nq == 1 && !j.continuous;
     if (!positions && !std::isfinite(effort) && !std::isfinite(velocity)) return;
+    if (positions && !(std::isfinite(model_.lowerPositionLimit()[j.idx_q]) && std::isfinite(model_.upperPositionLimit()[j.idx_q]))) {
+      if (std::isfinite(effort) || std::isfinite(velocity)) {
+        logger()->warn("abdyn::saveUrdf: model '{}': joint '{}' has no position limits, which URDF cannot write for a {} "
+                       "joint: written without <limit>, so its effort and velocity limits are left out",
+                       model_.name(), j.name, jointTypeName(j.type));
+      }
+      return;
+    }
     out_ << "    <limit";
     if (positions) {
-      const double lower = model_.lowerPositionLimit()[j.idx_q], upper = model_.upperPositionLimit()[j.idx_q];
-      if (std::isfinite(lower) && std::isfinite(upper)) out_ << " lower=\"" << number(lower) << "\" upper=\"" << number(upper) << "\"";
+      out_ << " lower=\"" << number(model_.lowerPositionLimit()[j.idx_q]) << "\" upper=\""
+           << number(model_.upperPositionLimit()[j.idx_q]) << "\"";
     }
     out_ << " effort=\"" << (std::isfinite(effort) ? number(effort) : "-1") << "\" velocity=\""
          << (std::isfinite(velocity) ? number(velocity) : "-1") << "\"/>\n";
