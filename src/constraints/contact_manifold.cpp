@@ -242,6 +242,16 @@ bool onCrease(const MeshShape& m, const std::array<Vector3, 3>& c, int t, const 
   return false;  // inside the face
 }
 
+// Whether point p projects onto the triangle with corners c (within kFeatureWeight of its barycentric bounds).
+bool overTriangle(const std::array<Vector3, 3>& c, const Vector3& p) {
+  const Vector3 normal = (c[1] - c[0]).cross(c[2] - c[0]);
+  const double area = normal.squaredNorm();
+  if (!(area > 0.0)) return false;
+  const double l1 = (p - c[0]).cross(c[2] - c[0]).dot(normal) / area;
+  const double l2 = (c[1] - c[0]).cross(p - c[0]).dot(normal) / area;
+  return l1 >= -kFeatureWeight && l2 >= -kFeatureWeight && 1.0 - l1 - l2 >= -kFeatureWeight;
+}
+
 }  // namespace
 
 int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
@@ -319,10 +329,25 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
     Vector3 point = d.point_a;
     double gap = d.distance;
     const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
-    const Vector3 face = (centre - corner[0]).dot(n_t) >= 0.0 ? n_t : Vector3(-n_t);  // the side the shape is on
+    // The side the shape is on: apart, the one its nearest point lies on (a long shape's centre may lie across
+    // the plane from it); overlapping, its centre's.
+    const double side = d.distance > 0.0 && n.dot(n_t) != 0.0 ? n.dot(n_t) : (centre - corner[0]).dot(n_t);
+    const Vector3 face = side >= 0.0 ? n_t : Vector3(-n_t);
+    // Apart, no gap of this triangle is below the shape's distance to it: a gap is the separation of a point of
+    // the shape from the triangle along a unit normal, never less than their distance. A smaller one (a point
+    // clipped on the far side of the plane) would be a false overlap.
+    const double least = d.distance > 0.0 ? d.distance : -HUGE_VAL;
     if (n.dot(face) < kFaceAlignment && !onCrease(m, corner, t, face, d.point_b)) {
-      // An edge or corner inside a flat or hollow part of the surface: the face's own normal, and the gap of the
-      // shape's deepest point below the face's plane.
+      // An edge or corner inside a flat or hollow part of the surface: the face's own normal. The gap along it is
+      // the shape's least height face . (x - corner) over its points x that lie over the triangle (project inside
+      // it). The plane's gap, the least height over the whole shape, is that only when the shape's deepest point
+      // lies over the triangle: a shape beside the triangle (past a corner whose other triangles fold away, past
+      // a thin coplanar neighbour to the boundary) reaches below the plane far from the mesh, and that depth is
+      // no overlap. Both the plane's gap and the distance d to the triangle bound the height over it from below
+      // (apart, a point x over the triangle is |x - its projection| >= d above it; overlapping, |d|, the least
+      // translation that separates, is at most the depth along face), so apart the larger is taken;
+      // overlapping, the plane's when the deepest point lies over the triangle, else d (the part of the shape
+      // over a neighbour is that neighbour's contact).
       n = face;
       Geometry plane;
       plane.shape = ShapeType::Plane;
@@ -331,8 +356,10 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
       Matrix3 R_plane;
       R_plane << t1, t2, face;
       const ConvexDistance below = convexDistance(plane, Plx::fromPose(R_plane, corner[0]), shape, X_shape_world);
-      point = below.point_b;
-      gap = below.distance;
+      if (d.distance >= 0.0 ? below.distance > d.distance : overTriangle(corner, below.point_b)) {
+        point = below.point_b;
+        gap = below.distance;
+      }
       if (!(gap < margin)) continue;
     }
     Vector3 n_shape;
@@ -340,11 +367,11 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
       face_triangle.assign(corner.begin(), corner.end());
       if (n_t.dot(face) < 0.0) std::reverse(face_triangle.begin(), face_triangle.end());  // counterclockwise about face
       if (clipFaces(face_shape, n_shape, face_triangle, face, -n, clipped, clipped_gaps)) {
-        for (std::size_t k = 0; k < clipped.size(); ++k) add(clipped[k], n, clipped_gaps[k]);
+        for (std::size_t k = 0; k < clipped.size(); ++k) add(clipped[k], n, std::max(clipped_gaps[k], least));
         continue;
       }
     }
-    add(point, n, gap);
+    add(point, n, std::max(gap, least));
   }
   if (candidates.empty()) return 0;
   std::size_t deepest = 0;

@@ -41,7 +41,8 @@ struct MeshContactPoint {
 /// the triangles near it (static_mesh.hpp) within `margin`: per triangle, the shape's signed distance to it
 /// (convexTriangleDistance), with the triangle's own normal where the witness lies on an edge or corner that is no
 /// crease of the surface (onCrease in the source); a polytope's face lying on the triangle is clipped against it
-/// (as contactManifold does two faces), other contacts give the deepest point. Points of two triangles that
+/// (as contactManifold does two faces), other contacts give the deepest point; apart from the triangle, no gap is
+/// below the shape's distance to it. Points of two triangles that
 /// coincide (a face clipped on both sides of a shared edge) are one; the rest are reduced to four as
 /// contactManifold does, around the deepest point's normal. Returns how many.
 int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
