@@ -163,8 +163,9 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
 }
 
 // A run that diverged: where, which coordinate, and what to do about it.
-[[noreturn]] void diverged(const abdyn::Model& model, const Arguments& args, bool has_loops, double t, long step,
-                           long steps, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const std::string& detail) {
+[[noreturn]] void diverged(const abdyn::Model& model, const Arguments& args, bool has_loops, const std::string& overlaps,
+                           double t, long step, long steps, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                           const std::string& detail) {
   // The coordinate that grew: a non-finite entry of v (else of q), else v's largest entry.
   const bool in_q = v.allFinite() && !q.allFinite();
   const Eigen::VectorXd& x = in_q ? q : v;
@@ -204,6 +205,13 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
     }
   }
   if (!past.empty()) s << "; joints past their position limits: " << past << " (--limits enforces them)";
+  // Shapes overlapping at the start are pushed apart by contacts that their joints may not allow: a smaller step
+  // does not help, a start where they are apart does.
+  if (!overlaps.empty()) {
+    s << "; the " << overlaps << ": start from a --q0 where they are apart"
+      << (isMjcfFile(args.model_path) ? ", or leave body contacts out (--no-body-contacts)" : "");
+    throw std::runtime_error(s.str());
+  }
   if (!has_loops) {
     s << "; lower --dt (now " << args.dt << ") or add --substeps";
     if (hasDamping(model) && args.integrator != "implicit-damping") {
@@ -411,6 +419,8 @@ int simulate(Arguments args) {
   }
   stepper.assemble(q, v);
   stepper.leaveOutWorldTouches(q);
+  const std::string overlaps = stepper.startOverlaps(q);
+  if (!overlaps.empty()) start_note += (start_note.empty() ? "" : "; ") + overlaps;
   // A model whose dynamics are undefined at the start has an error of its own, not a divergence.
   if (!stepper.dynamicsDefined(q, tau)) abdyn::forwardDynamics(model, data, q, v, tau);
   double worst_closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
@@ -486,10 +496,10 @@ int simulate(Arguments args) {
       // Its message is about the symptom (a singular matrix at a wild stage state), not the cause.
       if (!stepper.dynamicsDefined(q_before, tau)) throw;
       if (args.integrator == "adaptive-rk4" && q.allFinite() && v.allFinite()) adaptiveGaveUp(model, t, k, steps, e.what());
-      diverged(model, args, stepper.hasLoops(), t_next, k, steps, q, v, "within the step, the dynamics became undefined");
+      diverged(model, args, stepper.hasLoops(), overlaps, t_next, k, steps, q, v, "within the step, the dynamics became undefined");
     }
     t = t_next;
-    if (!q.allFinite() || !v.allFinite()) diverged(model, args, stepper.hasLoops(), t, k, steps, q, v, "");
+    if (!q.allFinite() || !v.allFinite()) diverged(model, args, stepper.hasLoops(), overlaps, t, k, steps, q, v, "");
     damping_loss += 0.5 * h * (damping_power_before + v.dot(damping.cwiseProduct(v)));
     const double closure = stepper.hasLoops() ? stepper.closureError(q) : 0.0;
     worst_closure = std::max(worst_closure, closure);
@@ -504,7 +514,7 @@ int simulate(Arguments args) {
       if (kinetic + potential - E0 > 1e3 * std::max(1.0, std::abs(E0))) {
         std::ostringstream s;
         s << "the energy grew from " << E0 << " J to " << kinetic + potential << " J, which nothing in the model supplies";
-        diverged(model, args, stepper.hasLoops(), t, k, steps, q, v, s.str());
+        diverged(model, args, stepper.hasLoops(), overlaps, t, k, steps, q, v, s.str());
       }
     }
     if (terminal && (k % 256 == 0 || k == steps)) {

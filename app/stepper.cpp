@@ -1,6 +1,7 @@
 #include "stepper.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -104,6 +105,44 @@ void Stepper::leaveOutWorldTouches(const Eigen::VectorXd& q) {
   }
   if (touching.size() > 8) names += ", ...";
   world_text_ += "; bodies overlapping them at the start do not: " + names;
+}
+
+std::string Stepper::startOverlaps(const Eigen::VectorXd& q) {
+  if (!simulator_ || !simulator_->settings().body_contacts) return "";
+  constexpr double kDeep = 1e-3;  // m: deeper than any resting contact leaves
+  const abdyn::GroundContactSettings& contact = simulator_->settings().contact;
+  abdyn::forwardKinematics(model_, data_, q);
+  const auto placed = [&](const abdyn::Geometry& g) { return g.X_geometry_body * data_.X_body_world[g.body]; };
+  abdyn::BroadPhase broad_phase(model_);
+  int count = 0;
+  double deepest = 0.0;
+  std::string pair;
+  for (const abdyn::GeometryPair& p : broad_phase.pairs(model_, data_, contact)) {
+    const abdyn::Geometry& a = model_.geometries()[static_cast<std::size_t>(p.first)];
+    const abdyn::Geometry& b = model_.geometries()[static_cast<std::size_t>(p.second)];
+    double depth = 0.0;
+    if (abdyn::isStaticMeshShape(a, contact) || abdyn::isStaticMeshShape(b, contact)) {
+      const abdyn::Geometry& mesh = abdyn::isStaticMeshShape(a, contact) ? a : b;
+      const abdyn::Geometry& shape = &mesh == &a ? b : a;
+      if (!abdyn::isConvexShape(shape) || shape.shape == abdyn::ShapeType::Plane) continue;
+      depth = -abdyn::staticMeshDistance(shape, placed(shape), mesh, placed(mesh), 0.0).distance;
+    } else if (abdyn::isConvexShape(a) && abdyn::isConvexShape(b) &&
+               !(a.shape == abdyn::ShapeType::Plane && b.shape == abdyn::ShapeType::Plane)) {
+      depth = -abdyn::convexDistance(a, placed(a), b, placed(b)).distance;
+    }
+    if (!(depth > kDeep)) continue;
+    ++count;
+    if (depth > deepest) {
+      deepest = depth;
+      pair = "'" + (a.name.empty() ? model_.bodyName(a.body) : a.name) + "' and '" +
+             (b.name.empty() ? model_.bodyName(b.body) : b.name) + "'";
+    }
+  }
+  if (count == 0) return "";
+  std::ostringstream s;
+  s << "collision shapes overlap at the start: " << pair << " " << deepest * 1e3 << " mm deep";
+  if (count > 1) s << " (and " << count - 1 << " more pair" << (count > 2 ? "s" : "") << " deeper than 1 mm)";
+  return s.str();
 }
 
 void Stepper::assemble(Eigen::VectorXd& q, Eigen::VectorXd& v) {

@@ -43,6 +43,12 @@ class Stepper {
   /// it) do not collide with them.
   void leaveOutWorldTouches(const Eigen::VectorXd& q);
 
+  /// The pairs of collision shapes that contacts collide and that overlap deeper than 1 mm at q, for the summary
+  /// and a divergence's message: the deepest pair with its depth and how many more; empty when none. Contacts
+  /// push such shapes apart, which the joints between their bodies may not allow (a file's default pose drawn
+  /// folded into itself).
+  std::string startOverlaps(const Eigen::VectorXd& q);
+
   /// The constraint rows' statistics of the last step (constrained runs only).
   const abdyn::StepStatistics* statistics() const { return simulator_ ? &simulator_->statistics() : nullptr; }
 

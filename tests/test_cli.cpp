@@ -680,6 +680,24 @@ BOOST_AUTO_TEST_CASE(divergence_is_reported_as_divergence) {
   }
 }
 
+// A file whose default pose is folded into itself (tests/models/mjcf/folded_start.xml: the hand's bar lies 5 cm
+// deep across the upper bar, by its dimensions): the summary's start line names the deepest overlapping pair of
+// collision shapes and its depth (box against box: the exact 50 mm, to the printed digits); a start where they
+// are apart has no such note, and neither has a run without body contacts.
+BOOST_AUTO_TEST_CASE(shapes_overlapping_at_the_start_are_named) {
+  const std::string file = std::string(ABDYN_SOURCE_DIR) + "/tests/models/mjcf/folded_start.xml";
+  const ProgramRun folded = runProgram({"simulate", file, "--limits", "--duration", "0.01"});
+  BOOST_TEST_REQUIRE(folded.status == 0, folded.err);
+  BOOST_TEST(contains(folded.out, "start:          collision shapes overlap at the start: 'upper_bar' and 'hand_bar' 50 mm deep\n"),
+             folded.out);
+  const ProgramRun apart = runProgram({"simulate", file, "--limits", "--duration", "0.01", "--q0", "wrist=3.14159"});
+  BOOST_TEST_REQUIRE(apart.status == 0, apart.err);
+  BOOST_TEST(!contains(apart.out, "overlap"), apart.out);
+  const ProgramRun without = runProgram({"simulate", file, "--limits", "--no-body-contacts", "--duration", "0.01"});
+  BOOST_TEST_REQUIRE(without.status == 0, without.err);
+  BOOST_TEST(!contains(without.out, "overlap"), without.out);
+}
+
 // The ginger_robot pattern (tests/models/whip_finger.urdf): an undamped finger with a
 // point-mass tip on a heavy falling body whips to hundreds of rad/s. With the defaults (no damping:
 // adaptive-rk4) it simulates one second at the default 1 ms step and conserves energy within the

@@ -59,6 +59,42 @@ BOOST_AUTO_TEST_CASE(pendulum_rests_on_its_limit) {
   BOOST_TEST(std::abs(sim.rows()[0].impulse / h - expected) < 1e-6 * expected);
 }
 
+// A joint that starts far past its limit (many files' default poses lie outside their joints' ranges) comes
+// back at limit_max_push_velocity, not at erp d / h: here 0.8 rad below its lower limit with erp 0.2 and
+// h = 2 ms, which would be 80 rad/s. The bob hangs straight below the hinge at the start (no gravity torque), so
+// the first step's rate is the limit row's target, the cap, exactly (to the solver's tolerance); the joint then
+// reaches its range within the margin, never faster than the cap, and rests on the limit. An invalid cap is refused.
+BOOST_AUTO_TEST_CASE(a_joint_far_past_its_limit_returns_at_the_capped_speed) {
+  for (const double cap : {1.0, 0.25}) {
+    SimulatorSettings settings;
+    settings.joint_limits = true;
+    settings.limit_max_push_velocity = cap;
+    settings.solver.tolerance = 1e-14;
+    Simulator sim(limitedPendulum(0.8, 1.2), settings);
+    sim.q[0] = 0.0;  // 0.8 rad below the range
+    sim.step(2e-3);
+    BOOST_TEST_MESSAGE("cap " << cap << " rad/s: rate after the first step " << sim.v[0]);
+    BOOST_TEST(std::abs(sim.v[0] - cap) < 1e-12);
+    double fastest = 0.0;
+    for (int k = 0; k < 3000; ++k) {
+      sim.step(2e-3);
+      fastest = std::max(fastest, std::abs(sim.v[0]));
+    }
+    BOOST_TEST(sim.q[0] >= 0.8 - settings.limit_margin);
+    BOOST_TEST(fastest <= cap + 1e-9);
+    BOOST_TEST(std::abs(sim.v[0]) < 1e-6);
+  }
+  Simulator bad(limitedPendulum(0.8, 1.2));
+  bad.settings().joint_limits = true;
+  for (const double cap : {0.0, -1.0, std::nan("")}) {
+    bad.settings().limit_max_push_velocity = cap;
+    BOOST_CHECK_THROW(bad.step(1e-3), InvalidArgument);
+  }
+  bad.settings().limit_max_push_velocity = 1.0;
+  bad.settings().contact.max_push_velocity = 0.0;
+  BOOST_CHECK_THROW(bad.step(1e-3), InvalidArgument);
+}
+
 // A wheel (0.5 kg m^2 about its z axis, gravity along it) under a motor with target 2 rad/s and maximum
 // effort 3 N m: it accelerates at exactly 3 / 0.5 = 6 rad/s^2 until it reaches 2 rad/s and then holds it;
 // the motor's impulse never exceeds 3 N m * h.

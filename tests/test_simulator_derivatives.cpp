@@ -307,6 +307,19 @@ BOOST_AUTO_TEST_CASE(pendulum_on_its_limit) {
   }
 }
 
+// The shoulder 0.1 rad past its upper limit: ERP would ask for 0.2 * 0.1 / 1e-3 = 20 rad/s back, above
+// limit_max_push_velocity (1 rad/s), so the row's target is the cap, which does not move with q.
+BOOST_AUTO_TEST_CASE(pendulum_far_past_its_limit) {
+  SimulatorSettings settings = tightSettings();
+  settings.joint_limits = true;
+  Simulator sim(limitedDoublePendulum(), settings);
+  sim.q << 0.4, 0.4;
+  sim.v << 0.0, 2.0;
+  const std::vector<RowActivity> active = checkStep("pendulum 0.1 rad past its limit", sim, 1e-3);
+  BOOST_REQUIRE(!active.empty());
+  BOOST_TEST((active[0] == RowActivity::Free));
+}
+
 // A ball 2 mm into the ground (ERP pushes it out), moving along x at 0.3 m/s: with mu = 2 its contact
 // sticks (normal and both friction rows free), with mu = 0.2 it slides (the friction row along the motion
 // at -mu times the normal impulse, moving with it).

@@ -90,6 +90,7 @@ SimulatorSettings readSettings(py::handle obj) {
     else if (key == "cfm") setField(s.cfm, item.second, key);
     else if (key == "joint_limits") setField(s.joint_limits, item.second, key);
     else if (key == "limit_margin") setField(s.limit_margin, item.second, key);
+    else if (key == "limit_max_push_velocity") setField(s.limit_max_push_velocity, item.second, key);
     else if (key == "joint_friction") setField(s.joint_friction, item.second, key);
     else if (key == "implicit_damping") setField(s.implicit_damping, item.second, key);
     else if (key == "energy") setField(s.energy, item.second, key);

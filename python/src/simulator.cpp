@@ -124,6 +124,7 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("cfm", &SimulatorSettings::cfm)
       .def_readwrite("joint_limits", &SimulatorSettings::joint_limits)
       .def_readwrite("limit_margin", &SimulatorSettings::limit_margin)
+      .def_readwrite("limit_max_push_velocity", &SimulatorSettings::limit_max_push_velocity, "rad/s or m/s")
       .def_readwrite("joint_friction", &SimulatorSettings::joint_friction)
       .def_readwrite("implicit_damping", &SimulatorSettings::implicit_damping)
       .def_readwrite("energy", &SimulatorSettings::energy,

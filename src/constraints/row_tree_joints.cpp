@@ -1,5 +1,6 @@
 #include "abdyn/constraints/row_tree_joints.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -8,7 +9,7 @@
 namespace abdyn {
 
 void addJointLimitRows(RowSet& rows, const Model& model, const Eigen::VectorXd& q, double margin, double erp,
-                       double h, std::int64_t key_base) {
+                       double h, std::int64_t key_base, double max_push_velocity) {
   for (int i = 1; i < model.nbodies(); ++i) {
     const Joint& j = model.joint(i);
     if (j.nq != 1 || j.nv != 1) continue;
@@ -25,7 +26,7 @@ void addJointLimitRows(RowSet& rows, const Model& model, const Eigen::VectorXd& 
       row.error = gap;
       row.unilateral = true;
       row.lo = 0.0;
-      row.target = unilateralTarget(gap, erp, h);
+      row.target = std::min(unilateralTarget(gap, erp, h), max_push_velocity);
       row.key = key_base + 2 * j.idx_v + side;
     }
   }

@@ -83,7 +83,7 @@ int Simulator::appendRows(const Eigen::VectorXd& q_rows, const Eigen::VectorXd& 
   for (std::size_t k = 0; k < joints.size(); ++k) {
     addRowJoint(rows, model_, data, joints[k], erp, s.cfm, h, kJointKeys + kRowJointKeys * std::int64_t(k));
   }
-  if (s.joint_limits) addJointLimitRows(rows, model_, q_rows, s.limit_margin, erp, h, kLimitKeys);
+  if (s.joint_limits) addJointLimitRows(rows, model_, q_rows, s.limit_margin, erp, h, kLimitKeys, s.limit_max_push_velocity);
   for (std::size_t k = 0; k < motors.size(); ++k) addJointMotorRow(rows, model_, motors[k], h, kMotorKeys + std::int64_t(k));
   if (s.joint_friction) addJointFrictionRows(rows, model_, h, kFrictionKeys);
   if (s.mimic) addMimicRows(rows, model_, q_rows, erp, h, kMimicKeys);
@@ -209,6 +209,12 @@ const StepStatistics& Simulator::advance(double h, bool energy) {
     if (!(erp >= 0.0 && erp <= 1.0)) {
       throw InvalidArgument("abdyn::Simulator::step: settings 'erp' and 'contact.erp' must lie in [0, 1], got " +
                             std::to_string(erp));
+    }
+  }
+  for (double cap : {settings_.limit_max_push_velocity, settings_.contact.max_push_velocity}) {
+    if (!(cap > 0.0)) {
+      throw InvalidArgument("abdyn::Simulator::step: settings 'limit_max_push_velocity' and "
+                            "'contact.max_push_velocity' must be positive, got " + std::to_string(cap));
     }
   }
   statistics_.iterations = 0;

@@ -169,7 +169,9 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
     if (source == Simulator::RowSource::Limit || source == Simulator::RowSource::Mimic) {
       if (u < 0) continue;
       const double erp = settings.erp;
-      const double slope = source == Simulator::RowSource::Limit && row.error > 0.0 ? -1.0 / h : -erp / h;
+      const bool capped = source == Simulator::RowSource::Limit &&
+                          unilateralTarget(row.error, erp, h) > settings.limit_max_push_velocity;
+      const double slope = capped ? 0.0 : source == Simulator::RowSource::Limit && row.error > 0.0 ? -1.0 / h : -erp / h;
       Phi_q_.row(u) = -slope * row.J.transpose();
       continue;
     }

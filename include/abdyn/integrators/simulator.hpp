@@ -37,6 +37,10 @@ struct SimulatorSettings {
   double cfm = 0.0;                ///< softness of bilateral rows
   bool joint_limits = false;       ///< enforce the model's position limits as rows
   double limit_margin = 0.01;      ///< limit rows become active this close to a bound (rad or m)
+  /// Cap on the speed (rad/s or m/s) at which a passed limit pushes its joint back (erp d / h for a limit passed
+  /// by d): a joint starting far outside its range, as many files' default poses do, returns at this speed
+  /// instead of being thrown at erp d / h (0.8 rad past at h = 2 ms: 80 rad/s).
+  double limit_max_push_velocity = 1.0;
   bool joint_friction = true;      ///< Coulomb joint friction rows from Model::friction
   bool mimic = true;               ///< rows for Model::mimics
   bool ground = false;             ///< contacts with the plane z = contact.height
