@@ -252,6 +252,26 @@ ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen:
   }
 }
 
+// L^-T carries entries only towards the root (ancestors have lower indices): the coordinates the solve
+// reaches lie between the lowest ancestor met so far and end, and k only lowers that bound by its root-most
+// ancestor A_k[0].
+ABDYN_FLATTEN int solveLTransposedSpan(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x, int first,
+                                       int end) {
+  double* __restrict xs = x.data();
+  int lowest = first;
+  for (int k = end - 1; k >= lowest; --k) {
+    const double xk = xs[k];
+    if (xk == 0.0) continue;
+    const int count = ancestorCount(model, k);
+    if (count == 0) continue;
+    const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
+    const int* __restrict A = ancestors(model, data, k);
+    lowest = std::min(lowest, A[0]);
+    for (int t = 0; t < count; ++t) xs[A[t]] -= lk[t] * xk;
+  }
+  return lowest;
+}
+
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   // M^-1 = L^-1 D^-1 L^-T.
   internal::solveLTransposed(model, data, x);

@@ -56,6 +56,10 @@ void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorX
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+/// solveLTransposed for an x that is zero outside [first, end) (one row of a constraint Jacobian): visits
+/// only the coordinates from the lowest one reached to end, bit for bit solveLTransposed's result, and
+/// returns that lowest coordinate (x is zero below it and from end on).
+int solveLTransposedSpan(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x, int first, int end);
 
 /// x = M^-1 x with the factor of factorizeMassMatrix, without solveMassMatrix's argument checks: inside
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.

@@ -26,6 +26,12 @@ ConstraintRow& RowSet::add() {
   fresh.J = std::move(row.J);
   row = std::move(fresh);
   row.J.setZero(nv_);
+  // Y and D^-1 Y are zero outside the support the solver last set (row_pgs.cpp relies on it).
+  for (int r = 0; r < state.support_runs; ++r) {
+    const int first = state.support[r].first, count = state.support[r].last - first + 1;
+    state.Y.segment(first, count).setZero();
+    state.Dinv_Y.segment(first, count).setZero();
+  }
   RowSolverState fresh_state;
   fresh_state.Minv_Jt = std::move(state.Minv_Jt);
   fresh_state.Y = std::move(state.Y);
