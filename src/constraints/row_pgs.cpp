@@ -406,6 +406,9 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
       if (s.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
+      // Bounds closed at the impulse (a friction row whose normal row pushes nothing): the row is settled
+      // (zero residual, no change) whatever its velocity, which need not be read.
+      if (lo == hi && row.impulse == lo) continue;
       const double w = rowResidual<Space>(row, s, x);
       residual = std::max(residual, complementarityResidual(row.impulse, w, s.inv_k, lo, hi));
       const double updated = std::clamp(row.impulse - settings.omega * w * s.inv_k, lo, hi);
@@ -450,45 +453,56 @@ void findNonzeroSpan(const ConstraintRow& row, RowSolverState& s) {
   s.j_end = end;
 }
 
-// Y = L^-T J^T, D^-1 Y and their support. L^-T carries an entry only towards the root, so Y is nonzero
-// only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
+// Y = L^-T J^T, D^-1 Y and their support for rows first .. first + count - 1, which share their nonzero span
+// (solved together: internal::solveLTransposedSpan). L^-T carries an entry only towards the root, so Y is
+// nonzero only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
 // tree, and everything here runs over them (from the lowest coordinate the solve reaches to j_end), never
 // over all nv. Y and D^-1 Y are zero outside the support between calls (RowSet::add clears a reused
 // row's), so only the last support needs clearing. Runs closer than kGap coordinates are merged (a short
 // loop over zeros is cheaper than another run); past the last run slot the rest is one run.
-void prepareInFactorCoordinates(const Model& model, const Data& data, const ConstraintRow& row, RowSolverState& s) {
+void prepareInFactorCoordinates(const Model& model, const Data& data, RowSet& rows, int first, int count) {
   constexpr int kGap = 4;
-  const int nv = static_cast<int>(row.J.size());
-  if (s.Y.size() != nv || s.Dinv_Y.size() != nv) {  // a row's first solve in these coordinates
-    s.Y.setZero(nv);
-    s.Dinv_Y.setZero(nv);
-  } else {
-    for (int r = 0; r < s.support_runs; ++r) {
-      const int first = s.support[r].first, count = s.support[r].last - first + 1;
-      s.Y.segment(first, count).setZero();
-      s.Dinv_Y.segment(first, count).setZero();
-    }
-  }
-  s.support_runs = 0;
-  if (s.j_begin == s.j_end) return;
-  s.Y.segment(s.j_begin, s.j_end - s.j_begin) = row.J.segment(s.j_begin, s.j_end - s.j_begin);
-  const int lowest = internal::solveLTransposedSpan(model, data, s.Y, s.j_begin, s.j_end);
-  for (int k = lowest; k < s.j_end; ++k) {
-    if (s.j_end - k >= kZeroBlock && zeroBlock(s.Y.data() + k)) {
-      k += kZeroBlock - 1;
-      continue;
-    }
-    if (s.Y[k] == 0.0) continue;
-    DofRun* last = s.support_runs > 0 ? &s.support[s.support_runs - 1] : nullptr;
-    if (last != nullptr && (k - last->last <= kGap || s.support_runs == RowSolverState::kMaxSupportRuns)) {
-      last->last = k;
+  double* Y[internal::kMaxSpanSolves] = {};
+  for (int i = 0; i < count; ++i) {
+    const ConstraintRow& row = rows[first + i];
+    RowSolverState& s = rows.state(first + i);
+    const int nv = static_cast<int>(row.J.size());
+    if (s.Y.size() != nv || s.Dinv_Y.size() != nv) {  // a row's first solve in these coordinates
+      s.Y.setZero(nv);
+      s.Dinv_Y.setZero(nv);
     } else {
-      s.support[s.support_runs++] = DofRun{k, k};
+      for (int r = 0; r < s.support_runs; ++r) {
+        const int start = s.support[r].first, length = s.support[r].last - start + 1;
+        s.Y.segment(start, length).setZero();
+        s.Dinv_Y.segment(start, length).setZero();
+      }
     }
+    s.support_runs = 0;
+    s.Y.segment(s.j_begin, s.j_end - s.j_begin) = row.J.segment(s.j_begin, s.j_end - s.j_begin);
+    Y[i] = s.Y.data();
   }
-  // D^-1 Y on the support only (the divisions are most of this function's time on short supports).
-  for (int r = 0; r < s.support_runs; ++r) {
-    for (int k = s.support[r].first; k <= s.support[r].last; ++k) s.Dinv_Y[k] = s.Y[k] / data.factor_D[k];
+  const RowSolverState& shared = rows.state(first);
+  if (shared.j_begin == shared.j_end) return;
+  const int lowest = internal::solveLTransposedSpan(model, data, Y, count, shared.j_begin, shared.j_end);
+  for (int i = 0; i < count; ++i) {
+    RowSolverState& s = rows.state(first + i);
+    for (int k = lowest; k < s.j_end; ++k) {
+      if (s.j_end - k >= kZeroBlock && zeroBlock(s.Y.data() + k)) {
+        k += kZeroBlock - 1;
+        continue;
+      }
+      if (s.Y[k] == 0.0) continue;
+      DofRun* last = s.support_runs > 0 ? &s.support[s.support_runs - 1] : nullptr;
+      if (last != nullptr && (k - last->last <= kGap || s.support_runs == RowSolverState::kMaxSupportRuns)) {
+        last->last = k;
+      } else {
+        s.support[s.support_runs++] = DofRun{k, k};
+      }
+    }
+    // D^-1 Y on the support only (the divisions are most of this loop's time on short supports).
+    for (int r = 0; r < s.support_runs; ++r) {
+      for (int k = s.support[r].first; k <= s.support[r].last; ++k) s.Dinv_Y[k] = s.Y[k] / data.factor_D[k];
+    }
   }
 }
 
@@ -513,9 +527,16 @@ PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen
     throw InvalidArgument("abdyn::solveRowsPgs: data holds no factor of the mass matrix of model '" + model.name() +
                           "' (run factorizeMassMatrix or forwardDynamicsCrba at the rows' configuration first)");
   }
-  for (int r = 0; r < rows.size(); ++r) {
-    findNonzeroSpan(rows[r], rows.state(r));
-    prepareInFactorCoordinates(model, data, rows[r], rows.state(r));
+  for (int r = 0; r < rows.size(); ++r) findNonzeroSpan(rows[r], rows.state(r));
+  // Rows in a row with the same span (a contact point's normal and friction rows, a joint's rows) together.
+  for (int r = 0; r < rows.size();) {
+    int count = 1;
+    while (count < internal::kMaxSpanSolves && r + count < rows.size() &&
+           rows.state(r + count).j_begin == rows.state(r).j_begin && rows.state(r + count).j_end == rows.state(r).j_end) {
+      ++count;
+    }
+    prepareInFactorCoordinates(model, data, rows, r, count);
+    r += count;
   }
   internal::multiplyByL(model, data, v);  // v becomes z = L v, and back below
   const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);
