@@ -127,16 +127,18 @@ void abdynQuadrupedStanding(benchmark::State& state) {
   settings.ground = true;
   settings.body_contacts = true;
   const abdyn::Model model = abdynQuadruped();
-  double deepest = 0.0, drift = 0.0, height = 0.0, energy = 0.0;
+  double deepest = 0.0, drift = 0.0, height = 0.0, energy = 0.0, sweeps = 0.0;
   int contacts = 0;
   for (auto _ : state) {
     abdyn::Simulator sim(model, settings);
     sim.q[2] = kStanding + kDrop;
     deepest = 0.0;
+    sweeps = 0.0;
     double energy_landed = 0.0;
     for (int s = 0; s < kSteps; ++s) {
       sim.tau.tail(8) = -kKp * sim.q.tail(8) - kKd * sim.v.tail(8);
       const abdyn::StepStatistics& st = sim.step(kStep);
+      sweeps += st.iterations;
       if (s + 1 == kLandedStep) energy_landed = st.energy;
       if (s + 1 >= kLandedStep) deepest = std::max(deepest, st.constraint_error);
     }
@@ -150,6 +152,7 @@ void abdynQuadrupedStanding(benchmark::State& state) {
   state.counters["height_mm"] = 1e3 * height;
   state.counters["contacts"] = contacts;
   state.counters["energy_J"] = energy;
+  state.counters["sweeps"] = sweeps / kSteps;  // the row solver's per step
 }
 
 void mujocoQuadrupedStanding(benchmark::State& state) {

@@ -252,6 +252,36 @@ ABDYN_FLATTEN void solveLTransposed(const Model& model, const Data& data, Eigen:
   }
 }
 
+// L^-T carries entries only towards the root (ancestors have lower indices): the coordinates the solve
+// reaches lie between the lowest ancestor met so far and end, and k only lowers that bound by its root-most
+// ancestor A_k[0]. A vector whose x_k is zero skips k (x - l * 0 would leave it as it is).
+ABDYN_FLATTEN int solveLTransposedSpan(const Model& model, const Data& data, double* const* x, int count, int first,
+                                       int end) {
+  double* __restrict x0 = x[0];
+  double* __restrict x1 = count > 1 ? x[1] : nullptr;
+  double* __restrict x2 = count > 2 ? x[2] : nullptr;
+  int lowest = first;
+  for (int k = end - 1; k >= lowest; --k) {
+    const double a0 = x0[k], a1 = x1 != nullptr ? x1[k] : 0.0, a2 = x2 != nullptr ? x2[k] : 0.0;
+    if (a0 == 0.0 && a1 == 0.0 && a2 == 0.0) continue;
+    const int n = ancestorCount(model, k);
+    if (n == 0) continue;
+    const double* __restrict lk = data.factor_L.data() + model.ancestorOffset(k);
+    const int* __restrict A = ancestors(model, data, k);
+    lowest = std::min(lowest, A[0]);
+    if (a0 != 0.0) {
+      for (int t = 0; t < n; ++t) x0[A[t]] -= lk[t] * a0;
+    }
+    if (a1 != 0.0) {
+      for (int t = 0; t < n; ++t) x1[A[t]] -= lk[t] * a1;
+    }
+    if (a2 != 0.0) {
+      for (int t = 0; t < n; ++t) x2[A[t]] -= lk[t] * a2;
+    }
+  }
+  return lowest;
+}
+
 void solveWithFactor(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x) {
   // M^-1 = L^-1 D^-1 L^-T.
   internal::solveLTransposed(model, data, x);

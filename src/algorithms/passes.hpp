@@ -56,6 +56,14 @@ void multiplyByL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorX
 void multiplyByLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void solveL(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
 void solveLTransposed(const Model& model, const Data& data, Eigen::Ref<Eigen::VectorXd> x);
+/// The most vectors solveLTransposedSpan solves at once.
+constexpr int kMaxSpanSolves = 3;
+/// solveLTransposed for `count` (1 to kMaxSpanSolves) vectors x[i] (nv entries each) that are zero outside
+/// [first, end) (rows of a constraint Jacobian on the same bodies): visits only the coordinates from the
+/// lowest one reached to end, each x[i] bit for bit solveLTransposed's result, and returns that lowest
+/// coordinate (every x[i] is zero below it and from end on). The vectors' solves are independent chains of
+/// dependent updates, interleaved so that the processor overlaps them.
+int solveLTransposedSpan(const Model& model, const Data& data, double* const* x, int count, int first, int end);
 
 /// x = M^-1 x with the factor of factorizeMassMatrix, without solveMassMatrix's argument checks: inside
 /// an algorithm a non-finite x is a diverging state for the caller to report, not a bad argument.

@@ -88,8 +88,12 @@ bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& 
 void addContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v, int body_a,
                     int body_b, const Vector3& point, const Vector3& n, double gap,
                     const GroundContactSettings& settings, double h, std::int64_t key) {
-  const int normal_index = rows.size();
-  ConstraintRow& normal = addLinearRow(rows, model, data, body_a, body_b, point, n);
+  Vector3 t1, t2;
+  orthonormalComplement(n, t1, t2);
+  // The three rows addLinearRow would build (bit for bit), in one walk up the bodies' paths.
+  const Force f_world[3] = {Force(point.cross(n), n), Force(point.cross(t1), t1), Force(point.cross(t2), t2)};
+  const int normal_index = addPairRows(rows, model, data, body_a, body_b, f_world, 3);
+  ConstraintRow& normal = rows[normal_index];
   normal.lo = 0.0;
   normal.unilateral = true;
   normal.error = gap;
@@ -99,10 +103,8 @@ void addContactRows(RowSet& rows, const Model& model, const Data& data, const Ei
     normal.target = std::max(normal.target, -settings.restitution * approach);
   }
   normal.key = key;
-  Vector3 t1, t2;
-  orthonormalComplement(n, t1, t2);
   for (int t = 0; t < 2; ++t) {
-    ConstraintRow& friction = addLinearRow(rows, model, data, body_a, body_b, point, t == 0 ? t1 : t2);
+    ConstraintRow& friction = rows[normal_index + 1 + t];
     friction.tie = normal_index;
     friction.mu = settings.mu;
     friction.key = key + 1 + t;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -90,10 +92,9 @@ struct FactorSpace {
     }
     return even + odd;
   }
-  // Over all coordinates (zeros outside the supports): one vectorised loop beats the runs' loops here,
-  // where most pairs of rows share most of their supports.
-  static double coupling(const ConstraintRow&, const RowSolverState& reader_s, const RowSolverState& writer_s) {
-    return reader_s.Y.dot(writer_s.Dinv_Y);
+  // Over the reader's support, where its Y is nonzero.
+  static double coupling(const ConstraintRow& reader, const RowSolverState& reader_s, const RowSolverState& writer_s) {
+    return velocity(reader, reader_s, writer_s.Dinv_Y.data());
   }
   // Over the coordinates the two supports share: the bilateral block's rows often come from different
   // loops of one mechanism, whose supports meet only on the common part of their root paths (the
@@ -405,6 +406,9 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
       if (s.inv_k == 0.0) continue;
       double lo, hi;
       bounds(rows, row, lo, hi);
+      // Bounds closed at the impulse (a friction row whose normal row pushes nothing): the row is settled
+      // (zero residual, no change) whatever its velocity, which need not be read.
+      if (lo == hi && row.impulse == lo) continue;
       const double w = rowResidual<Space>(row, s, x);
       residual = std::max(residual, complementarityResidual(row.impulse, w, s.inv_k, lo, hi));
       const double updated = std::clamp(row.impulse - settings.omega * w * s.inv_k, lo, hi);
@@ -423,37 +427,82 @@ PgsReport solveIn(RowSet& rows, double* x, const PgsSettings& settings) {
   return report;
 }
 
-// J is zero outside [j_begin, j_end): the sweeps read it there only.
-void findNonzeroSpan(const ConstraintRow& row, RowSolverState& s) {
-  s.j_begin = 0;
-  s.j_end = static_cast<int>(row.J.size());
-  while (s.j_begin < s.j_end && row.J[s.j_begin] == 0.0) ++s.j_begin;
-  while (s.j_end > s.j_begin && row.J[s.j_end - 1] == 0.0) --s.j_end;
+constexpr int kZeroBlock = 8;
+
+// Whether x[0 .. kZeroBlock) are all zero (-0 included): one test of the entries' bits without their signs,
+// which the compiler vectorises, where a test per entry would branch on each. Rows are mostly zeros.
+bool zeroBlock(const double* x) {
+  std::uint64_t bits = 0;
+  for (int i = 0; i < kZeroBlock; ++i) {
+    std::uint64_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    bits |= b << 1;
+  }
+  return bits == 0;
 }
 
-// Y = L^-T J^T, D^-1 Y and their support. L^-T carries an entry only towards the root, so Y is nonzero
-// only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
-// tree. Runs closer than kGap coordinates are merged (a short loop over zeros is cheaper than another
-// run); past the last run slot the rest is one run.
-void prepareInFactorCoordinates(const Model& model, const Data& data, const ConstraintRow& row, RowSolverState& s) {
+// J is zero outside [j_begin, j_end): the sweeps read it there only.
+void findNonzeroSpan(const ConstraintRow& row, RowSolverState& s) {
+  const double* J = row.J.data();
+  int begin = 0, end = static_cast<int>(row.J.size());
+  while (end - begin >= kZeroBlock && zeroBlock(J + begin)) begin += kZeroBlock;
+  while (begin < end && J[begin] == 0.0) ++begin;
+  while (end - begin >= kZeroBlock && zeroBlock(J + end - kZeroBlock)) end -= kZeroBlock;
+  while (end > begin && J[end - 1] == 0.0) --end;
+  s.j_begin = begin;
+  s.j_end = end;
+}
+
+// Y = L^-T J^T, D^-1 Y and their support for rows first .. first + count - 1, which share their nonzero span
+// (solved together: internal::solveLTransposedSpan). L^-T carries an entry only towards the root, so Y is
+// nonzero only on the root paths of J's nonzeros: few coordinates for a contact or a joint row in a branched
+// tree, and everything here runs over them (from the lowest coordinate the solve reaches to j_end), never
+// over all nv. Y and D^-1 Y are zero outside the support between calls (RowSet::add clears a reused
+// row's), so only the last support needs clearing. Runs closer than kGap coordinates are merged (a short
+// loop over zeros is cheaper than another run); past the last run slot the rest is one run.
+void prepareInFactorCoordinates(const Model& model, const Data& data, RowSet& rows, int first, int count) {
   constexpr int kGap = 4;
-  s.Y = row.J;
-  internal::solveLTransposed(model, data, s.Y);
-  s.support_runs = 0;
-  const int nv = static_cast<int>(s.Y.size());
-  for (int k = 0; k < nv; ++k) {
-    if (s.Y[k] == 0.0) continue;
-    DofRun* last = s.support_runs > 0 ? &s.support[s.support_runs - 1] : nullptr;
-    if (last != nullptr && (k - last->last <= kGap || s.support_runs == RowSolverState::kMaxSupportRuns)) {
-      last->last = k;
+  double* Y[internal::kMaxSpanSolves] = {};
+  for (int i = 0; i < count; ++i) {
+    const ConstraintRow& row = rows[first + i];
+    RowSolverState& s = rows.state(first + i);
+    const int nv = static_cast<int>(row.J.size());
+    if (s.Y.size() != nv || s.Dinv_Y.size() != nv) {  // a row's first solve in these coordinates
+      s.Y.setZero(nv);
+      s.Dinv_Y.setZero(nv);
     } else {
-      s.support[s.support_runs++] = DofRun{k, k};
+      for (int r = 0; r < s.support_runs; ++r) {
+        const int start = s.support[r].first, length = s.support[r].last - start + 1;
+        s.Y.segment(start, length).setZero();
+        s.Dinv_Y.segment(start, length).setZero();
+      }
     }
+    s.support_runs = 0;
+    s.Y.segment(s.j_begin, s.j_end - s.j_begin) = row.J.segment(s.j_begin, s.j_end - s.j_begin);
+    Y[i] = s.Y.data();
   }
-  // D^-1 Y on the support only (the divisions are most of this function's time on short supports).
-  s.Dinv_Y.setZero(nv);
-  for (int r = 0; r < s.support_runs; ++r) {
-    for (int k = s.support[r].first; k <= s.support[r].last; ++k) s.Dinv_Y[k] = s.Y[k] / data.factor_D[k];
+  const RowSolverState& shared = rows.state(first);
+  if (shared.j_begin == shared.j_end) return;
+  const int lowest = internal::solveLTransposedSpan(model, data, Y, count, shared.j_begin, shared.j_end);
+  for (int i = 0; i < count; ++i) {
+    RowSolverState& s = rows.state(first + i);
+    for (int k = lowest; k < s.j_end; ++k) {
+      if (s.j_end - k >= kZeroBlock && zeroBlock(s.Y.data() + k)) {
+        k += kZeroBlock - 1;
+        continue;
+      }
+      if (s.Y[k] == 0.0) continue;
+      DofRun* last = s.support_runs > 0 ? &s.support[s.support_runs - 1] : nullptr;
+      if (last != nullptr && (k - last->last <= kGap || s.support_runs == RowSolverState::kMaxSupportRuns)) {
+        last->last = k;
+      } else {
+        s.support[s.support_runs++] = DofRun{k, k};
+      }
+    }
+    // D^-1 Y on the support only (the divisions are most of this loop's time on short supports).
+    for (int r = 0; r < s.support_runs; ++r) {
+      for (int k = s.support[r].first; k <= s.support[r].last; ++k) s.Dinv_Y[k] = s.Y[k] / data.factor_D[k];
+    }
   }
 }
 
@@ -478,9 +527,16 @@ PgsReport solveRowsPgs(const Model& model, const Data& data, RowSet& rows, Eigen
     throw InvalidArgument("abdyn::solveRowsPgs: data holds no factor of the mass matrix of model '" + model.name() +
                           "' (run factorizeMassMatrix or forwardDynamicsCrba at the rows' configuration first)");
   }
-  for (int r = 0; r < rows.size(); ++r) {
-    findNonzeroSpan(rows[r], rows.state(r));
-    prepareInFactorCoordinates(model, data, rows[r], rows.state(r));
+  for (int r = 0; r < rows.size(); ++r) findNonzeroSpan(rows[r], rows.state(r));
+  // Rows in a row with the same span (a contact point's normal and friction rows, a joint's rows) together.
+  for (int r = 0; r < rows.size();) {
+    int count = 1;
+    while (count < internal::kMaxSpanSolves && r + count < rows.size() &&
+           rows.state(r + count).j_begin == rows.state(r).j_begin && rows.state(r + count).j_end == rows.state(r).j_end) {
+      ++count;
+    }
+    prepareInFactorCoordinates(model, data, rows, r, count);
+    r += count;
   }
   internal::multiplyByL(model, data, v);  // v becomes z = L v, and back below
   const PgsReport report = solveIn<FactorSpace>(rows, v.data(), settings);

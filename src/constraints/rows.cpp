@@ -26,6 +26,12 @@ ConstraintRow& RowSet::add() {
   fresh.J = std::move(row.J);
   row = std::move(fresh);
   row.J.setZero(nv_);
+  // Y and D^-1 Y are zero outside the support the solver last set (row_pgs.cpp relies on it).
+  for (int r = 0; r < state.support_runs; ++r) {
+    const int first = state.support[r].first, count = state.support[r].last - first + 1;
+    state.Y.segment(first, count).setZero();
+    state.Dinv_Y.segment(first, count).setZero();
+  }
   RowSolverState fresh_state;
   fresh_state.Minv_Jt = std::move(state.Minv_Jt);
   fresh_state.Y = std::move(state.Y);
@@ -51,14 +57,23 @@ void RowSet::keepImpulses() {
   for (int r = 0; r < size_; ++r) {
     if (rows_[r].key >= 0) kept_.emplace_back(rows_[r].key, rows_[r].impulse);
   }
-  std::sort(kept_.begin(), kept_.end());
+  // The builders make their rows in ascending key order within each source, so the list is usually sorted.
+  if (!std::is_sorted(kept_.begin(), kept_.end())) std::sort(kept_.begin(), kept_.end());
 }
 
 void RowSet::warmStart() {
+  // Rows mostly come in the kept order (the same sources step after step): try the entry after the last
+  // one found before searching. Either way the first entry of the key (as lower_bound finds it).
+  auto next = kept_.begin();
   for (int r = 0; r < size_; ++r) {
     ConstraintRow& row = rows_[r];
-    const auto found = std::lower_bound(kept_.begin(), kept_.end(), std::make_pair(row.key, -HUGE_VAL));
-    row.impulse = found != kept_.end() && found->first == row.key ? found->second : 0.0;
+    auto found = next;
+    if (found == kept_.end() || found->first != row.key || (found != kept_.begin() && (found - 1)->first == row.key)) {
+      found = std::lower_bound(kept_.begin(), kept_.end(), std::make_pair(row.key, -HUGE_VAL));
+    }
+    const bool kept = found != kept_.end() && found->first == row.key;
+    row.impulse = kept ? found->second : 0.0;
+    if (kept) next = found + 1;
   }
 }
 

@@ -477,6 +477,58 @@ BOOST_AUTO_TEST_CASE(factor_coordinates_solve_matches_the_velocity_solve) {
   checkBoundedMlcp(rows, massMatrix(model, data, q), v_free, v, 1e-12);
 }
 
+// The factor coordinates of rows built into storage that held other rows (other bodies, other supports,
+// one row fewer) are those of rows built into fresh storage, bit for bit: the solver clears only a row's
+// last support, so this checks that nothing of the earlier rows is left in Y or D^-1 Y. Rows of a contact
+// point (a normal and two friction rows on the same bodies) are solved together, a joint-like row alone.
+BOOST_AUTO_TEST_CASE(factor_coordinates_of_reused_rows_match_fresh_ones) {
+  std::mt19937 rng(41);
+  RandomRowProblem problem({14, false, false, true, false}, rng);
+  auto& [model, data, q, v_free] = problem;
+  massMatrix(model, data, q);
+  factorizeMassMatrix(model, data);
+  const int last = model.nbodies() - 1;
+  // Contact points on each body against the world, from the leaves (round 0) or the root (round 1) on.
+  const auto build = [&](RowSet& rows, int round) {
+    rows.clear();
+    for (int i = 1; i <= last - round; ++i) {
+      const int body = round == 0 ? last + 1 - i : i;
+      const Vector3 p(0.1 * i, -0.05 * i, 0.02 * round);
+      ConstraintRow& normal = addLinearRow(rows, model, data, body, 0, p, Vector3::UnitZ());
+      normal.lo = 0.0;
+      normal.target = 0.1 * i;
+      const int normal_index = rows.size() - 1;
+      for (const Vector3& t : {Vector3(Vector3::UnitX()), Vector3(Vector3::UnitY())}) {
+        ConstraintRow& friction = addLinearRow(rows, model, data, body, 0, p, t);
+        friction.tie = normal_index;
+        friction.mu = 0.5;
+      }
+    }
+    addAngularRow(rows, model, data, last, 1, Vector3::UnitX()).target = 0.2;
+  };
+  const PgsSettings settings{30, 0.0, 1.0, false};
+  RowSet reused(model), fresh(model);
+  Eigen::VectorXd v = v_free;
+  build(reused, 0);
+  solveRowsPgs(model, data, reused, v, settings);
+  v = v_free;
+  build(reused, 1);
+  solveRowsPgs(model, data, reused, v, settings);
+  Eigen::VectorXd v_fresh = v_free;
+  build(fresh, 1);
+  solveRowsPgs(model, data, fresh, v_fresh, settings);
+  BOOST_TEST_REQUIRE(reused.size() == fresh.size());
+  BOOST_TEST((v.array() == v_fresh.array()).all());
+  for (int r = 0; r < fresh.size(); ++r) {
+    BOOST_TEST((reused.state(r).Y.array() == fresh.state(r).Y.array()).all(), "row " << r);
+    BOOST_TEST((reused.state(r).Dinv_Y.array() == fresh.state(r).Dinv_Y.array()).all(), "row " << r);
+    BOOST_TEST(reused[r].impulse == fresh[r].impulse, "row " << r);
+    Eigen::VectorXd Lt_Y = fresh.state(r).Y;  // and the fresh rows' Y is L^-T J^T (to rounding)
+    multiplyByLTransposed(model, data, Lt_Y);
+    ABDYN_CHECK_NEAR(Lt_Y, fresh[r].J, 1e-12);
+  }
+}
+
 // Bad solver settings and rows are an abdyn::InvalidArgument: over-relaxation outside (0, 2), no sweeps, a
 // tie to a row that does not exist, bounds lo > hi, v of the wrong size; the solve in the factor's
 // coordinates names a missing factor and v's size.
