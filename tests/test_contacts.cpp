@@ -27,13 +27,16 @@ constexpr double kG = 9.81;
 // Speed of the floating base: the norm of its linear velocity (v[3..5], body coordinates).
 double baseSpeed(const Eigen::VectorXd& v) { return v.segment<3>(3).norm(); }
 
-// The rows between the model's bodies at q (all velocities zero but v).
-RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts) {
+// The rows between the model's bodies at q (all velocities zero but v), every point within the margin included
+// (speculative_steps infinite) unless `settings` says otherwise.
+RowSet bodyContacts(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, int& contacts,
+                    GroundContactSettings settings = {}, bool every_point = true) {
   Data data(model);
   forwardKinematics(model, data, q);
   jointJacobians(model, data);
   RowSet rows(model);
-  contacts = addBodyContactRows(rows, model, data, v, GroundContactSettings{}, 1e-3, 0);
+  if (every_point) settings.speculative_steps = HUGE_VAL;
+  contacts = addBodyContactRows(rows, model, data, v, settings, 1e-3, 0);
   return rows;
 }
 }  // namespace
@@ -145,6 +148,29 @@ BOOST_AUTO_TEST_CASE(box_on_box_touches_at_four_corners) {
   const RowSet rows = bodyContacts(model, q, Eigen::VectorXd::Zero(model.nv()), contacts);
   BOOST_TEST(contacts == 4);
   for (int r = 0; r < rows.size(); r += 3) BOOST_TEST(std::abs(rows[r].error - 0.001) < 1e-12);
+}
+
+// Speculative points: the top cube 3 mm above the base cube's face (beyond speculative_gap, 1 mm, within the
+// margin, 1 cm) gets no rows at rest, nor while it closes at 0.1 m/s (3 mm takes 30 steps of 1 ms, more than
+// speculative_steps = 20), and four rows at 0.2 m/s (15 steps); at 0.5 mm above it gets its four at rest.
+BOOST_AUTO_TEST_CASE(points_apart_get_rows_only_while_they_close) {
+  ModelBuilder b("boxes");
+  addFloatingShape(b, "base", ShapeType::Box, Vector3::Constant(0.6), 5.0);
+  addFloatingShape(b, "top", ShapeType::Box, Vector3::Constant(0.2), 1.0);
+  const Model model = b.build();
+  for (const double above : {0.003, 0.0005}) {
+    Eigen::VectorXd q = neutral(model);
+    q.segment<3>(7) << 0.1, -0.05, 0.3 + 0.1 + above;
+    for (const double closing : {0.0, 0.1, 0.2}) {
+      Eigen::VectorXd v = Eigen::VectorXd::Zero(model.nv());
+      v[11] = -closing;  // the top cube's linear velocity along z (body axes = world axes here)
+      int contacts = 0;
+      const RowSet rows = bodyContacts(model, q, v, contacts, GroundContactSettings{}, false);
+      const int expected = above < 1e-3 || closing > 0.15 ? 4 : 0;
+      BOOST_TEST(contacts == expected, above << " m above, closing at " << closing << " m/s");
+      BOOST_TEST(rows.size() == 3 * expected);
+    }
+  }
 }
 
 // Two equal spheres (1 kg, r 0.1 m) in zero gravity, A at 2 m/s towards B at rest: an inelastic impact

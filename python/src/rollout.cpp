@@ -43,6 +43,8 @@ void readContact(GroundContactSettings& c, const py::dict& d) {
     else if (key == "margin") setField(c.margin, item.second, path);
     else if (key == "erp") setField(c.erp, item.second, path);
     else if (key == "max_push_velocity") setField(c.max_push_velocity, item.second, path);
+    else if (key == "speculative_gap") setField(c.speculative_gap, item.second, path);
+    else if (key == "speculative_steps") setField(c.speculative_steps, item.second, path);
     else if (key == "restitution") setField(c.restitution, item.second, path);
     else if (key == "restitution_threshold") setField(c.restitution_threshold, item.second, path);
     else if (key == "world_shapes") setField(c.world_shapes, item.second, path);

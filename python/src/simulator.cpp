@@ -98,6 +98,8 @@ void bindSimulator(py::module_& m) {
       .def_readwrite("margin", &GroundContactSettings::margin, "m")
       .def_readwrite("erp", &GroundContactSettings::erp)
       .def_readwrite("max_push_velocity", &GroundContactSettings::max_push_velocity, "m/s")
+      .def_readwrite("speculative_gap", &GroundContactSettings::speculative_gap, "m")
+      .def_readwrite("speculative_steps", &GroundContactSettings::speculative_steps)
       .def_readwrite("restitution", &GroundContactSettings::restitution)
       .def_readwrite("restitution_threshold", &GroundContactSettings::restitution_threshold, "m/s")
       .def_readwrite("geometry", &GroundContactSettings::geometry, "which shapes collide, and how meshes do")

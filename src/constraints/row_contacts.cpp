@@ -84,8 +84,9 @@ bool signedDistance(const Geometry& g, const Plx& X_shape_world, const Vector3& 
   return true;
 }
 
-// One contact: a normal row (body_a moving away from body_b along n is positive) and two friction rows.
-void addContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v, int body_a,
+// One contact: a normal row (body_a moving away from body_b along n is positive) and two friction rows; none
+// (returns false) for a point GroundContactSettings::speculative_steps leaves out.
+bool addContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v, int body_a,
                     int body_b, const Vector3& point, const Vector3& n, double gap,
                     const GroundContactSettings& settings, double h, std::int64_t key) {
   Vector3 t1, t2;
@@ -99,6 +100,11 @@ void addContactRows(RowSet& rows, const Model& model, const Data& data, const Ei
   normal.error = gap;
   normal.target = std::min(unilateralTarget(gap, settings.erp, h), settings.max_push_velocity);
   const double approach = normal.J.dot(v);
+  if (gap > settings.speculative_gap && std::isfinite(settings.speculative_steps) &&
+      gap > -settings.speculative_steps * h * approach) {
+    rows.truncate(normal_index);
+    return false;
+  }
   if (approach < -settings.restitution_threshold) {
     normal.target = std::max(normal.target, -settings.restitution * approach);
   }
@@ -109,6 +115,7 @@ void addContactRows(RowSet& rows, const Model& model, const Data& data, const Ei
     friction.mu = settings.mu;
     friction.key = key + 1 + t;
   }
+  return true;
 }
 
 }  // namespace
@@ -185,9 +192,8 @@ int addGroundContactRows(RowSet& rows, const Model& model, const Data& data, con
       const Vector3 p = points[c] - inflation * up;
       const double gap = p.dot(up) - settings.height;
       if (gap >= settings.margin) continue;
-      addContactRows(rows, model, data, v, g.body, 0, p, up, gap, settings, h,
-                     key_base + 3 * (static_cast<std::int64_t>(kContactPointsPerGeometry) * gi + c));
-      ++contacts;
+      contacts += addContactRows(rows, model, data, v, g.body, 0, p, up, gap, settings, h,
+                                 key_base + 3 * (static_cast<std::int64_t>(kContactPointsPerGeometry) * gi + c));
     }
   }
   return contacts;
@@ -279,9 +285,8 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       if (!signedDistance(to, X_to, points[c], distance, normal)) return;
       const double gap = distance - inflation;
       if (gap >= settings.margin) continue;
-      addContactRows(rows, model, data, v, from.body, to.body, points[c] - inflation * normal, normal, gap, settings, h,
-                     key + 3 * c);
-      ++contacts;
+      contacts += addContactRows(rows, model, data, v, from.body, to.body, points[c] - inflation * normal, normal, gap,
+                                 settings, h, key + 3 * c);
     }
   };
   for (const GeometryPair& pair : broad_phase.pairs(model, data, settings)) {
@@ -296,9 +301,8 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       const int n = internal::staticMeshManifold(shape, shape.X_geometry_body * data.X_body_world[shape.body], mesh,
                                                  mesh.X_geometry_body * data.X_body_world[mesh.body], settings.margin, manifold);
       for (int c = 0; c < n; ++c) {
-        addContactRows(rows, model, data, v, shape.body, mesh.body, manifold[c].point, manifold[c].normal, manifold[c].gap,
-                       settings, h, key + 3 * c);
-        ++contacts;
+        contacts += addContactRows(rows, model, data, v, shape.body, mesh.body, manifold[c].point, manifold[c].normal,
+                                   manifold[c].gap, settings, h, key + 3 * c);
       }
       continue;
     }
@@ -312,9 +316,8 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       for (int c = 0; c < n; ++c) {
         if (manifold[c].gap >= settings.margin) continue;
         // a moves apart from b against the normal: the row's direction is b's outward normal, -d.normal.
-        addContactRows(rows, model, data, v, a.body, b.body, manifold[c].point, -d.normal, manifold[c].gap, settings, h,
-                       key + 3 * c);
-        ++contacts;
+        contacts += addContactRows(rows, model, data, v, a.body, b.body, manifold[c].point, -d.normal, manifold[c].gap,
+                                   settings, h, key + 3 * c);
       }
       continue;
     }

@@ -217,6 +217,11 @@ const StepStatistics& Simulator::advance(double h, bool energy) {
                             "'contact.max_push_velocity' must be positive, got " + std::to_string(cap));
     }
   }
+  if (!(settings_.contact.speculative_gap >= 0.0) || !(settings_.contact.speculative_steps >= 0.0)) {
+    throw InvalidArgument("abdyn::Simulator::step: settings 'contact.speculative_gap' and 'contact.speculative_steps' "
+                          "must be non-negative, got " + std::to_string(settings_.contact.speculative_gap) + " and " +
+                          std::to_string(settings_.contact.speculative_steps));
+  }
   statistics_.iterations = 0;
   statistics_.residual = 0.0;
   const double dt = h / settings_.substeps;

@@ -5,7 +5,8 @@
 /// end spheres; box: its 8 corners; cylinder: per end cap the lowest rim point and three more at 90 degree
 /// steps; mesh: the vertices of its convex hull within 1 cm of its lowest, reduced to four, those within
 /// 0.5 mm of the lowest first, spanning the largest area); a point within `margin` of the plane
-/// (gap C = z - height < margin) becomes three rows at the point:
+/// (gap C = z - height < margin; a point apart by more than speculative_gap only while it closes fast enough, see
+/// GroundContactSettings::speculative_steps) becomes three rows at the point:
 ///   normal    J v = n . v(p), n = +z, impulse in [0, inf), target unilateralTarget(C) capped at
 ///             max_push_velocity, raised to
 ///             -restitution (n . v(p)) when the point approaches faster than restitution_threshold;
@@ -58,6 +59,13 @@ struct GroundContactSettings {
   double margin = 0.01;                ///< speculative margin, m
   double erp = 0.2;                    ///< penetration recovery per step (ground and body contacts)
   double max_push_velocity = 1.0;      ///< cap on the ERP push-out speed (m/s), so deep penetration cannot launch bodies
+  /// Points apart by more than speculative_gap (m, at most margin) get rows only while they approach fast enough
+  /// to close their gap within speculative_steps steps: a row for a point that is not closing binds only if the
+  /// step's other impulses throw it at the surface, and a body resting on a few points would otherwise carry rows
+  /// for every candidate within the margin (a round mesh foot: four contact points where one holds it).
+  double speculative_gap = 1e-3;
+  /// See speculative_gap; infinity gives every point within margin its rows.
+  double speculative_steps = 20.0;
   double restitution = 0.0;            ///< coefficient e
   double restitution_threshold = 0.5;  ///< approach speed (m/s) below which impacts are inelastic
   ContactGeometry geometry = ContactGeometry::StaticMeshes;  ///< which shapes collide, and how meshes do

@@ -96,6 +96,8 @@ class RowSet {
 
   /// Empties the set, keeping the rows' storage and the kept impulses.
   void clear() { size_ = 0; }
+  /// Drops the rows from index `count` on (count in [0, size()]), keeping their storage, as clear() does all.
+  void truncate(int count) { size_ = count < 0 ? 0 : (count < size_ ? count : size_); }
   /// Number of rows.
   int size() const { return size_; }
   ///@{
