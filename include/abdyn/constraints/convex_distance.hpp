@@ -35,6 +35,22 @@ struct ConvexDistance {
   Vector3 point_b = Vector3::Zero();     ///< on B's surface; point_b - point_a = distance * normal
 };
 
+/// The point of a simplex nearest the origin, as GJK's distance sub-algorithm finds it (convexDistance).
+struct SimplexNearest {
+  Vector3 point = Vector3::Zero();      ///< the nearest point: the sum of weight[k] * corners[index[k]], k < count
+  int count = 0;                        ///< how many corners carry it (1 to 4): those with a positive weight
+  std::array<int, 4> index{};           ///< those corners' places in the simplex, increasing
+  std::array<double, 4> weight{};       ///< their barycentric weights: each > 0, summing to 1
+};
+
+/// The point of the simplex spanned by corners[0 .. count) nearest the origin, with the corners that carry it
+/// (the smallest face of the simplex holding it) and their weights: signed volumes (Montanari, Petrinic and
+/// Barbieri 2017) with explicit segment, triangle and tetrahedron cases. A corner repeated, three corners in a
+/// line or four in a plane (within a relative height of about 3e-8 of the simplex's size) make a flat simplex,
+/// whose nearest point lies on its faces. Throws abdyn::InvalidArgument when count is not 1 to 4 or a corner
+/// is not finite.
+SimplexNearest nearestOnSimplex(const std::array<Vector3, 4>& corners, int count);
+
 /// Whether convexDistance takes shapes of g's kind: every kind but a mesh whose hull is not loaded.
 bool isConvexShape(const Geometry& g);
 
