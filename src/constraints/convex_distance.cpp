@@ -56,24 +56,38 @@ const Vector3& hullSupport(const ConvexHull& hull, const Vector3& l, int& hint) 
   return v[static_cast<std::size_t>(at)];
 }
 
-// A shape placed in the world, with its core (sphere: centre, capsule: segment) and the radius around it.
-// A triangle (g null) is its three corners, in world coordinates.
-struct Placed {
-  const Geometry* g;
-  Matrix3 R;        // shape axes in world coordinates (columns)
-  Vector3 origin;   // world (a triangle: its centroid)
-  double radius;    // 0 but for spheres and capsules
-  mutable int hint = 0;  // a mesh: the hull vertex the last support search ended on, where the next one starts
-  const std::array<Vector3, 3>* triangle = nullptr;
-  Vector3 centre() const { return origin; }
-  // The core's point furthest along d (world; need not be unit).
-  Vector3 support(const Vector3& d) const {
-    if (triangle != nullptr) {
-      const std::array<Vector3, 3>& t = *triangle;
-      const double h0 = t[0].dot(d), h1 = t[1].dot(d), h2 = t[2].dot(d);
-      return h0 >= h1 ? (h0 >= h2 ? t[0] : t[2]) : (h1 >= h2 ? t[1] : t[2]);
+// The least and greatest l . x over the hull's vertices x, searched vertex by vertex (one pass for both), or for
+// large hulls by two climbs from `hint`.
+void hullExtent(const ConvexHull& hull, const Vector3& l, int hint, double& lo, double& hi) {
+  const std::vector<Vector3>& v = hull.vertices;
+  if (hull.vertexCount() < kClimbFromVertices || hull.neighbor_offsets.size() != v.size() + 1) {
+    lo = hi = v[0].dot(l);
+    for (int k = 1; k < hull.vertexCount(); ++k) {
+      const double h = v[static_cast<std::size_t>(k)].dot(l);
+      lo = std::min(lo, h);
+      hi = std::max(hi, h);
     }
-    const Vector3 l = R.transpose() * d;
+    return;
+  }
+  int low_hint = hint;
+  hi = hullSupport(hull, l, hint).dot(l);
+  lo = hullSupport(hull, -l, low_hint).dot(l);
+}
+
+// A shape placed in a frame (the world's, or another shape's: see placedDistance), with its core (sphere: centre,
+// capsule: segment) and the radius around it. A triangle (g null) is its three corners, in that frame.
+struct Placed {
+  const Geometry* g = nullptr;
+  Matrix3 R = Matrix3::Identity();  // shape axes in the frame's coordinates (columns)
+  Vector3 origin = Vector3::Zero();  // in the frame (a triangle: its centroid)
+  double radius = 0.0;               // 0 but for spheres and capsules
+  bool own_frame = false;            // the frame is the shape's own (R = 1, origin 0): supports need no rotation
+  mutable int hint = 0;  // a mesh: the hull vertex the last support search ended on, where the next one starts
+  bool is_triangle = false;
+  std::array<Vector3, 3> triangle;
+  Vector3 centre() const { return origin; }
+  // The core's point furthest along l, in the shape's own coordinates.
+  Vector3 coreSupport(const Vector3& l) const {
     Vector3 s = Vector3::Zero();
     switch (g->shape) {
       case ShapeType::Sphere:
@@ -102,17 +116,43 @@ struct Placed {
       case ShapeType::Plane:
         break;  // not reached: planes are handled apart
     }
-    return origin + R * s;
+    return s;
+  }
+  // The core's point furthest along d (the frame's coordinates; d need not be unit).
+  Vector3 support(const Vector3& d) const {
+    if (is_triangle) {
+      const double h0 = triangle[0].dot(d), h1 = triangle[1].dot(d), h2 = triangle[2].dot(d);
+      return h0 >= h1 ? (h0 >= h2 ? triangle[0] : triangle[2]) : (h1 >= h2 ? triangle[1] : triangle[2]);
+    }
+    if (own_frame) return coreSupport(d);
+    return origin + R * coreSupport(R.transpose() * d);
   }
   // The whole shape's point furthest along d (the core's, moved out by the radius).
   Vector3 fullSupport(const Vector3& d) const {
+    if (radius == 0.0) return support(d);
     const double n = d.norm();
-    return support(d) + (radius > 0.0 && n > 0.0 ? Vector3(radius / n * d) : Vector3::Zero());
+    return support(d) + (n > 0.0 ? Vector3(radius / n * d) : Vector3::Zero());
+  }
+  // The least and greatest u . x over the whole shape's points x (u unit, the frame's coordinates; not a triangle).
+  void extent(const Vector3& u, double& lo, double& hi) const {
+    const Vector3 l = own_frame ? u : Vector3(R.transpose() * u);
+    if (g->shape == ShapeType::Mesh) {
+      hullExtent(g->mesh->hull, l, hint, lo, hi);
+    } else {  // the other cores are symmetric about their origin
+      hi = l.dot(coreSupport(l));
+      lo = -hi;
+    }
+    const double c = own_frame ? 0.0 : u.dot(origin);
+    lo += c - radius;
+    hi += c + radius;
   }
 };
 
 Placed place(const Geometry& g, const Plx& X_shape_world) {
-  Placed p{&g, X_shape_world.E().transpose(), X_shape_world.r(), 0.0};
+  Placed p;
+  p.g = &g;
+  p.R = X_shape_world.E().transpose();
+  p.origin = X_shape_world.r();
   if (g.shape == ShapeType::Sphere || g.shape == ShapeType::Capsule) p.radius = g.size[0];
   return p;
 }
@@ -500,8 +540,8 @@ ConvexDistance planeDistance(const Plx& X_plane_world, const Placed& B) {
   return out;
 }
 
-// The signed distance of two placed convex shapes (neither a plane).
-ConvexDistance placedDistance(const Placed& A, const Placed& B) {
+// The signed distance of two convex shapes placed in one frame (neither a plane).
+ConvexDistance distanceInFrame(const Placed& A, const Placed& B) {
   ConvexDistance out;
   const double radii = A.radius + B.radius;
   const GjkResult cores = gjk(A, B, false);
@@ -520,6 +560,28 @@ ConvexDistance placedDistance(const Placed& A, const Placed& B) {
   }
   // The cores overlap: EPA on the whole shapes, starting from a simplex of theirs.
   epa(A, B, gjk(A, B, true), out);
+  return out;
+}
+
+// The signed distance of shape A and shape or triangle B placed in the world (neither a plane), computed in A's
+// frame, where A's supports need no rotation, and returned in world coordinates.
+ConvexDistance placedDistance(const Placed& A_world, const Placed& B_world) {
+  Placed A = A_world;
+  A.R.setIdentity();
+  A.origin.setZero();
+  A.own_frame = true;
+  Placed B = B_world;
+  const Matrix3 R_t = A_world.R.transpose();  // world coordinates into A's
+  B.origin = R_t * (B_world.origin - A_world.origin);
+  if (B.is_triangle) {
+    for (Vector3& c : B.triangle) c = R_t * (c - A_world.origin);
+  } else {
+    B.R = R_t * B_world.R;
+  }
+  ConvexDistance out = distanceInFrame(A, B);
+  out.normal = A_world.R * out.normal;
+  out.point_a = A_world.origin + A_world.R * out.point_a;
+  out.point_b = A_world.origin + A_world.R * out.point_b;
   return out;
 }
 
@@ -571,7 +633,7 @@ namespace internal {
 // the shape is at least `margin` from the triangle when along some u its projection and the triangle's are
 // that far apart. The axes tried: the triangle's normal (the shape wholly above or below its plane, e.g. a
 // table's bottom) and its three edges' outward normals within its plane (the shape beyond an edge, e.g. the
-// neighbours of the triangles a body rests on). The shape's extent along u is two support queries.
+// neighbours of the triangles a body rests on). The shape's extent along u is one pass over a small hull's vertices.
 bool convexTriangleApart(const Geometry& a, const Plx& X_a_world, const std::array<Vector3, 3>& triangle, double margin) {
   const Placed A = place(a, X_a_world);
   const Vector3 n = (triangle[1] - triangle[0]).cross(triangle[2] - triangle[0]);
@@ -583,7 +645,9 @@ bool convexTriangleApart(const Geometry& a, const Plx& X_a_world, const std::arr
       lo = std::min(lo, u.dot(triangle[static_cast<std::size_t>(k)]));
       hi = std::max(hi, u.dot(triangle[static_cast<std::size_t>(k)]));
     }
-    return u.dot(A.fullSupport(-u)) - hi >= margin || lo - u.dot(A.fullSupport(u)) >= margin;
+    double shape_lo, shape_hi;
+    A.extent(u, shape_lo, shape_hi);
+    return shape_lo - hi >= margin || lo - shape_hi >= margin;
   };
   if (apart(normal)) return true;
   for (int k = 0; k < 3; ++k) {
@@ -601,8 +665,10 @@ ConvexDistance convexTriangleDistance(const Geometry& a, const Plx& X_a_world, c
   if (a.shape == ShapeType::Plane) {
     throw InvalidArgument("abdyn::convexTriangleDistance: geometry '" + a.name + "' is a plane");
   }
-  Placed B{nullptr, Matrix3::Identity(), (triangle[0] + triangle[1] + triangle[2]) / 3.0, 0.0};
-  B.triangle = &triangle;
+  Placed B;
+  B.origin = (triangle[0] + triangle[1] + triangle[2]) / 3.0;
+  B.is_triangle = true;
+  B.triangle = triangle;
   return placedDistance(place(a, X_a_world), B);
 }
 
