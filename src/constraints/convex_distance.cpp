@@ -487,7 +487,9 @@ void epa(const Placed& A, const Placed& B, const GjkResult& g, ConvexDistance& o
     f.alive = false;
     P.free_slots[static_cast<std::size_t>(P.nfree++)] = best;
     for (int e = 0; e < 3; ++e) P.walk(f.adj[static_cast<std::size_t>(e)], f.twin[static_cast<std::size_t>(e)], w.w);
-    if (P.nrim > P.nfree + kMaxEpaFaces - P.nf) break;  // no room: not reached on a convex polytope
+    // A rim of fewer than three edges (w seeing every face) or no room: not reached on a convex polytope. The
+    // nearest face, removed but not yet overwritten, is the answer.
+    if (P.nrim < 3 || P.nrim > P.nfree + kMaxEpaFaces - P.nf) break;
     const int k = P.nv;
     P.vertices[static_cast<std::size_t>(P.nv++)] = w;
     for (int r = 0; r < P.nrim; ++r) {
