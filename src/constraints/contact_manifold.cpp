@@ -21,6 +21,12 @@ constexpr double kSamePoint = 1e-9;
 constexpr double kFeatureWeight = 1e-9;
 // Neighbouring triangles folded by less than this angle (rad, about 0.6 degree) make a flat part of the surface.
 constexpr double kCreaseAngle = 0.01;
+// faceOnTriangle: a clip point within this height (m) of the shape's lowest counts as the lowest (EPA's own
+// tolerance, convex_distance.cpp).
+constexpr double kLowestTolerance = 1e-10;
+// faceOnTriangle, overlapping: how far (rad) the direction of least penetration may lie from the triangle's normal
+// for the clip along that normal to stand for EPA's.
+constexpr double kFlatTilt = 1e-8;
 
 // Depths within this of the deepest (m) make the touching group of reduceToFour: a body resting on a few
 // points has them all at about the same depth, and which of them is deepest by micrometres changes from
@@ -273,6 +279,105 @@ bool overTriangle(const std::array<Vector3, 3>& c, const Vector3& p) {
   return l1 >= -kFeatureWeight && l2 >= -kFeatureWeight && 1.0 - l1 - l2 >= -kFeatureWeight;
 }
 
+// The least width of the convex polygon p (counterclockwise): the least over its edges of its extent normal to
+// the edge (a convex polygon's least width is across one of its edges). 0 for a polygon without area.
+double leastWidth(const std::vector<Eigen::Vector2d>& p) {
+  double least = HUGE_VAL;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const Eigen::Vector2d e = p[(i + 1) % p.size()] - p[i];
+    const double length = e.norm();
+    if (!(length > 0.0)) continue;
+    double extent = 0.0;
+    for (const Eigen::Vector2d& q : p) extent = std::max(extent, (e.x() * (q.y() - p[i].y()) - e.y() * (q.x() - p[i].x())) / length);
+    least = std::min(least, extent);
+  }
+  return std::isfinite(least) ? least : 0.0;
+}
+
+// What faceOnTriangle found.
+enum class FaceOnTriangle {
+  Apart,    // the shape lies wholly beyond `margin` on one side of the triangle's plane
+  Clipped,  // the shape's face lies on the triangle: its clip is in w.clipped, w.clipped_gaps
+  Unknown,  // neither is shown: GJK/EPA decide
+};
+
+// The resting case of staticMeshManifold without GJK/EPA: a polytope (hull or box) whose face lies on the
+// triangle (corners, world; unit normal n_t). The shape's extent along n_t (its vertices' heights over the plane,
+// lo to hi) shows it apart beyond the margin, or which side it is on (wholly above or below the plane: that one;
+// across it: its centre's, as staticMeshManifold takes it when the shape overlaps the triangle); `face` is n_t
+// turned to that side, `low` the shape's least height along it. Its face facing the triangle is clipped against
+// the triangle (clipFaces, contact normal `face`); the clip answers for GJK/EPA when the shape's lowest point lies
+// over the triangle (the clip's least height within kLowestTolerance of low):
+// - apart (low > 0): the distance to the triangle is then low, along face exactly (a pair of points that far apart
+//   lies on one normal), so GJK's normal is face and every clip gap is at least that distance (`least`);
+// - overlapping (low <= 0, depth delta = -low): moving the shape by delta along face separates it. Any other
+//   direction u = alpha face + beta v (v unit in the plane) needs t(u) >= u . (q_i - p_j) for clip points p_i, p_j
+//   on the shape and q_i = p_i - g_i face below them on the triangle (heights g_i), that is
+//   t(u) >= -alpha g_j + beta v . (p_i - p_j) >= beta W - G with W the clip's least width and G the largest |g_i|,
+//   and with the shape's highest point x_top in place of p_j, t(u) >= -alpha high - beta D with D the largest
+//   planar distance from x_top to a clip point. So EPA's least translation is within kFaceAlignment of face when
+//   sin(acos kFaceAlignment) W - G > delta and (for u near -face) kFaceAlignment high - sin(acos kFaceAlignment) D
+//   > delta; within that cone t(u) >= cos(theta) (delta - s) + sin(theta) W, s the spread of the clip's heights
+//   (with their excess over low), puts it within about s / W of face: at most kFlatTilt.
+// Where a bound fails the answer is Unknown, and the caller runs GJK/EPA.
+FaceOnTriangle faceOnTriangle(const Geometry& shape, const Plx& X_shape_world, const std::array<Vector3, 3>& corner,
+                              const Vector3& n_t, const Vector3& centre, double margin, NarrowPhaseWorkspace& w,
+                              Vector3& face, double& least) {
+  if (shape.shape != ShapeType::Box && (shape.shape != ShapeType::Mesh || shape.mesh == nullptr)) return FaceOnTriangle::Unknown;
+  const Matrix3 R = X_shape_world.E().transpose();  // shape axes in world coordinates
+  const Vector3 l = X_shape_world.E() * n_t;         // n_t in shape coordinates
+  const double offset = n_t.dot(X_shape_world.r() - corner[0]);
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  Vector3 lowest = Vector3::Zero(), highest = Vector3::Zero();  // shape coordinates
+  if (shape.shape == ShapeType::Box) {
+    const Vector3 far = 0.5 * shape.size.cwiseProduct(l.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; }));
+    hi = offset + l.dot(far);
+    lo = offset - l.dot(far);
+    highest = far;
+    lowest = -far;
+  } else {
+    for (const Vector3& v : shape.mesh->hull.vertices) {
+      const double h = offset + l.dot(v);
+      if (h < lo) lo = h, lowest = v;
+      if (h > hi) hi = h, highest = v;
+    }
+  }
+  if (lo >= margin || hi <= -margin) return FaceOnTriangle::Apart;
+  const double side = lo >= 0.0 ? 1.0 : hi <= 0.0 ? -1.0 : (centre - corner[0]).dot(n_t) >= 0.0 ? 1.0 : -1.0;
+  face = side * n_t;
+  const double low = side > 0.0 ? lo : -hi, high = side > 0.0 ? hi : -lo;
+  const Vector3 top = X_shape_world.r() + R * (side > 0.0 ? highest : lowest);  // world
+  Vector3 n_shape;
+  if (!facingFace(shape, X_shape_world, -face, w.face_a, n_shape)) return FaceOnTriangle::Unknown;
+  w.face_b.assign(corner.begin(), corner.end());
+  if (side < 0.0) std::reverse(w.face_b.begin(), w.face_b.end());  // counterclockwise about face
+  if (!clipFaces(w.face_a, n_shape, w.face_b, face, -face, w)) return FaceOnTriangle::Unknown;
+  double g_min = HUGE_VAL, g_max = -HUGE_VAL, g_abs = 0.0;
+  for (const double g : w.clipped_gaps) {
+    g_min = std::min(g_min, g);
+    g_max = std::max(g_max, g);
+    g_abs = std::max(g_abs, std::abs(g));
+  }
+  if (!(g_min <= low + kLowestTolerance)) return FaceOnTriangle::Unknown;
+  if (low > 0.0) {
+    least = low;
+    return FaceOnTriangle::Clipped;
+  }
+  const double delta = -low, width = leastWidth(w.polygon);
+  const double sine = std::sqrt(1.0 - kFaceAlignment * kFaceAlignment);
+  double reach = 0.0;  // D: the clip's largest planar distance from the highest point
+  for (const Vector3& p : w.clipped) {
+    const Vector3 r = p - top;
+    reach = std::max(reach, (r - r.dot(face) * face).norm());
+  }
+  if (!(g_max - g_min + std::max(g_min - low, 0.0) <= kFlatTilt * width) || !(sine * width - g_abs > delta) ||
+      !(kFaceAlignment * high - sine * reach > delta)) {
+    return FaceOnTriangle::Unknown;
+  }
+  least = -HUGE_VAL;
+  return FaceOnTriangle::Clipped;
+}
+
 }  // namespace
 
 int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
@@ -341,13 +446,21 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
   };
   for (const int t : w.triangles) {
     const std::array<Vector3, 3> corner = triangleCorners(m, X_mesh_world, t);
+    const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
+    Vector3 on;      // faceOnTriangle's normal
+    double at_least;  // and its least gap
+    const FaceOnTriangle resting = faceOnTriangle(shape, X_shape_world, corner, n_t, centre, margin, w, on, at_least);
+    if (resting == FaceOnTriangle::Apart) continue;
+    if (resting == FaceOnTriangle::Clipped) {
+      for (std::size_t k = 0; k < w.clipped.size(); ++k) add(w.clipped[k], on, std::max(w.clipped_gaps[k], at_least));
+      continue;
+    }
     if (convexTriangleApart(shape, X_shape_world, corner, margin)) continue;
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
     if (!(d.distance < margin)) continue;
     Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it
     Vector3 point = d.point_a;
     double gap = d.distance;
-    const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
     // The side the shape is on: apart, the one its nearest point lies on (a long shape's centre may lie across
     // the plane from it); overlapping, its centre's.
     const double side = d.distance > 0.0 && n.dot(n_t) != 0.0 ? n.dot(n_t) : (centre - corner[0]).dot(n_t);
