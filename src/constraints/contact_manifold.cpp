@@ -279,6 +279,30 @@ bool overTriangle(const std::array<Vector3, 3>& c, const Vector3& p) {
   return l1 >= -kFeatureWeight && l2 >= -kFeatureWeight && 1.0 - l1 - l2 >= -kFeatureWeight;
 }
 
+// Whether a polytope (hull or box) is at least `margin` from the triangle (corners, world) along one of its own
+// faces' normals: the triangle lies that far beyond the face's plane (a separating axis, as convexTriangleApart
+// tries the triangle's; together they spare GJK a shape tilted over a triangle it does not reach). False says
+// nothing.
+bool apartByShapeFaces(const Geometry& shape, const Plx& X_shape_world, const std::array<Vector3, 3>& corner,
+                       double margin) {
+  const Vector3 c[3] = {X_shape_world.applyToPoint(corner[0]), X_shape_world.applyToPoint(corner[1]),
+                        X_shape_world.applyToPoint(corner[2])};  // shape coordinates
+  if (shape.shape == ShapeType::Box) {
+    const Vector3 far = 0.5 * shape.size + Vector3::Constant(margin);
+    const Vector3 lo = c[0].cwiseMin(c[1]).cwiseMin(c[2]), hi = c[0].cwiseMax(c[1]).cwiseMax(c[2]);
+    return (lo.array() >= far.array()).any() || (hi.array() <= -far.array()).any();
+  }
+  if (shape.shape != ShapeType::Mesh || shape.mesh == nullptr) return false;
+  const ConvexHull& hull = shape.mesh->hull;
+  if (hull.offsets.size() != hull.faces.size() || hull.normals.size() != hull.faces.size()) return false;
+  for (std::size_t f = 0; f < hull.faces.size(); ++f) {
+    const Vector3& n = hull.normals[f];
+    const double plane = hull.offsets[f] + margin;
+    if (n.dot(c[0]) >= plane && n.dot(c[1]) >= plane && n.dot(c[2]) >= plane) return true;
+  }
+  return false;
+}
+
 // The least width of the convex polygon p (counterclockwise): the least over its edges of its extent normal to
 // the edge (a convex polygon's least width is across one of its edges). 0 for a polygon without area.
 double leastWidth(const std::vector<Eigen::Vector2d>& p) {
@@ -455,7 +479,9 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
       for (std::size_t k = 0; k < w.clipped.size(); ++k) add(w.clipped[k], on, std::max(w.clipped_gaps[k], at_least));
       continue;
     }
-    if (convexTriangleApart(shape, X_shape_world, corner, margin)) continue;
+    if (convexTriangleApart(shape, X_shape_world, corner, margin) || apartByShapeFaces(shape, X_shape_world, corner, margin)) {
+      continue;
+    }
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
     if (!(d.distance < margin)) continue;
     Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it
