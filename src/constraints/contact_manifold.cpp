@@ -412,11 +412,33 @@ int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Ve
   double extreme = -HUGE_VAL;
   for (const Vector3& v : hull.vertices) extreme = std::max(extreme, v.dot(l));
   const auto height = [&](int i) { return hull.vertices[static_cast<std::size_t>(i)].dot(l); };
+  const auto inBand = [&](int i) { return height(i) >= extreme - band; };
   int keep[kManifoldPoints];
+  // The vertices in the band, in the hull's order, placed in the world once and kept on the stack when they are
+  // few (the usual case); otherwise read in place.
+  constexpr int kPlaced = 64;
+  Vector3 placed[kPlaced];
+  double depth[kPlaced];
+  int k = 0;
+  for (int i = 0; i < hull.vertexCount() && k <= kPlaced; ++i) {
+    if (!inBand(i)) continue;
+    if (k < kPlaced) {
+      placed[k] = o + R * hull.vertices[static_cast<std::size_t>(i)];
+      depth[k] = -height(i);
+    }
+    ++k;
+  }
+  if (k <= kPlaced) {
+    const int m = reduceToFour(
+        k, [&](int i) -> const Vector3& { return placed[i]; }, [&](int i) { return depth[i]; }, [](int) { return true; }, toward,
+        keep);
+    for (int j = 0; j < m; ++j) points[j] = placed[keep[j]];
+    return m;
+  }
   const int m = reduceToFour(
       hull.vertexCount(), [&](int i) -> Vector3 { return o + R * hull.vertices[static_cast<std::size_t>(i)]; },
-      [&](int i) { return -height(i); }, [&](int i) { return height(i) >= extreme - band; }, toward, keep);
-  for (int k = 0; k < m; ++k) points[k] = o + R * hull.vertices[static_cast<std::size_t>(keep[k])];
+      [&](int i) { return -height(i); }, inBand, toward, keep);
+  for (int j = 0; j < m; ++j) points[j] = o + R * hull.vertices[static_cast<std::size_t>(keep[j])];
   return m;
 }
 
