@@ -47,6 +47,10 @@ struct MeshContactPoint {
 /// below the shape's distance to it. Points of two triangles that
 /// coincide (a face clipped on both sides of a shared edge) are one; the rest are reduced to four as
 /// contactManifold does, around the deepest point's normal. Returns how many. Its buffers are w's.
+/// GJK/EPA run only where needed: a triangle a polytope's face planes or the triangle's own axes show beyond the
+/// margin is skipped, and a polytope's face lying on a triangle is clipped against it directly where the shape's
+/// extent along the triangle's normal and the clip's width prove the distance and normal GJK/EPA would find
+/// (faceOnTriangle in the source).
 int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
                        double margin, MeshContactPoint* points, NarrowPhaseWorkspace& w);
 
