@@ -501,7 +501,7 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
       for (std::size_t k = 0; k < w.clipped.size(); ++k) add(w.clipped[k], on, std::max(w.clipped_gaps[k], at_least));
       continue;
     }
-    if (convexTriangleApart(shape, X_shape_world, corner, margin) || apartByShapeFaces(shape, X_shape_world, corner, margin)) {
+    if (apartByShapeFaces(shape, X_shape_world, corner, margin) || convexTriangleApart(shape, X_shape_world, corner, margin)) {
       continue;
     }
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
