@@ -21,6 +21,12 @@ constexpr double kSamePoint = 1e-9;
 constexpr double kFeatureWeight = 1e-9;
 // Neighbouring triangles folded by less than this angle (rad, about 0.6 degree) make a flat part of the surface.
 constexpr double kCreaseAngle = 0.01;
+// faceOnTriangle: a clip point within this height (m) of the shape's lowest counts as the lowest (EPA's own
+// tolerance, convex_distance.cpp).
+constexpr double kLowestTolerance = 1e-10;
+// faceOnTriangle, overlapping: how far (rad) the direction of least penetration may lie from the triangle's normal
+// for the clip along that normal to stand for EPA's.
+constexpr double kFlatTilt = 1e-8;
 
 // Depths within this of the deepest (m) make the touching group of reduceToFour: a body resting on a few
 // points has them all at about the same depth, and which of them is deepest by micrometres changes from
@@ -36,16 +42,25 @@ constexpr double kTouchingDepth = 5e-4;
 // far side. No role depends on which touching point is deepest or on the candidates' order, so the choice,
 // and with it the contact rows' keys and warm-start impulses, holds while the body rests. Returns the
 // indices kept, ascending.
-int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vector<double>& depth, int* keep) {
-  const int k = static_cast<int>(p.size());
-  if (k <= kManifoldPoints) {
-    for (int i = 0; i < k; ++i) keep[i] = i;
-    return k;
+// The candidates are the indices i in [0, k) with valid(i), at(i) their points and depth(i) their depths (a
+// hull's vertices within a band: no copy of them is made).
+template <class At, class Depth, class Valid>
+int reduceToFour(int k, const At& at, const Depth& depth, const Valid& valid, const Vector3& n, int* keep) {
+  int count = 0;
+  for (int i = 0; i < k; ++i) count += valid(i) ? 1 : 0;
+  if (count <= kManifoldPoints) {
+    int m = 0;
+    for (int i = 0; i < k && m < kManifoldPoints; ++i) {
+      if (valid(i)) keep[m++] = i;
+    }
+    return m;
   }
-  const auto at = [&](int i) -> const Vector3& { return p[static_cast<std::size_t>(i)]; };
-  double deepest = depth[0];
-  for (int i = 1; i < k; ++i) deepest = std::min(deepest, depth[static_cast<std::size_t>(i)]);
-  const auto touching = [&](int i) { return depth[static_cast<std::size_t>(i)] <= deepest + kTouchingDepth; };
+  std::fill(keep, keep + kManifoldPoints, -1);
+  double deepest = HUGE_VAL;
+  for (int i = 0; i < k; ++i) {
+    if (valid(i)) deepest = std::min(deepest, depth(i));
+  }
+  const auto touching = [&](int i) { return valid(i) && depth(i) <= deepest + kTouchingDepth; };
   int touching_count = 0;
   for (int i = 0; i < k; ++i) touching_count += touching(i) ? 1 : 0;
   int m = 0;
@@ -56,7 +71,7 @@ int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vec
     int chosen = -1;
     double top = floor;
     for (int i = 0; i < k; ++i) {
-      if (std::find(keep, keep + m, i) != keep + m || (from_touching && !touching(i))) continue;
+      if (!valid(i) || std::find(keep, keep + m, i) != keep + m || (from_touching && !touching(i))) continue;
       const double s = score(i);
       if (s > top) chosen = i, top = s;
     }
@@ -67,8 +82,9 @@ int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vec
     int a = -1, b = -1;
     double widest = -1.0;
     for (int i = 0; i < k; ++i) {
+      if (!touching(i)) continue;
       for (int j = i + 1; j < k; ++j) {
-        if (touching(i) && touching(j) && planar(i, j) > widest) a = i, b = j, widest = planar(i, j);
+        if (touching(j) && planar(i, j) > widest) a = i, b = j, widest = planar(i, j);
       }
     }
     keep[m++] = a;
@@ -97,8 +113,17 @@ int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vec
     d = best(gain, 0.0);
   }
   if (d >= 0) keep[m++] = d;
-  std::sort(keep, keep + m);
+  for (int i = 1; i < m; ++i) {  // ascending (insertion sort of at most four)
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
+  }
   return m;
+}
+
+// reduceToFour over every point of p, with depths `depth`.
+int reduceToFour(const std::vector<Vector3>& p, const Vector3& n, const std::vector<double>& depth, int* keep) {
+  return reduceToFour(
+      static_cast<int>(p.size()), [&](int i) -> const Vector3& { return p[static_cast<std::size_t>(i)]; },
+      [&](int i) { return depth[static_cast<std::size_t>(i)]; }, [](int) { return true; }, n, keep);
 }
 
 // The face of a polytope (a mesh's hull or a box) whose outward normal is nearest `direction` (world):
@@ -138,63 +163,65 @@ bool facingFace(const Geometry& g, const Plx& X_shape_world, const Vector3& dire
   return true;
 }
 
-// Clips polygon `subject` (2D, counterclockwise) by the convex polygon `clip` (2D, counterclockwise).
-std::vector<Eigen::Vector2d> clipPolygon(std::vector<Eigen::Vector2d> subject, const std::vector<Eigen::Vector2d>& clip) {
+// Clips polygon `subject` (2D, counterclockwise) by the convex polygon `clip` (2D, counterclockwise), in place;
+// `next` is scratch.
+void clipPolygon(std::vector<Eigen::Vector2d>& subject, const std::vector<Eigen::Vector2d>& clip,
+                 std::vector<Eigen::Vector2d>& next) {
   for (std::size_t e = 0; e < clip.size() && !subject.empty(); ++e) {
     const Eigen::Vector2d a = clip[e], b = clip[(e + 1) % clip.size()];
     const auto inside = [&](const Eigen::Vector2d& p) {
       return (b.x() - a.x()) * (p.y() - a.y()) - (b.y() - a.y()) * (p.x() - a.x()) >= 0.0;
     };
-    std::vector<Eigen::Vector2d> out;
+    next.clear();
     for (std::size_t k = 0; k < subject.size(); ++k) {
       const Eigen::Vector2d& p = subject[k];
       const Eigen::Vector2d& q = subject[(k + 1) % subject.size()];
       const bool pin = inside(p), qin = inside(q);
-      if (pin) out.push_back(p);
+      if (pin) next.push_back(p);
       if (pin != qin) {
         const Eigen::Vector2d d = q - p, e2 = b - a;
         const double denom = e2.x() * d.y() - e2.y() * d.x();
         if (denom != 0.0) {
           const double t = ((p.x() - a.x()) * e2.y() - (p.y() - a.y()) * e2.x()) / denom;
-          out.push_back(p + t * d);
+          next.push_back(p + t * d);
         }
       }
     }
-    subject = std::move(out);
+    subject.swap(next);
   }
-  return subject;
 }
 
 // The overlap of a's face (corners face_a, outward normal n_a) and b's (face_b, n_b), both counterclockwise about
 // their outward normals, when both lie within kFaceAlignment of the contact plane (normal n, from a to b): the
-// overlap clipped in that plane (Sutherland-Hodgman), each point on a's face with its gap, b's face minus a's along
-// n. False (and nothing written) when the faces are not both aligned or overlap in fewer than three points.
+// overlap clipped in that plane (Sutherland-Hodgman), each point on a's face (into w.clipped) with its gap, b's face
+// minus a's along n (w.clipped_gaps). False (and nothing written) when the faces are not both aligned or overlap
+// in fewer than three points. Uses w.polygon, w.next and w.clip.
 bool clipFaces(const std::vector<Vector3>& face_a, const Vector3& n_a, const std::vector<Vector3>& face_b,
-               const Vector3& n_b, const Vector3& n, std::vector<Vector3>& points, std::vector<double>& gaps) {
+               const Vector3& n_b, const Vector3& n, NarrowPhaseWorkspace& w) {
   // Face to face only when both faces lie (nearly) in the contact plane; an edge or a corner touches at the
   // deepest point.
   if (n_a.dot(n) < kFaceAlignment || -n_b.dot(n) < kFaceAlignment) return false;
   Vector3 t1, t2;
   orthonormalComplement(n, t1, t2);
   t2 = n.cross(t1);  // (t1, t2, n) right-handed: counterclockwise about n stays counterclockwise in (t1, t2)
-  const auto flat = [&](const std::vector<Vector3>& face, bool reverse) {
-    std::vector<Eigen::Vector2d> out;
-    for (const Vector3& p : face) out.emplace_back(t1.dot(p), t2.dot(p));
-    if (reverse) std::reverse(out.begin(), out.end());  // b's face runs counterclockwise about -n
-    return out;
-  };
-  const std::vector<Eigen::Vector2d> overlap = clipPolygon(flat(face_a, false), flat(face_b, true));
-  if (overlap.size() < 3) return false;
+  w.polygon.clear();
+  for (const Vector3& p : face_a) w.polygon.emplace_back(t1.dot(p), t2.dot(p));
+  w.clip.clear();
+  for (auto p = face_b.rbegin(); p != face_b.rend(); ++p) {
+    w.clip.emplace_back(t1.dot(*p), t2.dot(*p));  // b's face runs counterclockwise about -n: reversed
+  }
+  clipPolygon(w.polygon, w.clip, w.next);
+  if (w.polygon.size() < 3) return false;
   // Heights along n of each face's plane over a point u of the contact plane: the plane n_f . x = n_f . c_f.
   const auto height = [&](const Vector3& n_f, const Vector3& c_f, const Eigen::Vector2d& u) {
     return (n_f.dot(c_f) - u.x() * n_f.dot(t1) - u.y() * n_f.dot(t2)) / n_f.dot(n);
   };
-  points.clear();
-  gaps.clear();
-  for (const Eigen::Vector2d& u : overlap) {
+  w.clipped.clear();
+  w.clipped_gaps.clear();
+  for (const Eigen::Vector2d& u : w.polygon) {
     const double h_a = height(n_a, face_a[0], u), h_b = height(n_b, face_b[0], u);
-    points.push_back(u.x() * t1 + u.y() * t2 + h_a * n);
-    gaps.push_back(h_b - h_a);
+    w.clipped.push_back(u.x() * t1 + u.y() * t2 + h_a * n);
+    w.clipped_gaps.push_back(h_b - h_a);
   }
   return true;
 }
@@ -252,6 +279,129 @@ bool overTriangle(const std::array<Vector3, 3>& c, const Vector3& p) {
   return l1 >= -kFeatureWeight && l2 >= -kFeatureWeight && 1.0 - l1 - l2 >= -kFeatureWeight;
 }
 
+// Whether a polytope (hull or box) is at least `margin` from the triangle (corners, world) along one of its own
+// faces' normals: the triangle lies that far beyond the face's plane (a separating axis, as convexTriangleApart
+// tries the triangle's; together they spare GJK a shape tilted over a triangle it does not reach). False says
+// nothing.
+bool apartByShapeFaces(const Geometry& shape, const Plx& X_shape_world, const std::array<Vector3, 3>& corner,
+                       double margin) {
+  const Vector3 c[3] = {X_shape_world.applyToPoint(corner[0]), X_shape_world.applyToPoint(corner[1]),
+                        X_shape_world.applyToPoint(corner[2])};  // shape coordinates
+  if (shape.shape == ShapeType::Box) {
+    const Vector3 far = 0.5 * shape.size + Vector3::Constant(margin);
+    const Vector3 lo = c[0].cwiseMin(c[1]).cwiseMin(c[2]), hi = c[0].cwiseMax(c[1]).cwiseMax(c[2]);
+    return (lo.array() >= far.array()).any() || (hi.array() <= -far.array()).any();
+  }
+  if (shape.shape != ShapeType::Mesh || shape.mesh == nullptr) return false;
+  const ConvexHull& hull = shape.mesh->hull;
+  if (hull.offsets.size() != hull.faces.size() || hull.normals.size() != hull.faces.size()) return false;
+  for (std::size_t f = 0; f < hull.faces.size(); ++f) {
+    const Vector3& n = hull.normals[f];
+    const double plane = hull.offsets[f] + margin;
+    if (n.dot(c[0]) >= plane && n.dot(c[1]) >= plane && n.dot(c[2]) >= plane) return true;
+  }
+  return false;
+}
+
+// The least width of the convex polygon p (counterclockwise): the least over its edges of its extent normal to
+// the edge (a convex polygon's least width is across one of its edges). 0 for a polygon without area.
+double leastWidth(const std::vector<Eigen::Vector2d>& p) {
+  double least = HUGE_VAL;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const Eigen::Vector2d e = p[(i + 1) % p.size()] - p[i];
+    const double length = e.norm();
+    if (!(length > 0.0)) continue;
+    double extent = 0.0;
+    for (const Eigen::Vector2d& q : p) extent = std::max(extent, (e.x() * (q.y() - p[i].y()) - e.y() * (q.x() - p[i].x())) / length);
+    least = std::min(least, extent);
+  }
+  return std::isfinite(least) ? least : 0.0;
+}
+
+// What faceOnTriangle found.
+enum class FaceOnTriangle {
+  Apart,    // the shape lies wholly beyond `margin` on one side of the triangle's plane
+  Clipped,  // the shape's face lies on the triangle: its clip is in w.clipped, w.clipped_gaps
+  Unknown,  // neither is shown: GJK/EPA decide
+};
+
+// The resting case of staticMeshManifold without GJK/EPA: a polytope (hull or box) whose face lies on the
+// triangle (corners, world; unit normal n_t). The shape's extent along n_t (its vertices' heights over the plane,
+// lo to hi) shows it apart beyond the margin, or which side it is on (wholly above or below the plane: that one;
+// across it: its centre's, as staticMeshManifold takes it when the shape overlaps the triangle); `face` is n_t
+// turned to that side, `low` the shape's least height along it. Its face facing the triangle is clipped against
+// the triangle (clipFaces, contact normal `face`); the clip answers for GJK/EPA when the shape's lowest point lies
+// over the triangle (the clip's least height within kLowestTolerance of low):
+// - apart (low > 0): the distance to the triangle is then low, along face exactly (a pair of points that far apart
+//   lies on one normal), so GJK's normal is face and every clip gap is at least that distance (`least`);
+// - overlapping (low <= 0, depth delta = -low): moving the shape by delta along face separates it. Any other
+//   direction u = alpha face + beta v (v unit in the plane) needs t(u) >= u . (q_i - p_j) for clip points p_i, p_j
+//   on the shape and q_i = p_i - g_i face below them on the triangle (heights g_i), that is
+//   t(u) >= -alpha g_j + beta v . (p_i - p_j) >= beta W - G with W the clip's least width and G the largest |g_i|,
+//   and with the shape's highest point x_top in place of p_j, t(u) >= -alpha high - beta D with D the largest
+//   planar distance from x_top to a clip point. So EPA's least translation is within kFaceAlignment of face when
+//   sin(acos kFaceAlignment) W - G > delta and (for u near -face) kFaceAlignment high - sin(acos kFaceAlignment) D
+//   > delta; within that cone t(u) >= cos(theta) (delta - s) + sin(theta) W, s the spread of the clip's heights
+//   (with their excess over low), puts it within about s / W of face: at most kFlatTilt.
+// Where a bound fails the answer is Unknown, and the caller runs GJK/EPA.
+FaceOnTriangle faceOnTriangle(const Geometry& shape, const Plx& X_shape_world, const std::array<Vector3, 3>& corner,
+                              const Vector3& n_t, const Vector3& centre, double margin, NarrowPhaseWorkspace& w,
+                              Vector3& face, double& least) {
+  if (shape.shape != ShapeType::Box && (shape.shape != ShapeType::Mesh || shape.mesh == nullptr)) return FaceOnTriangle::Unknown;
+  const Matrix3 R = X_shape_world.E().transpose();  // shape axes in world coordinates
+  const Vector3 l = X_shape_world.E() * n_t;         // n_t in shape coordinates
+  const double offset = n_t.dot(X_shape_world.r() - corner[0]);
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  Vector3 lowest = Vector3::Zero(), highest = Vector3::Zero();  // shape coordinates
+  if (shape.shape == ShapeType::Box) {
+    const Vector3 far = 0.5 * shape.size.cwiseProduct(l.unaryExpr([](double c) { return c < 0.0 ? -1.0 : 1.0; }));
+    hi = offset + l.dot(far);
+    lo = offset - l.dot(far);
+    highest = far;
+    lowest = -far;
+  } else {
+    for (const Vector3& v : shape.mesh->hull.vertices) {
+      const double h = offset + l.dot(v);
+      if (h < lo) lo = h, lowest = v;
+      if (h > hi) hi = h, highest = v;
+    }
+  }
+  if (lo >= margin || hi <= -margin) return FaceOnTriangle::Apart;
+  const double side = lo >= 0.0 ? 1.0 : hi <= 0.0 ? -1.0 : (centre - corner[0]).dot(n_t) >= 0.0 ? 1.0 : -1.0;
+  face = side * n_t;
+  const double low = side > 0.0 ? lo : -hi, high = side > 0.0 ? hi : -lo;
+  const Vector3 top = X_shape_world.r() + R * (side > 0.0 ? highest : lowest);  // world
+  Vector3 n_shape;
+  if (!facingFace(shape, X_shape_world, -face, w.face_a, n_shape)) return FaceOnTriangle::Unknown;
+  w.face_b.assign(corner.begin(), corner.end());
+  if (side < 0.0) std::reverse(w.face_b.begin(), w.face_b.end());  // counterclockwise about face
+  if (!clipFaces(w.face_a, n_shape, w.face_b, face, -face, w)) return FaceOnTriangle::Unknown;
+  double g_min = HUGE_VAL, g_max = -HUGE_VAL, g_abs = 0.0;
+  for (const double g : w.clipped_gaps) {
+    g_min = std::min(g_min, g);
+    g_max = std::max(g_max, g);
+    g_abs = std::max(g_abs, std::abs(g));
+  }
+  if (!(g_min <= low + kLowestTolerance)) return FaceOnTriangle::Unknown;
+  if (low > 0.0) {
+    least = low;
+    return FaceOnTriangle::Clipped;
+  }
+  const double delta = -low, width = leastWidth(w.polygon);
+  const double sine = std::sqrt(1.0 - kFaceAlignment * kFaceAlignment);
+  double reach = 0.0;  // D: the clip's largest planar distance from the highest point
+  for (const Vector3& p : w.clipped) {
+    const Vector3 r = p - top;
+    reach = std::max(reach, (r - r.dot(face) * face).norm());
+  }
+  if (!(g_max - g_min + std::max(g_min - low, 0.0) <= kFlatTilt * width) || !(sine * width - g_abs > delta) ||
+      !(kFaceAlignment * high - sine * reach > delta)) {
+    return FaceOnTriangle::Unknown;
+  }
+  least = -HUGE_VAL;
+  return FaceOnTriangle::Clipped;
+}
+
 }  // namespace
 
 int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Vector3& toward, double band,
@@ -261,42 +411,58 @@ int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Ve
   const Vector3 l = X_shape_world.E() * toward;
   double extreme = -HUGE_VAL;
   for (const Vector3& v : hull.vertices) extreme = std::max(extreme, v.dot(l));
-  std::vector<Vector3> near;
-  std::vector<double> depth;
-  for (const Vector3& v : hull.vertices) {
-    const double h = v.dot(l);
-    if (h < extreme - band) continue;
-    near.push_back(o + R * v);
-    depth.push_back(-h);
-  }
+  const auto height = [&](int i) { return hull.vertices[static_cast<std::size_t>(i)].dot(l); };
+  const auto inBand = [&](int i) { return height(i) >= extreme - band; };
   int keep[kManifoldPoints];
-  const int m = reduceToFour(near, toward, depth, keep);
-  for (int k = 0; k < m; ++k) points[k] = near[static_cast<std::size_t>(keep[k])];
+  // The vertices in the band, in the hull's order, placed in the world once and kept on the stack when they are
+  // few (the usual case); otherwise read in place.
+  constexpr int kPlaced = 64;
+  Vector3 placed[kPlaced];
+  double depth[kPlaced];
+  int k = 0;
+  for (int i = 0; i < hull.vertexCount() && k <= kPlaced; ++i) {
+    if (!inBand(i)) continue;
+    if (k < kPlaced) {
+      placed[k] = o + R * hull.vertices[static_cast<std::size_t>(i)];
+      depth[k] = -height(i);
+    }
+    ++k;
+  }
+  if (k <= kPlaced) {
+    const int m = reduceToFour(
+        k, [&](int i) -> const Vector3& { return placed[i]; }, [&](int i) { return depth[i]; }, [](int) { return true; }, toward,
+        keep);
+    for (int j = 0; j < m; ++j) points[j] = placed[keep[j]];
+    return m;
+  }
+  const int m = reduceToFour(
+      hull.vertexCount(), [&](int i) -> Vector3 { return o + R * hull.vertices[static_cast<std::size_t>(i)]; },
+      [&](int i) { return -height(i); }, inBand, toward, keep);
+  for (int j = 0; j < m; ++j) points[j] = o + R * hull.vertices[static_cast<std::size_t>(keep[j])];
   return m;
 }
 
 int contactManifold(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world,
-                    const ConvexDistance& d, ManifoldPoint* points) {
+                    const ConvexDistance& d, ManifoldPoint* points, NarrowPhaseWorkspace& w) {
   const Vector3& n = d.normal;  // from a to b
   points[0] = {d.point_a, d.distance};
-  std::vector<Vector3> face_a, face_b;
   Vector3 n_a, n_b;
-  if (!facingFace(a, X_a_world, n, face_a, n_a) || !facingFace(b, X_b_world, -n, face_b, n_b)) return 1;
-  std::vector<Vector3> candidates;
-  std::vector<double> gaps;
-  if (!clipFaces(face_a, n_a, face_b, n_b, n, candidates, gaps)) return 1;
+  if (!facingFace(a, X_a_world, n, w.face_a, n_a) || !facingFace(b, X_b_world, -n, w.face_b, n_b)) return 1;
+  if (!clipFaces(w.face_a, n_a, w.face_b, n_b, n, w)) return 1;
   int keep[kManifoldPoints];
-  const int m = reduceToFour(candidates, n, gaps, keep);
-  for (int k = 0; k < m; ++k) points[k] = {candidates[static_cast<std::size_t>(keep[k])], gaps[static_cast<std::size_t>(keep[k])]};
+  const int m = reduceToFour(w.clipped, n, w.clipped_gaps, keep);
+  for (int k = 0; k < m; ++k) {
+    const auto i = static_cast<std::size_t>(keep[k]);
+    points[k] = {w.clipped[i], w.clipped_gaps[i]};
+  }
   return m;
 }
 
 int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
-                       double margin, MeshContactPoint* points) {
+                       double margin, MeshContactPoint* points, NarrowPhaseWorkspace& w) {
   const MeshShape& m = *mesh.mesh;
   const Matrix3 R_mesh = X_mesh_world.E().transpose();  // mesh axes in world coordinates
-  std::vector<int> near;
-  trianglesNear(shape, X_shape_world, mesh, X_mesh_world, std::max(margin, 0.0), near);
+  trianglesNear(shape, X_shape_world, mesh, X_mesh_world, std::max(margin, 0.0), w.triangles);
   // The shape's centre (a mesh's: its hull's box's) tells the side of a triangle the shape is on.
   Vector3 centre = X_shape_world.r();
   if (shape.shape == ShapeType::Mesh) {
@@ -304,8 +470,12 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
     hullBox(shape.mesh->hull, centre_local, half);
     centre = X_shape_world.applyInverseToPoint(centre_local);
   }
-  std::vector<Vector3> candidates, normals, face_shape, face_triangle, clipped;
-  std::vector<double> gaps, clipped_gaps;
+  std::vector<Vector3>& candidates = w.candidates;
+  std::vector<Vector3>& normals = w.normals;
+  std::vector<double>& gaps = w.gaps;
+  candidates.clear();
+  normals.clear();
+  gaps.clear();
   // Adds a candidate, or deepens the one already at that point with that normal (two triangles clipping one
   // face meet on their shared edge).
   const auto add = [&](const Vector3& p, const Vector3& n, double gap) {
@@ -320,15 +490,25 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
     normals.push_back(n);
     gaps.push_back(gap);
   };
-  for (const int t : near) {
+  for (const int t : w.triangles) {
     const std::array<Vector3, 3> corner = triangleCorners(m, X_mesh_world, t);
-    if (convexTriangleApart(shape, X_shape_world, corner, margin)) continue;
+    const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
+    Vector3 on;      // faceOnTriangle's normal
+    double at_least;  // and its least gap
+    const FaceOnTriangle resting = faceOnTriangle(shape, X_shape_world, corner, n_t, centre, margin, w, on, at_least);
+    if (resting == FaceOnTriangle::Apart) continue;
+    if (resting == FaceOnTriangle::Clipped) {
+      for (std::size_t k = 0; k < w.clipped.size(); ++k) add(w.clipped[k], on, std::max(w.clipped_gaps[k], at_least));
+      continue;
+    }
+    if (apartByShapeFaces(shape, X_shape_world, corner, margin) || convexTriangleApart(shape, X_shape_world, corner, margin)) {
+      continue;
+    }
     const ConvexDistance d = convexTriangleDistance(shape, X_shape_world, corner);
     if (!(d.distance < margin)) continue;
     Vector3 n = -d.normal;  // from the triangle toward the shape: the shape leaves along it
     Vector3 point = d.point_a;
     double gap = d.distance;
-    const Vector3 n_t = R_mesh * m.bvh.normals[static_cast<std::size_t>(t)];
     // The side the shape is on: apart, the one its nearest point lies on (a long shape's centre may lie across
     // the plane from it); overlapping, its centre's.
     const double side = d.distance > 0.0 && n.dot(n_t) != 0.0 ? n.dot(n_t) : (centre - corner[0]).dot(n_t);
@@ -363,11 +543,11 @@ int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Ge
       if (!(gap < margin)) continue;
     }
     Vector3 n_shape;
-    if (n.dot(face) >= kFaceAlignment && facingFace(shape, X_shape_world, -n, face_shape, n_shape)) {
-      face_triangle.assign(corner.begin(), corner.end());
-      if (n_t.dot(face) < 0.0) std::reverse(face_triangle.begin(), face_triangle.end());  // counterclockwise about face
-      if (clipFaces(face_shape, n_shape, face_triangle, face, -n, clipped, clipped_gaps)) {
-        for (std::size_t k = 0; k < clipped.size(); ++k) add(clipped[k], n, std::max(clipped_gaps[k], least));
+    if (n.dot(face) >= kFaceAlignment && facingFace(shape, X_shape_world, -n, w.face_a, n_shape)) {
+      w.face_b.assign(corner.begin(), corner.end());
+      if (n_t.dot(face) < 0.0) std::reverse(w.face_b.begin(), w.face_b.end());  // counterclockwise about face
+      if (clipFaces(w.face_a, n_shape, w.face_b, face, -n, w)) {
+        for (std::size_t k = 0; k < w.clipped.size(); ++k) add(w.clipped[k], n, std::max(w.clipped_gaps[k], least));
         continue;
       }
     }

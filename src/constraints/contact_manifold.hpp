@@ -4,6 +4,7 @@
 // (row_contacts.cpp).
 
 #include "abdyn/constraints/convex_distance.hpp"
+#include "abdyn/constraints/narrow_phase_workspace.hpp"
 
 namespace abdyn::internal {
 
@@ -26,9 +27,10 @@ int hullExtremePoints(const ConvexHull& hull, const Plx& X_shape_world, const Ve
 /// The contact points of a and b given their signed distance d (d.normal from a to b): for two polytopes
 /// (meshes and boxes) touching face to face or edge to face, the overlap of their faces nearest each other,
 /// clipped in the contact plane (Sutherland-Hodgman) and reduced to four; otherwise the deepest point alone.
-/// Each point lies on a's surface; gap is b's face minus a's along the normal there. Returns how many.
+/// Each point lies on a's surface; gap is b's face minus a's along the normal there. Returns how many. Its
+/// buffers are w's: nothing is allocated once they have grown to the faces met.
 int contactManifold(const Geometry& a, const Plx& X_a_world, const Geometry& b, const Plx& X_b_world,
-                    const ConvexDistance& d, ManifoldPoint* points);
+                    const ConvexDistance& d, ManifoldPoint* points, NarrowPhaseWorkspace& w);
 
 /// A contact point of a shape against a static mesh, with its own normal (triangles of one mesh face many ways).
 struct MeshContactPoint {
@@ -44,8 +46,12 @@ struct MeshContactPoint {
 /// (as contactManifold does two faces), other contacts give the deepest point; apart from the triangle, no gap is
 /// below the shape's distance to it. Points of two triangles that
 /// coincide (a face clipped on both sides of a shared edge) are one; the rest are reduced to four as
-/// contactManifold does, around the deepest point's normal. Returns how many.
+/// contactManifold does, around the deepest point's normal. Returns how many. Its buffers are w's.
+/// GJK/EPA run only where needed: a triangle a polytope's face planes or the triangle's own axes show beyond the
+/// margin is skipped, and a polytope's face lying on a triangle is clipped against it directly where the shape's
+/// extent along the triangle's normal and the clip's width prove the distance and normal GJK/EPA would find
+/// (faceOnTriangle in the source).
 int staticMeshManifold(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
-                       double margin, MeshContactPoint* points);
+                       double margin, MeshContactPoint* points, NarrowPhaseWorkspace& w);
 
 }  // namespace abdyn::internal

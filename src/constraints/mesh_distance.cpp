@@ -22,7 +22,23 @@ void trianglesNear(const Geometry& shape, const Plx& X_shape_world, const Geomet
     centre += R * centre_local;
   }
   const Vector3 half = frameHalfExtents(shape, R, half_local) + Vector3::Constant(grow);
-  mesh.mesh->bvh.overlapping(centre - half, centre + half, out);
+  const Vector3 lower = centre - half, upper = centre + half;
+  mesh.mesh->bvh.overlapping(lower, upper, out);
+  // The leaves hold triangles beside the box too: keep those whose own box overlaps it (the others are further
+  // than `grow` from the shape along one axis).
+  const TriangleMesh& m = mesh.mesh->triangles;
+  std::size_t kept = 0;
+  for (const int t : out) {
+    const auto& tri = m.triangles[static_cast<std::size_t>(t)];
+    const Vector3& a = m.vertices[static_cast<std::size_t>(tri[0])];
+    const Vector3& b = m.vertices[static_cast<std::size_t>(tri[1])];
+    const Vector3& c = m.vertices[static_cast<std::size_t>(tri[2])];
+    if ((a.cwiseMin(b).cwiseMin(c).array() > upper.array()).any() || (lower.array() > a.cwiseMax(b).cwiseMax(c).array()).any()) {
+      continue;
+    }
+    out[kept++] = t;
+  }
+  out.resize(kept);
 }
 
 std::array<Vector3, 3> triangleCorners(const MeshShape& mesh, const Plx& X_mesh_world, int t) {

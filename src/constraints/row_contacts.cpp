@@ -269,6 +269,7 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
   int contacts = 0;
   const auto& geometries = model.geometries();
   const std::int64_t ngeometries = static_cast<std::int64_t>(geometries.size());
+  NarrowPhaseWorkspace& narrow_phase = broad_phase.narrowPhase();
   // Points of `from` against the surface of `to`; from's body is A (moving apart along the normal of `to`).
   const auto pointsAgainst = [&](int from_index, int to_index, std::int64_t key) {
     const Geometry& from = geometries[from_index];
@@ -299,7 +300,8 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       const Geometry& shape = &mesh == &a ? b : a;
       internal::MeshContactPoint manifold[internal::kManifoldPoints];
       const int n = internal::staticMeshManifold(shape, shape.X_geometry_body * data.X_body_world[shape.body], mesh,
-                                                 mesh.X_geometry_body * data.X_body_world[mesh.body], settings.margin, manifold);
+                                                 mesh.X_geometry_body * data.X_body_world[mesh.body], settings.margin, manifold,
+                                                 narrow_phase);
       for (int c = 0; c < n; ++c) {
         contacts += addContactRows(rows, model, data, v, shape.body, mesh.body, manifold[c].point, manifold[c].normal,
                                    manifold[c].gap, settings, h, key + 3 * c);
@@ -312,7 +314,7 @@ int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const
       const ConvexDistance d = convexDistance(a, X_a, b, X_b);
       if (d.distance >= settings.margin) continue;
       internal::ManifoldPoint manifold[internal::kManifoldPoints];
-      const int n = internal::contactManifold(a, X_a, b, X_b, d, manifold);
+      const int n = internal::contactManifold(a, X_a, b, X_b, d, manifold, narrow_phase);
       for (int c = 0; c < n; ++c) {
         if (manifold[c].gap >= settings.margin) continue;
         // a moves apart from b against the normal: the row's direction is b's outward normal, -d.normal.

@@ -10,7 +10,8 @@
 namespace abdyn::internal {
 
 /// The triangles of `mesh` (a mesh with MeshShape::bvh) whose boxes overlap the box of `shape` grown by `grow`
-/// on every side, into `out` (cleared first), found by descending the hierarchy in the mesh's coordinates.
+/// on every side, into `out` (cleared first), found by descending the hierarchy in the mesh's coordinates, in the
+/// tree's order. Allocates nothing once `out` has room for them.
 void trianglesNear(const Geometry& shape, const Plx& X_shape_world, const Geometry& mesh, const Plx& X_mesh_world,
                    double grow, std::vector<int>& out);
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "abdyn/model/data.hpp"
+#include "abdyn/constraints/narrow_phase_workspace.hpp"
 #include "abdyn/constraints/row_contacts.hpp"
 
 namespace abdyn {
@@ -33,8 +34,10 @@ struct GeometryPair {
   int second = 0;  ///< the larger geometry index
 };
 
-/// The broad phase's workspace: the shapes' boxes, their sorted order and the pairs found. Built once per model
-/// (a Simulator owns one); once sized by reserve(), finding the pairs allocates nothing.
+/// The broad phase's workspace: the shapes' boxes, their sorted order and the pairs found, and beside them the
+/// narrow phase's buffers (narrowPhase()) that addBodyContactRows fills for those pairs. Built once per model (a
+/// Simulator owns one); once sized, finding the pairs allocates nothing, and neither does the narrow phase once
+/// its buffers have grown to the largest faces and candidate sets met.
 class BroadPhase {
  public:
   /// An empty workspace; the first call of pairs() sizes it.
@@ -48,6 +51,9 @@ class BroadPhase {
   /// kinematics). Throws as excludedBodyPairs does for bad exclusions; resolves them again only when they
   /// change.
   const std::vector<GeometryPair>& pairs(const Model& model, const Data& data, const GroundContactSettings& settings);
+
+  /// The narrow phase's buffers, kept with the pairs they serve (narrow_phase_workspace.hpp).
+  NarrowPhaseWorkspace& narrowPhase() { return narrow_phase_; }
 
  private:
   /// Rebuilds the shape list, their boxes in shape coordinates and the exclusions for these settings.
@@ -70,6 +76,7 @@ class BroadPhase {
   std::vector<Vector3> half_local_;      ///< per geometry: its box's half extents, shape coordinates (meshes)
   std::vector<Vector3> lower_, upper_;   ///< per geometry: its world box, grown by margin / 2
   std::vector<GeometryPair> pairs_;         ///< the pairs of the last call
+  NarrowPhaseWorkspace narrow_phase_;       ///< the narrow phase's buffers
 };
 
 }  // namespace abdyn

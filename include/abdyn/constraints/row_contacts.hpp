@@ -140,7 +140,9 @@ GroundContactPoint groundContactPoint(const Model& model, const Data& data, std:
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base);
 /// The same with the broad phase's workspace given (broad_phase.hpp): pairs whose world boxes are apart skip the
-/// narrow phase, and once the workspace is sized nothing is allocated. The rows are those of the call above.
+/// narrow phase, which works in the workspace's buffers (BroadPhase::narrowPhase); once the workspace is sized and
+/// its buffers have met the largest faces and candidate sets, nothing is allocated. The rows are those of the call
+/// above.
 int addBodyContactRows(RowSet& rows, const Model& model, const Data& data, const Eigen::VectorXd& v,
                        const GroundContactSettings& settings, double h, std::int64_t key_base, BroadPhase& broad_phase);
 
