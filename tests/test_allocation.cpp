@@ -6,6 +6,7 @@
 
 #include "abdyn/abdyn.hpp"
 #include "allocation_counter.hpp"
+#include "box_surface.hpp"
 #include "closed_loops.hpp"
 
 using abdyn::test::ClosedFile;
@@ -134,6 +135,67 @@ BOOST_AUTO_TEST_CASE(steppers_and_rows_do_not_allocate) {
   for (int r = 0; r < sim.rows().size(); ++r) block += sim.rows().state(r).visit == abdyn::RowSolverState::Visit::Block;
   BOOST_TEST(block == 5);
   BOOST_TEST(n == 0, n << " heap allocations");
+}
+
+// A Simulator step of a mesh scene allocates nothing once warmed up: a bar's hull resting on a table that is a
+// static triangle mesh (its face clipped against the triangles under it), a cube's hull resting on the bar (two
+// hulls by GJK/EPA, their faces clipped) and a cube's hull on the ground plane, with body contacts and the world's
+// shapes on. The first steps grow the narrow phase's buffers and the rows; then 100 steps allocate nothing.
+BOOST_AUTO_TEST_CASE(mesh_scene_step_does_not_allocate) {
+  if (!ABDYN_COUNTS_ALLOCATIONS) return;
+  abdyn::ModelBuilder b("mesh_scene");
+  abdyn::Geometry table;
+  table.name = "table";
+  table.link = "world";
+  table.shape = abdyn::ShapeType::Mesh;
+  // Its upper face, 1 x 1 m at z = 0.5, in 4 x 4 squares of two triangles.
+  table.mesh = abdyn::makeMeshShape(abdyn_test::boxSurface(abdyn::Vector3(1.0, 1.0, 0.05), abdyn::Vector3(0, 0, 0.475), 4),
+                                    abdyn::Vector3::Ones(), 0, "table");
+  b.addGeometry(table);
+  const abdyn::Vector3 bar(0.3, 0.1, 0.05), cube(0.06, 0.06, 0.06);
+  const abdyn::Vector3 start[3] = {{0.1, 0.05, 0.5 + 0.5 * bar.z()}, {0.1, 0.05, 0.5 + bar.z() + 0.5 * cube.z()}, {2.0, 0.0, 0.5 * cube.z()}};
+  for (int k = 0; k < 3; ++k) {
+    const abdyn::Vector3 size = k == 0 ? bar : cube;
+    abdyn::JointSpec free;
+    free.type = abdyn::JointType::Floating;
+    free.name = "free" + std::to_string(k);
+    const std::string name = "body" + std::to_string(k);
+    const int body = b.addBody(0, free, abdyn::Plx(), abdyn::RigidBodyInertia(0.5, abdyn::Vector3::Zero(), 1e-3 * abdyn::Matrix3::Identity()), name);
+    abdyn::Geometry g;
+    g.name = g.link = name;
+    g.body = body;
+    g.shape = abdyn::ShapeType::Mesh;
+    g.mesh = abdyn::makeMeshShape(abdyn_test::boxSurface(size, abdyn::Vector3::Zero(), 1), abdyn::Vector3::Ones(), 0, name);
+    b.addGeometry(g);
+  }
+  abdyn::SimulatorSettings settings;
+  settings.ground = true;
+  settings.body_contacts = true;
+  settings.contact.world_shapes = true;
+  abdyn::Simulator sim(b.build(), settings);
+  for (int k = 0; k < 3; ++k) sim.q.segment<3>(7 * k) = start[k];
+  for (int s = 0; s < 100; ++s) sim.step(1e-3);
+  const long n = countAllocations([&] {
+    for (int s = 0; s < 100; ++s) sim.step(1e-3);
+  });
+  // Each kind of contact is there: rows on the ground, and body contact rows of the pairs table-bar (geometries 0
+  // and 1) and bar-cube (1 and 2); row_contacts.hpp numbers a pair's keys from 6 kContactPointsPerGeometry
+  // (ngeometries i + j).
+  const std::int64_t ngeometries = static_cast<std::int64_t>(sim.model().geometries().size());
+  bool ground = false, table_bar = false, bar_cube = false;
+  for (int r = 0; r < sim.rows().size(); ++r) {
+    std::int64_t offset = 0;
+    const abdyn::Simulator::RowSource source = abdyn::Simulator::rowSource(sim.rows()[r].key, offset);
+    ground |= source == abdyn::Simulator::RowSource::GroundContact;
+    if (source != abdyn::Simulator::RowSource::BodyContact) continue;
+    const std::int64_t pair = offset / (6 * abdyn::kContactPointsPerGeometry);
+    table_bar |= pair == 0 * ngeometries + 1;
+    bar_cube |= pair == 1 * ngeometries + 2;
+  }
+  BOOST_TEST(ground);
+  BOOST_TEST(table_bar);
+  BOOST_TEST(bar_cube);
+  BOOST_TEST(n == 0, n << " heap allocations in 100 steps");
 }
 
 // The constrained solvers allocate nothing once ConstrainedDynamicsData is built: forward dynamics by both

@@ -102,6 +102,7 @@ Gaps gapsAt(const TriangleMesh& hull, const Matrix3& R, const Vector3& p) {
   GroundContactSettings settings;
   settings.world_shapes = true;
   settings.geometry = ContactGeometry::StaticMeshes;
+  settings.speculative_steps = HUGE_VAL;  // rows for every point within the margin, at rest too
   RowSet rows(model);
   out.contacts = addBodyContactRows(rows, model, data, Eigen::VectorXd::Zero(model.nv()), settings, 1e-3, 0);
   for (int i = 0; i < rows.size(); ++i) {
