@@ -10,7 +10,8 @@
 //   energy_J        the total energy at 1 s (potential energy zero at the ground)
 //   height_mm       the trunk's height at 10 s (standing: 471.5 mm, less the feet's sinking)
 //   contacts        contact points in the last step
-// A second scene, ArmOnTable, drops an arm with mesh links onto a table that is a static triangle mesh (below).
+// A second scene, ArmOnTable, drops an arm with mesh links onto a table that is a static triangle mesh (below);
+// ArmOnTable/abdyn_hulls collides the table by its convex hull instead, as MuJoCo does.
 // Run: build/bench/bench_mesh_scenes --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
@@ -258,10 +259,12 @@ std::string mujocoArm() {
   return x.str();
 }
 
-void abdynArmOnTable(benchmark::State& state) {
+// geometry: StaticMeshes collides the table's triangles (the default), ConvexHulls its hull (as MuJoCo does).
+void abdynArmOnTable(benchmark::State& state, abdyn::ContactGeometry geometry) {
   abdyn::SimulatorSettings settings;
   settings.body_contacts = true;
   settings.contact.world_shapes = true;
+  settings.contact.geometry = geometry;
   const abdyn::Model model = abdynArm();
   double deepest = 0.0, drift = 0.0;
   int contacts = 0;
@@ -305,7 +308,10 @@ void mujocoArmOnTable(benchmark::State& state) {
   state.counters["contacts"] = contacts;
 }
 
-BENCHMARK(abdynArmOnTable)->Name("ArmOnTable/abdyn")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(abdynArmOnTable, triangles, abdyn::ContactGeometry::StaticMeshes)
+    ->Name("ArmOnTable/abdyn")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(abdynArmOnTable, hulls, abdyn::ContactGeometry::ConvexHulls)
+    ->Name("ArmOnTable/abdyn_hulls")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(mujocoArmOnTable)->Name("ArmOnTable/mujoco")->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
