@@ -81,6 +81,33 @@ def test_simulator_motor_drives_velocity(arm):
     assert sim.v[2] == pytest.approx(0.5, abs=1e-6)
 
 
+def test_limit_and_contact_push_settings(arm):
+    """A joint 0.5 rad past its limit returns at limit_max_push_velocity (here 0.5 rad/s: without gravity the
+    limit row is the only thing moving it: to the row solver's tolerance, 1e-6 rad/s), through the Simulator and
+    rollout's settings dict; the speculative-row settings are carried; a cap that is not positive is refused."""
+    free = arm.with_gravity([0, 0, 0])
+    upper = free.upper_position_limit[0]
+    settings = abdyn.SimulatorSettings()
+    settings.joint_limits = True
+    settings.limit_max_push_velocity = 0.5
+    settings.contact.speculative_gap = 2e-3
+    settings.contact.speculative_steps = float("inf")
+    assert settings.contact.speculative_gap == 2e-3 and settings.contact.speculative_steps == float("inf")
+    sim = abdyn.Simulator(free, settings)
+    q = sim.q
+    q[0] = upper + 0.5
+    sim.q = q
+    sim.step(2e-3)
+    assert sim.v[0] == pytest.approx(-0.5, abs=1e-6)
+    Q, V = abdyn.rollout(free, q[None, :], np.zeros((1, free.nv)), np.zeros((1, 3, free.nv)), 2e-3, threads=1,
+                         settings={"joint_limits": True, "limit_max_push_velocity": 0.5,
+                                   "contact": {"speculative_steps": 5.0, "speculative_gap": 1e-3}})
+    assert V[0, -1, 0] == pytest.approx(-0.5, abs=1e-6)
+    sim.settings.limit_max_push_velocity = 0.0
+    with pytest.raises(abdyn.InvalidArgument, match="limit_max_push_velocity"):
+        sim.step(2e-3)
+
+
 def test_loop_closure_dynamics():
     model = abdyn.load_urdf(MODELS / "four_bar.urdf")
     loops = abdyn.load_urdf_loops(MODELS / "four_bar.urdf", model)
