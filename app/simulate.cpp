@@ -210,9 +210,7 @@ double lowestPoint(const abdyn::Model& model, abdyn::Data& data, const Eigen::Ve
   if (!overlaps.empty()) {
     s << "; the " << overlaps << ": start from a --q0 where they are apart"
       << (isMjcfFile(args.model_path) ? ", or leave body contacts out (--no-body-contacts)" : "");
-    throw std::runtime_error(s.str());
-  }
-  if (!has_loops) {
+  } else if (!has_loops) {
     s << "; lower --dt (now " << args.dt << ") or add --substeps";
     if (hasDamping(model) && args.integrator != "implicit-damping") {
       s << ", or use --integrator implicit-damping, which is stable for any joint damping";

@@ -168,10 +168,16 @@ void SimulatorStepJacobians::differentiateTreeAndGroundRows(const Simulator& sim
     const Simulator::RowSource source = Simulator::rowSource(row.key, offset);
     if (source == Simulator::RowSource::Limit || source == Simulator::RowSource::Mimic) {
       if (u < 0) continue;
+      // d target / d C: -erp/h (mimic rows, passed limits), -1/h (a limit still open), 0 at the push-back cap.
       const double erp = settings.erp;
-      const bool capped = source == Simulator::RowSource::Limit &&
-                          unilateralTarget(row.error, erp, h) > settings.limit_max_push_velocity;
-      const double slope = capped ? 0.0 : source == Simulator::RowSource::Limit && row.error > 0.0 ? -1.0 / h : -erp / h;
+      double slope = -erp / h;
+      if (source == Simulator::RowSource::Limit) {
+        if (unilateralTarget(row.error, erp, h) > settings.limit_max_push_velocity) {
+          slope = 0.0;
+        } else if (row.error > 0.0) {
+          slope = -1.0 / h;
+        }
+      }
       Phi_q_.row(u) = -slope * row.J.transpose();
       continue;
     }
