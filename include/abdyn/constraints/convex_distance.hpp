@@ -9,12 +9,13 @@
 // GJK (Gilbert, Johnson, Keerthi 1988) finds the point v of the Minkowski difference D = A - B = {a - b}
 // nearest the origin: at each iteration w = s_D(-v) = s_A(-v) - s_B(v) (s_X(d): X's point furthest along d)
 // joins a simplex of at most four points of D, and v becomes the simplex's point nearest the origin
-// (nearestOnSimplex, by signed volumes), the simplex keeping the points that carry it; it stops when |v|^2 - v . w <= 1e-12 |v|^2 (w is no nearer along v: |v| is the distance
-// within that relative tolerance) and the distance is |v|. The witness points a, b carry the same
-// barycentric coordinates over the supports that made the simplex. When D holds the origin (the shapes
-// overlap), EPA (van den Bergen 2001) grows the simplex into a polytope inside D toward D's boundary: the
-// face nearest the origin (normal n, distance t) gets the support w = s_D(n); the faces seen from w that join
-// that face across edges are replaced by the fan from w over their rim, until n . w - t <= 1e-10 (about 1e-10 m; for polytopes EPA ends
+// (nearestOnSimplex, by signed volumes), the simplex keeping the points that carry it; it stops when
+// |v|^2 - v . w <= 1e-12 |v|^2 (w is no nearer along v: |v| is the distance within that relative tolerance)
+// and the distance is |v|. The witness points a, b carry the same barycentric coordinates over the supports
+// that made the simplex. When D holds the origin (the shapes overlap), EPA (van den Bergen 2001) grows the
+// simplex into a polytope inside D toward D's boundary: the face nearest the origin (normal n, distance t)
+// gets the support w = s_D(n); the faces seen from w that join that face across edges are replaced by the fan
+// from w over their rim, until n . w - t <= 1e-10 (about 1e-10 m; for polytopes EPA ends
 // on D's own face, exactly). The depth is t, A overlapping B along n.
 //
 // The result's normal points from A to B (B moves along it to part from A): -v / |v| when apart, n when
